@@ -1,0 +1,93 @@
+/** `market keys create|list|revoke`: key management on a service database that no server holds. */
+import { usdToCents } from '../contract/common.js';
+import { isCidr } from '../service/auth/ip-allowlist.js';
+import { createClock } from '../service/clock.js';
+import { ALL_APP_IDS } from '../service/market/games.js';
+import { projectPath } from '../service/paths.js';
+import { AccountStore } from '../service/store/accounts.js';
+import { Database } from '../service/store/database.js';
+import { CliError } from './cli-error.js';
+
+interface KeyFlags {
+  db?: string;
+  account?: string;
+  label?: string;
+  trading?: boolean;
+  ipAllowlist?: string;
+  balance?: string;
+}
+
+/** Creates a key and prints the raw key alone on stdout. */
+export async function createKey(flags: KeyFlags): Promise<void> {
+  const ipAllowlist = (flags.ipAllowlist ?? '')
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
+  const bad = ipAllowlist.find((cidr) => !isCidr(cidr));
+  if (bad !== undefined) throw new CliError(`--ip-allowlist: ${bad} is not an address or CIDR`);
+  const balance = flags.balance === undefined ? 0 : Number(flags.balance);
+  if (!(balance >= 0)) throw new CliError('--balance must be a non-negative number of USD');
+  await withAccounts(flags.db, async (accounts) => {
+    const options = { label: flags.label ?? 'cli key', trading: flags.trading ?? false, ipAllowlist };
+    if (flags.account !== undefined) {
+      if (!accounts.account(flags.account)) throw new CliError(`no account ${flags.account}`);
+      const { rawKey } = await accounts.createKey(flags.account, options);
+      process.stdout.write(`${rawKey}\n`);
+      return;
+    }
+    const { rawKey } = await accounts.createAccount({
+      ...options,
+      label: 'cli account',
+      keyLabel: options.label,
+      appIds: ALL_APP_IDS,
+      balanceCents: usdToCents(balance),
+    });
+    process.stdout.write(`${rawKey}\n`);
+  });
+}
+
+/** Prints one line per key: id, account, label, trading, allowlist, state. */
+export async function listKeys(flags: KeyFlags): Promise<void> {
+  await withAccounts(flags.db, async (accounts) => {
+    for (const account of accounts.allAccounts()) {
+      for (const key of accounts.keysOf(account.id)) {
+        const state = key.revokedAt === null ? 'active' : `revoked ${new Date(key.revokedAt).toISOString()}`;
+        const allow = key.ipAllowlist.length > 0 ? key.ipAllowlist.join(',') : 'any-ip';
+        process.stdout.write(
+          `${key.id}\t${account.id}\t${key.label}\ttrading=${key.trading}\t${allow}\t${state}\n`,
+        );
+      }
+    }
+  });
+}
+
+/** Revokes a key by its id. */
+export async function revokeKey(keyId: string, flags: KeyFlags): Promise<void> {
+  await withAccounts(flags.db, async (accounts) => {
+    if (!accounts.key(keyId)) throw new CliError(`no key ${keyId}`);
+    await accounts.revokeKey(keyId);
+    process.stdout.write(`revoked ${keyId}\n`);
+  });
+}
+
+async function withAccounts(
+  path: string | undefined,
+  work: (accounts: AccountStore) => Promise<void>,
+): Promise<void> {
+  const file = path ?? process.env.MARKET_DB ?? 'data/market.duckdb';
+  let db: Database;
+  try {
+    db = await Database.open(file, projectPath('sql', 'service'));
+  } catch (error) {
+    throw new CliError(
+      `${(error as Error).message}; stop the server that holds it, or use the sandbox endpoints`,
+    );
+  }
+  try {
+    const accounts = new AccountStore(db, createClock());
+    await accounts.load();
+    await work(accounts);
+  } finally {
+    await db.close();
+  }
+}

@@ -1,0 +1,67 @@
+#!/usr/bin/env node
+/** The `market` command: subcommands are loaded only when they run. */
+import { Command } from 'commander';
+import { CliError } from './cli-error.js';
+
+const program = new Command('market')
+  .description('Marketplace API service with its simulator, and the market-data pipeline')
+  .showHelpAfterError();
+
+program
+  .command('serve')
+  .description('start the marketplace service (prints the base URL once it accepts connections)')
+  .option('--host <host>', 'address to listen on (MARKET_HOST)')
+  .option('--port <port>', 'port; 0 picks a free one (MARKET_PORT)')
+  .option('--db <path>', 'service database file (MARKET_DB)')
+  .option('--seed <n>', 'seed of the generated catalogue (MARKET_SEED)')
+  .option('--listings <n>', 'listings generated into a new database (MARKET_LISTINGS)')
+  .option('--sandbox', 'enable the /sandbox operator endpoints (MARKET_SANDBOX=1)')
+  .option(
+    '--trust-proxy <cidrs>',
+    'comma-separated proxies whose X-Forwarded-For is believed (MARKET_TRUST_PROXY)',
+  )
+  .option('--churn-rate <n>', 'listings appearing or leaving per second (MARKET_CHURN_RATE)')
+  .option('--churn-paused', 'start with the market simulator paused')
+  .option('--log-level <level>', 'pino log level, or silent (MARKET_LOG_LEVEL)')
+  .action(async (flags) => (await import('./serve.js')).serve(flags));
+
+const keys = program.command('keys').description('manage API keys in a service database no server holds');
+keys
+  .command('create')
+  .description('create a key (and an account unless --account is given); prints the raw key alone')
+  .option('--db <path>', 'service database file (MARKET_DB)')
+  .option('--account <id>', 'add the key to this account')
+  .option('--label <label>', 'label of the key', 'cli key')
+  .option('--trading', 'enable trading on the key')
+  .option('--ip-allowlist <cidrs>', 'comma-separated CIDRs the key accepts requests from')
+  .option('--balance <usd>', 'opening balance of a new account')
+  .action(async (flags) => (await import('./keys.js')).createKey(flags));
+keys
+  .command('list')
+  .description('list keys (never the raw keys)')
+  .option('--db <path>', 'service database file (MARKET_DB)')
+  .action(async (flags) => (await import('./keys.js')).listKeys(flags));
+keys
+  .command('revoke <keyId>')
+  .description('revoke a key')
+  .option('--db <path>', 'service database file (MARKET_DB)')
+  .action(async (keyId, flags) => (await import('./keys.js')).revokeKey(keyId, flags));
+
+program
+  .command('run')
+  .description('the main job on the embedded default: the sandbox service with its simulator')
+  .option('--port <port>', 'port of the service; 0 picks a free one', '8080')
+  .option('--db <path>', 'service database file')
+  .option('--listings <n>', 'listings generated into a new database')
+  .action(async (flags) => (await import('./run.js')).run(flags));
+
+try {
+  await program.parseAsync(process.argv);
+} catch (error) {
+  if (error instanceof CliError) {
+    process.stderr.write(`market: ${error.message}\n`);
+    process.exit(error.exitCode);
+  }
+  process.stderr.write(`market: unexpected failure\n${(error as Error).stack ?? String(error)}\n`);
+  process.exit(1);
+}

@@ -1,0 +1,79 @@
+/** Shared building blocks of the contract: games, money, timestamps, query-string scalars, pages. */
+import { z } from 'zod';
+
+/** The platform's app ids of the games the marketplace knows. */
+export const APP_IDS = { cs2: 730, dota2: 570, rust: 252490 } as const;
+
+/** The app id every endpoint assumes when `appId` is left out. @default 730 */
+export const DEFAULT_APP_ID = APP_IDS.cs2;
+
+/** An ISO 8601 UTC timestamp with milliseconds, e.g. `2026-11-21T12:00:00.000Z`. */
+export const timestampSchema = z.iso.datetime({ offset: false, precision: 3 }).meta({
+  description: 'ISO 8601 UTC timestamp with milliseconds',
+  example: '2026-11-21T12:00:00.000Z',
+});
+
+/** A USD amount as a number with at most 2 decimals. */
+export const usdSchema = z.number().meta({ description: 'USD amount, 2 decimals', example: 12.34 });
+
+/** Opaque keyset cursor: pass `next_cursor` back unchanged. */
+export const cursorSchema = z.string().max(512).meta({ description: 'opaque cursor from next_cursor' });
+
+const DECIMAL = /^-?(?:\d+(?:\.\d*)?|\.\d+)$/;
+const INTEGER = /^-?\d+$/;
+
+/** A query-string decimal number within bounds; empty, exponent and hex forms are refused. */
+export function queryNumber(min: number, max: number) {
+  return z
+    .string()
+    .max(32)
+    .regex(DECIMAL, 'must be a decimal number')
+    .transform(Number)
+    .pipe(z.number().min(min).max(max));
+}
+
+/** A query-string integer within bounds. */
+export function queryInteger(min: number, max: number) {
+  return z
+    .string()
+    .max(16)
+    .regex(INTEGER, 'must be an integer')
+    .transform(Number)
+    .pipe(z.number().int().min(min).max(max));
+}
+
+/** A query-string boolean: `true` or `false`. */
+export const queryBoolean = z.enum(['true', 'false']).transform((v) => v === 'true');
+
+/** A short free-text query-string value (names, categories). */
+export function queryText(max = 200) {
+  return z.string().min(1).max(max);
+}
+
+/** The `appId` query parameter: any integer; whether the key may use it is checked by the service. */
+export const appIdParam = queryInteger(0, 2 ** 31 - 1).meta({
+  description: 'platform app id: 730 CS2 (default), 570 Dota 2, 252490 Rust',
+});
+
+/** A keyset page of `items`. */
+export function pageOf<T extends z.ZodType>(item: T) {
+  return z.object({
+    items: z.array(item),
+    next_cursor: z.string().nullable().meta({ description: 'null on the last page' }),
+  });
+}
+
+/** Converts integer cents to a USD number with 2 decimals. */
+export function centsToUsd(cents: number): number {
+  return Math.round(cents) / 100;
+}
+
+/** Converts a USD number to integer cents, rounding half away from zero at the third decimal. */
+export function usdToCents(usd: number): number {
+  return Math.round(usd * 100 + (usd >= 0 ? 1e-7 : -1e-7));
+}
+
+/** True when a USD number is a whole number of cents (12.34 yes, 12.345 no). */
+export function isWholeCents(usd: number): boolean {
+  return Math.abs(usd * 100 - Math.round(usd * 100)) < 1e-6;
+}

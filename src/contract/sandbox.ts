@@ -1,0 +1,100 @@
+/** Sandbox operator endpoints (outside /v1, only with --sandbox): what the website would do. */
+import { z } from 'zod';
+import { timestampSchema, usdSchema } from './common.js';
+
+const cidrList = z
+  .array(z.string().max(64))
+  .max(50)
+  .meta({ description: 'IP allowlist: CIDRs or addresses' });
+
+/** Body of `POST /sandbox/accounts`. */
+export const createAccountBodySchema = z.object({
+  balance_usd: z.number().min(0).max(1e9).optional().meta({ description: 'opening deposit; default 0' }),
+  settled_usd: z
+    .number()
+    .min(0)
+    .max(1e9)
+    .optional()
+    .meta({ description: 'part of the opening deposit already settled; default all of it' }),
+  trading: z.boolean().optional().meta({ description: 'trading flag of the first key; default false' }),
+  label: z.string().max(100).optional(),
+  key_label: z.string().max(100).optional(),
+  ip_allowlist: cidrList.optional(),
+  app_ids: z
+    .array(z.number().int())
+    .max(10)
+    .optional()
+    .meta({ description: 'games the keys may read; default all' }),
+  instant_sell: z.boolean().optional(),
+  external_buy: z.boolean().optional(),
+  steam_id: z
+    .string()
+    .max(32)
+    .nullable()
+    .optional()
+    .meta({ description: 'linked platform account; default one is made' }),
+  autoclaim: z.boolean().optional(),
+});
+export type CreateAccountBody = z.infer<typeof createAccountBodySchema>;
+
+export const createdAccountSchema = z.object({
+  account_id: z.string(),
+  api_key: z.string().meta({ description: 'the raw key, shown once' }),
+  key_id: z.string(),
+});
+
+/** Body of `POST /sandbox/accounts/{id}/keys`. */
+export const createKeyBodySchema = z.object({
+  label: z.string().min(1).max(100).optional(),
+  trading: z.boolean().optional(),
+  ip_allowlist: cidrList.optional(),
+});
+
+/** A key as the operator sees it (never the raw key except on creation). */
+export const sandboxKeySchema = z.object({
+  key_id: z.string(),
+  account_id: z.string(),
+  label: z.string(),
+  trading: z.boolean(),
+  ip_allowlist: z.array(z.string()),
+  created_at: timestampSchema,
+  revoked_at: timestampSchema.nullable(),
+});
+export type SandboxKey = z.infer<typeof sandboxKeySchema>;
+
+/** Body of `POST /sandbox/accounts/{id}/fund`. */
+export const fundBodySchema = z.object({
+  amount_usd: z.number().positive().max(1e9),
+  settled: z
+    .boolean()
+    .optional()
+    .meta({ description: 'false keeps it inside the reversal window; default true' }),
+});
+
+export const sandboxAccountSchema = z.object({
+  account_id: z.string(),
+  balance_usd: usdSchema,
+  settled_usd: usdSchema,
+});
+
+/** Body of `POST /sandbox/clock`. */
+export const advanceClockBodySchema = z.object({
+  advance_seconds: z
+    .number()
+    .min(0)
+    .max(10 * 365 * 86_400),
+});
+
+export const clockSchema = z.object({ now: timestampSchema, offset_seconds: z.number() });
+
+/** Body of `POST /sandbox/simulator`. */
+export const simulatorBodySchema = z.object({
+  paused: z.boolean().optional(),
+  rate_per_second: z.number().min(0).max(10_000).optional(),
+});
+
+export const simulatorStateSchema = z.object({
+  paused: z.boolean(),
+  rate_per_second: z.number(),
+  listings: z.number().int(),
+});

@@ -1,0 +1,155 @@
+/**
+ * The access checks every /v1 request passes, in the specification's order: the address ban,
+ * the key (header or `api_key` query), the key's IP allowlist, the trading flag, the rate limit.
+ */
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { ApiError } from '../../contract/api-error.js';
+import { KEY_PREFIX, keyIdOf, keyMatches } from '../auth/api-keys.js';
+import { isAllowed, normalizeAddress } from '../auth/ip-allowlist.js';
+import type { Clock } from '../clock.js';
+import type { Account, AccountStore, ApiKeyRecord } from '../store/accounts.js';
+import type { FailedAuthGuard } from './failed-auth.js';
+import type { RateClass, RollingWindowLimiter } from './rate-limiter.js';
+
+/** Who a request acts as. */
+export interface AuthContext {
+  key: ApiKeyRecord;
+  account: Account;
+}
+
+/** What a route needs: no key, any valid key, or a trading key; and which rate class it counts in. */
+export interface AccessConfig {
+  access?: 'public' | 'key' | 'trading';
+  /** @default 'read' */
+  rate?: RateClass | 'none';
+}
+
+declare module 'fastify' {
+  interface FastifyContextConfig extends AccessConfig {}
+  interface FastifyRequest {
+    auth: AuthContext | null;
+    clientIp: string;
+  }
+}
+
+/** The dependencies of the checks. */
+export interface AuthenticateOptions {
+  accounts: AccountStore;
+  guard: FailedAuthGuard;
+  limiter: RollingWindowLimiter;
+  clock: Clock;
+}
+
+/** Installs the checks as an onRequest hook of the /v1 scope. */
+export function registerAuthentication(app: FastifyInstance, options: AuthenticateOptions): void {
+  app.decorateRequest('auth', null);
+  app.decorateRequest('clientIp', '');
+  app.addHook('onRequest', async (request) => {
+    request.clientIp = normalizeAddress(request.ip);
+    checkAccess(request, options);
+  });
+}
+
+/** The authenticated caller of a keyed route. */
+export function authOf(request: FastifyRequest): AuthContext {
+  if (!request.auth) throw new Error('route reached without authentication');
+  return request.auth;
+}
+
+function checkAccess(request: FastifyRequest, options: AuthenticateOptions): void {
+  const now = options.clock.now();
+  const ip = request.clientIp;
+  const bannedUntil = options.guard.bannedUntil(ip, now);
+  if (bannedUntil !== null) throw banned(bannedUntil, now);
+
+  const config = request.routeOptions.config;
+  const access = config.access ?? 'key';
+  const rateClass = config.rate ?? 'read';
+  if (access === 'public') {
+    if (rateClass !== 'none') enforceRateLimit(options.limiter, `ip:${ip}`, rateClass, now);
+    return;
+  }
+  const auth = resolveKey(request, options, now);
+  if (!isAllowed(ip, auth.key.ipAllowlist)) {
+    throw new ApiError('ip_not_allowed', `this key does not accept requests from ${ip}`, { ip });
+  }
+  if (access === 'trading' && !auth.key.trading) {
+    throw new ApiError(
+      'trading_not_enabled',
+      'trading is not enabled on this key; enable it on the profile page',
+    );
+  }
+  if (rateClass !== 'none') enforceRateLimit(options.limiter, `key:${auth.key.id}`, rateClass, now);
+  request.auth = auth;
+}
+
+function resolveKey(request: FastifyRequest, options: AuthenticateOptions, now: number): AuthContext {
+  const raw = presentedKey(request);
+  const fail = (error: ApiError): never => {
+    const until = options.guard.recordFailure(request.clientIp, now);
+    throw until === null ? error : banned(until, now);
+  };
+  if (raw === null || !raw.startsWith(KEY_PREFIX)) {
+    return fail(
+      new ApiError(
+        'missing_api_key',
+        `send an API key starting with ${KEY_PREFIX} as Authorization: Bearer <key>`,
+      ),
+    );
+  }
+  const keyId = keyIdOf(raw);
+  const key = keyId === null ? undefined : options.accounts.key(keyId);
+  const account = key ? options.accounts.account(key.accountId) : undefined;
+  if (!key || !account || !keyMatches(raw, key.hash) || key.revokedAt !== null) {
+    return fail(new ApiError('invalid_api_key', 'this API key is unknown or revoked; generate a new one'));
+  }
+  return { key, account };
+}
+
+/** The raw key from `Authorization: Bearer …` (preferred) or the `api_key` query parameter. */
+function presentedKey(request: FastifyRequest): string | null {
+  const header = request.headers.authorization;
+  if (typeof header === 'string' && header.length > 0) {
+    const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
+    return match?.[1] ?? null;
+  }
+  const query = request.query as Record<string, unknown> | undefined;
+  const fromQuery = query?.api_key;
+  return typeof fromQuery === 'string' ? fromQuery : null;
+}
+
+/** Takes a rate slot or throws the class's 429 with an exact Retry-After. */
+export function enforceRateLimit(
+  limiter: RollingWindowLimiter,
+  subject: string,
+  rateClass: RateClass,
+  now: number,
+) {
+  const decision = limiter.take(subject, rateClass, now);
+  if (decision.allowed) return;
+  const headers = { 'retry-after': String(decision.retryAfterSeconds) };
+  if (rateClass === 'snapshot') {
+    throw new ApiError(
+      'snapshot_rate_limited',
+      `the snapshot may be downloaded once a minute; retry in ${decision.retryAfterSeconds} s`,
+      { retry_after_seconds: decision.retryAfterSeconds },
+      { headers },
+    );
+  }
+  throw new ApiError(
+    'rate_limit_exceeded',
+    `more than ${decision.limit} requests in a rolling minute on this key; retry in ${decision.retryAfterSeconds} s`,
+    { limit: decision.limit, retry_after_seconds: decision.retryAfterSeconds },
+    { headers },
+  );
+}
+
+function banned(until: number, now: number): ApiError {
+  const seconds = Math.max(1, Math.ceil((until - now) / 1000));
+  return new ApiError(
+    'too_many_failed_auth',
+    `too many invalid or missing API keys from this address; banned for ${seconds} more seconds`,
+    { banned_until: new Date(until).toISOString() },
+    { headers: { 'retry-after': String(seconds) } },
+  );
+}

@@ -1,0 +1,68 @@
+/**
+ * The one place errors become HTTP: every failure is answered `{ code, detail, ...extra }` with the
+ * status of the contract's table; anything unexpected is logged with its cause and answered as a
+ * generic 500 that discloses nothing.
+ */
+import type { FastifyError, FastifyInstance, FastifyRequest } from 'fastify';
+import { ApiError, isApiError } from '../../contract/api-error.js';
+
+/** Installs the error and not-found handlers on the root instance. */
+export function registerErrorHandling(app: FastifyInstance): void {
+  app.setNotFoundHandler((request, reply) => {
+    const path = request.url.split('?')[0] ?? '';
+    const error = new ApiError('not_found', `no route ${request.method} ${path.slice(0, 200)}`);
+    void reply.code(404).type('application/json; charset=utf-8').send(JSON.stringify(error.toBody()));
+  });
+  // Bodies are sent as ready JSON so that no route's response schema re-serialises an error.
+  app.setErrorHandler((raw: FastifyError, request, reply) => {
+    const error = toApiError(raw, request);
+    void reply
+      .code(error.status)
+      .headers(error.headers)
+      .type('application/json; charset=utf-8')
+      .send(JSON.stringify(error.toBody()));
+  });
+}
+
+/** Maps anything thrown in a request to an ApiError of the contract's table. */
+export function toApiError(error: FastifyError, request: FastifyRequest): ApiError {
+  if (isApiError(error)) return error;
+  if (error.validation) return validationError(error);
+  if (error.code?.startsWith('FST_ERR_CTP_') || error.code === 'FST_ERR_BAD_URL') {
+    return new ApiError('invalid_request', requestProblem(error));
+  }
+  if (error.statusCode !== undefined && error.statusCode >= 400 && error.statusCode < 500) {
+    return new ApiError('invalid_request', error.message);
+  }
+  request.log.error({ err: error }, 'unexpected failure');
+  return new ApiError(
+    'internal_error',
+    'an unexpected error occurred; it has been logged',
+    {},
+    { cause: error },
+  );
+}
+
+function validationError(error: FastifyError): ApiError {
+  const context = error.validationContext ?? 'body';
+  const first = error.validation?.[0];
+  const where = first?.instancePath ? first.instancePath.replace(/^\//, '').replaceAll('/', '.') : '';
+  const name = where || (context === 'body' ? 'body' : context);
+  const message = first?.message ?? 'is invalid';
+  const detail = `${context === 'querystring' ? 'query parameter' : context} ${name}: ${message}`;
+  const code = context === 'querystring' || context === 'params' ? 'invalid_param' : 'invalid_request';
+  return new ApiError(code, detail);
+}
+
+function requestProblem(error: FastifyError): string {
+  switch (error.code) {
+    case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
+      return 'send the body as application/json';
+    case 'FST_ERR_CTP_BODY_TOO_LARGE':
+      return 'the request body is too large';
+    case 'FST_ERR_CTP_EMPTY_JSON_BODY':
+      return 'the JSON body is empty';
+    default:
+      return `the request could not be read: ${error.message}`;
+  }
+}

@@ -1,0 +1,114 @@
+/** The listing filters of `/listings` (and the listing stream) compiled into one predicate. */
+import type { Delivery, Wear } from '../../contract/listing.js';
+import type { IndexedListing } from './indexed-listing.js';
+
+/** Keep only (`only`) or drop (`exclude`) the listings with a property. */
+export type OnlyOrExclude = 'only' | 'exclude';
+
+/** The filter fields of a listing search. Left out (or undefined) means "no restriction". */
+export interface ListingFilter {
+  /** Exact market_hash_name, case-insensitive; wins over `search`. */
+  name?: string | undefined;
+  /** Every whitespace-separated token must occur in market_hash_name, case-insensitive. */
+  search?: string | undefined;
+  /** Exact category, case-insensitive. */
+  category?: string | undefined;
+  /** Exact rarity, case-insensitive. */
+  rarity?: string | undefined;
+  wear?: Wear | undefined;
+  /** Inclusive lower bound on the price in cents. */
+  minPriceCents?: number | undefined;
+  /** Inclusive upper bound on the price in cents. */
+  maxPriceCents?: number | undefined;
+  /** Inclusive lower bound on float_value; listings without a float are excluded. */
+  minFloat?: number | undefined;
+  /** Inclusive upper bound on float_value; listings without a float are excluded. */
+  maxFloat?: number | undefined;
+  delivery?: Delivery | undefined;
+  /** Inclusive lower bound on refund_percent; listings without a figure are excluded. */
+  minRefundPercent?: number | undefined;
+  statTrak?: OnlyOrExclude | undefined;
+  souvenir?: OnlyOrExclude | undefined;
+  /** listed_at strictly after this epoch millisecond; listings without listed_at are excluded. */
+  availableAfterMs?: number | undefined;
+}
+
+/** A compiled filter. */
+export type ListingPredicate = (listing: IndexedListing) => boolean;
+
+/**
+ * Compiles a filter into one predicate; compile once, then call it per listing.
+ * @example
+ * const keep = compileFilter({ category: 'rifle', maxPriceCents: 5000 });
+ * const cheapRifles = listings.filter(keep);
+ */
+export function compileFilter(filter: ListingFilter): ListingPredicate {
+  return buildPredicate(filter, nameTest(filter));
+}
+
+/**
+ * Like {@link compileFilter}, but the name test (`name` or `search`) is replaced by membership of
+ * the lower-case name in `names`: the index resolves `search` once over the distinct names.
+ */
+export function compileFilterForNames(filter: ListingFilter, names: ReadonlySet<string>): ListingPredicate {
+  return buildPredicate(filter, (nameLower) => names.has(nameLower));
+}
+
+/** True when `listing` passes `filter`. Compile with {@link compileFilter} when testing many listings. */
+export function matchesFilters(listing: IndexedListing, filter: ListingFilter): boolean {
+  return compileFilter(filter)(listing);
+}
+
+/** The lower-case, distinct tokens of a `search` text, sorted; empty when it has none. */
+export function searchTokens(search: string): string[] {
+  const tokens = search.toLowerCase().split(/\s+/).filter(Boolean);
+  return [...new Set(tokens)].sort();
+}
+
+/** True when every token occurs in the lower-case name. */
+export function nameHasTokens(nameLower: string, tokens: readonly string[]): boolean {
+  for (const token of tokens) if (!nameLower.includes(token)) return false;
+  return true;
+}
+
+function nameTest(filter: ListingFilter): ((nameLower: string) => boolean) | null {
+  if (filter.name !== undefined) {
+    const wanted = filter.name.toLowerCase();
+    return (nameLower) => nameLower === wanted;
+  }
+  const tokens = filter.search === undefined ? [] : searchTokens(filter.search);
+  return tokens.length === 0 ? null : (nameLower) => nameHasTokens(nameLower, tokens);
+}
+
+/** One closure testing every restriction, with neutral bounds for the ones left out. */
+function buildPredicate(
+  filter: ListingFilter,
+  name: ((nameLower: string) => boolean) | null,
+): ListingPredicate {
+  const minPrice = filter.minPriceCents ?? Number.NEGATIVE_INFINITY;
+  const maxPrice = filter.maxPriceCents ?? Number.POSITIVE_INFINITY;
+  const byFloat = filter.minFloat !== undefined || filter.maxFloat !== undefined;
+  const minFloat = filter.minFloat ?? Number.NEGATIVE_INFINITY;
+  const maxFloat = filter.maxFloat ?? Number.POSITIVE_INFINITY;
+  const category = filter.category?.toLowerCase() ?? null;
+  const rarity = filter.rarity?.toLowerCase() ?? null;
+  const wear = filter.wear ?? null;
+  const delivery = filter.delivery ?? null;
+  const minRefund = filter.minRefundPercent ?? null;
+  const statTrak = filter.statTrak === undefined ? null : filter.statTrak === 'only';
+  const souvenir = filter.souvenir === undefined ? null : filter.souvenir === 'only';
+  const after = filter.availableAfterMs ?? null;
+  return (l) =>
+    l.priceCents >= minPrice &&
+    l.priceCents <= maxPrice &&
+    (category === null || l.categoryLower === category) &&
+    (rarity === null || l.rarityLower === rarity) &&
+    (wear === null || l.wear === wear) &&
+    (delivery === null || l.delivery === delivery) &&
+    (statTrak === null || l.statTrak === statTrak) &&
+    (souvenir === null || l.souvenir === souvenir) &&
+    (!byFloat || (l.float !== null && l.float >= minFloat && l.float <= maxFloat)) &&
+    (minRefund === null || (l.refundPercent !== null && l.refundPercent >= minRefund)) &&
+    (after === null || (l.listedAtMs !== null && l.listedAtMs > after)) &&
+    (name === null || name(l.nameLower));
+}

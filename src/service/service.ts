@@ -1,0 +1,120 @@
+/** Starting and stopping the whole service: database, catalogue, simulator and HTTP server. */
+import type { FastifyInstance } from 'fastify';
+import { type AdjustableClock, createClock } from './clock.js';
+import type { ServiceContext } from './context.js';
+import { FailedAuthGuard } from './http/failed-auth.js';
+import { DEFAULT_RATE_LIMITS, type RateLimits, RollingWindowLimiter } from './http/rate-limiter.js';
+import { buildApp } from './http/server.js';
+import { Catalogue } from './market/catalogue.js';
+import { FxRates } from './market/fx-rates.js';
+import { PriceList } from './market/price-list.js';
+import { projectPath } from './paths.js';
+import { MarketChurn } from './sim/churn.js';
+import { AccountStore } from './store/accounts.js';
+import { Database } from './store/database.js';
+
+/** Options of a running service; every one has a default that runs on one machine. */
+export interface ServiceOptions {
+  /** DuckDB file of the service. @default 'data/market.duckdb' */
+  dbPath?: string;
+  /** @default '127.0.0.1' */
+  host?: string;
+  /** 0 picks a free port. @default 8080 */
+  port?: number;
+  /** Seed of the generated catalogue (used only when the database is new). @default 1 */
+  seed?: number;
+  /** Listings generated into a new database. @default 20000 */
+  listings?: number;
+  /** Enables the /sandbox operator endpoints. @default false */
+  sandbox?: boolean;
+  /** Proxies whose X-Forwarded-For is believed. @default [] */
+  trustProxy?: string[];
+  /** Per-key limits per rolling minute. @default the specification's */
+  rateLimits?: Partial<RateLimits>;
+  /** Listings appearing or leaving per second. @default 4 */
+  churnRate?: number;
+  /** Starts with churn paused. @default false */
+  churnPaused?: boolean;
+  /** How often the price list is rebuilt, in ms. @default 60000 */
+  priceIntervalMs?: number;
+  /** The clock; tests pass their own. @default real time */
+  clock?: AdjustableClock;
+  /** pino options, or false. @default false */
+  logger?: boolean | object;
+}
+
+/** A started service. */
+export interface RunningService {
+  /** `http://host:port/v1` */
+  baseUrl: string;
+  /** `http://host:port` */
+  origin: string;
+  app: FastifyInstance;
+  context: ServiceContext;
+  /** Stops accepting, stops the simulator, and closes the database. */
+  close(): Promise<void>;
+}
+
+/** Opens everything and listens. */
+export async function startService(options: ServiceOptions = {}): Promise<RunningService> {
+  const clock = options.clock ?? createClock();
+  const db = await Database.open(options.dbPath ?? 'data/market.duckdb', projectPath('sql', 'service'));
+  const seed = options.seed ?? 1;
+  try {
+    const accounts = new AccountStore(db, clock);
+    await accounts.load();
+    const catalogue = await Catalogue.open(db, {
+      seed,
+      listings: options.listings ?? 20_000,
+      nowMs: clock.now(),
+    });
+    const prices = new PriceList(catalogue.index, clock);
+    prices.rebuild();
+    const churn = new MarketChurn(catalogue, clock, {
+      seed,
+      ratePerSecond: options.churnRate ?? 4,
+      paused: options.churnPaused ?? false,
+    });
+    const context: ServiceContext = {
+      clock,
+      db,
+      accounts,
+      catalogue,
+      prices,
+      fx: new FxRates(clock, seed),
+      churn,
+      limiter: new RollingWindowLimiter({ ...DEFAULT_RATE_LIMITS, ...options.rateLimits }),
+      guard: new FailedAuthGuard(),
+      sandbox: options.sandbox ?? false,
+    };
+    const app = await buildApp(context, {
+      trustProxy: options.trustProxy ?? [],
+      logger: options.logger ?? false,
+    });
+    await app.listen({ host: options.host ?? '127.0.0.1', port: options.port ?? 8080 });
+    churn.start();
+    const priceTimer = setInterval(() => prices.rebuild(), options.priceIntervalMs ?? 60_000);
+    const address = app.server.address();
+    const port = typeof address === 'object' && address ? address.port : (options.port ?? 8080);
+    const origin = `http://${formatHost(options.host ?? '127.0.0.1')}:${port}`;
+    return {
+      baseUrl: `${origin}/v1`,
+      origin,
+      app,
+      context,
+      async close() {
+        clearInterval(priceTimer);
+        await churn.stop();
+        await app.close();
+        await db.close();
+      },
+    };
+  } catch (error) {
+    await db.close();
+    throw error;
+  }
+}
+
+function formatHost(host: string): string {
+  return host.includes(':') ? `[${host}]` : host;
+}

@@ -1,0 +1,144 @@
+/**
+ * Market churn: listings appear and leave at a steady pace while the service runs, and held
+ * listings come back as instant ones when their trade lock ends. Every change goes through
+ * `Catalogue.apply`, the one code path that records changes to the live set.
+ */
+import type { Clock } from '../clock.js';
+import type { Catalogue, ListingChange } from '../market/catalogue.js';
+import type { IndexedListing } from '../market/listing-index.js';
+import { createListingGenerator, type GeneratedListing, type ListingGenerator } from './generator.js';
+import { Random } from './random.js';
+
+/** How the churn runs. */
+export interface ChurnOptions {
+  seed: number;
+  /** Listings appearing or leaving per second. @default 4 */
+  ratePerSecond?: number;
+  /** @default false */
+  paused?: boolean;
+  /** @default 100 */
+  tickMs?: number;
+}
+
+/** What `POST /sandbox/simulator` reports. */
+export interface ChurnState {
+  paused: boolean;
+  rate_per_second: number;
+  listings: number;
+}
+
+/** Share of new listings that are earlier listings coming back (cancelled order, expired offer). */
+const RELIST_SHARE = 0.1;
+/** How many recently gone listings are remembered for re-listing. */
+const RECENTLY_GONE = 2000;
+/** Hold releases handled per tick at most, so a big clock jump does not stall the service. */
+const MAX_RELEASES_PER_TICK = 500;
+
+/** Drives listings in and out of the catalogue on a timer. */
+export class MarketChurn {
+  private readonly random: Random;
+  private readonly generator: ListingGenerator;
+  private readonly target: number;
+  private readonly gone: GeneratedListing[] = [];
+  private ratePerSecond: number;
+  private paused: boolean;
+  private budget = 0;
+  private lastTick: number;
+  private timer: NodeJS.Timeout | undefined;
+  private running: Promise<void> = Promise.resolve();
+
+  constructor(
+    private readonly catalogue: Catalogue,
+    private readonly clock: Clock,
+    private readonly options: ChurnOptions,
+  ) {
+    this.random = new Random(options.seed ^ 0x5eed);
+    this.generator = createListingGenerator({ seed: options.seed, firstSequence: catalogue.nextSequence });
+    this.target = Math.max(1, catalogue.index.size());
+    this.ratePerSecond = options.ratePerSecond ?? 4;
+    this.paused = options.paused ?? false;
+    this.lastTick = clock.now();
+  }
+
+  /** Starts the timer. */
+  start(): void {
+    this.timer ??= setInterval(() => {
+      this.running = this.running.then(() => this.tick()).catch(() => undefined);
+    }, this.options.tickMs ?? 100);
+  }
+
+  /** Stops the timer and waits for the tick in flight. */
+  async stop(): Promise<void> {
+    clearInterval(this.timer);
+    this.timer = undefined;
+    await this.running;
+  }
+
+  /** Pauses, resumes or paces the churn; a pause takes effect before this resolves. */
+  async configure(change: { paused?: boolean; ratePerSecond?: number }): Promise<void> {
+    if (change.ratePerSecond !== undefined) this.ratePerSecond = change.ratePerSecond;
+    if (change.paused !== undefined) this.paused = change.paused;
+    this.budget = 0;
+    this.lastTick = this.clock.now();
+    await this.running;
+  }
+
+  /** The current pace and the number of live listings. */
+  state(): ChurnState {
+    return {
+      paused: this.paused,
+      rate_per_second: this.ratePerSecond,
+      listings: this.catalogue.index.size(),
+    };
+  }
+
+  /** One step: releases ended holds and makes the changes the elapsed time calls for. */
+  async tick(): Promise<void> {
+    const now = this.clock.now();
+    const elapsed = Math.max(0, Math.min(now - this.lastTick, 5_000));
+    this.lastTick = now;
+    if (this.paused) return;
+    this.budget += (this.ratePerSecond * elapsed) / 1000;
+    const changes: ListingChange[] = [...this.holdReleases(now)];
+    for (; this.budget >= 1; this.budget -= 1) changes.push(this.nextChange(now));
+    await this.catalogue.apply(changes, this.generator.nextSequence);
+  }
+
+  private nextChange(now: number): ListingChange {
+    const size = this.catalogue.index.size();
+    // Leave more often above the starting size and less below it, so the catalogue stays near it.
+    const leaveProbability = Math.min(0.9, Math.max(0.1, (0.5 * size) / this.target));
+    const leaving =
+      size > 0 && this.random.next() < leaveProbability
+        ? this.catalogue.sample(this.random.next())
+        : undefined;
+    if (leaving) {
+      this.remember(leaving);
+      return { kind: 'remove', id: leaving.id };
+    }
+    const back = this.gone.length > 0 && this.random.next() < RELIST_SHARE ? this.takeGone() : undefined;
+    const next = back ? this.generator.relist(back, now) : this.generator.next(now);
+    return { kind: 'add', appId: next.appId, listing: next.listing };
+  }
+
+  /** Held listings whose lock has ended come back released (same id, new listed_at). */
+  private *holdReleases(now: number): Iterable<ListingChange> {
+    let released = 0;
+    for (const entry of this.catalogue.heldUntil(now)) {
+      if (released++ >= MAX_RELEASES_PER_TICK) return;
+      const relisted = this.generator.relist({ appId: entry.appId, listing: entry.listing }, now);
+      yield { kind: 'add', appId: relisted.appId, listing: relisted.listing };
+    }
+  }
+
+  private remember(entry: IndexedListing): void {
+    this.gone.push({ appId: entry.appId, listing: entry.listing });
+    if (this.gone.length > RECENTLY_GONE) this.gone.shift();
+  }
+
+  private takeGone(): GeneratedListing | undefined {
+    const index = Math.floor(this.random.next() * this.gone.length);
+    const [taken] = this.gone.splice(index, 1);
+    return taken;
+  }
+}

@@ -1,0 +1,68 @@
+import { once } from 'node:events';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runMarket, spawnMarket, waitForLine } from '../helpers/cli.js';
+
+let dir: string;
+
+beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'market-cli-'));
+});
+afterAll(() => rm(dir, { recursive: true, force: true }));
+
+describe('market serve', () => {
+  it('prints the base URL on its own line, serves, and exits 0 on SIGTERM', async () => {
+    const db = join(dir, 'serve.duckdb');
+    const child = spawnMarket(['serve', '--port', '0', '--db', db, '--listings', '200', '--sandbox']);
+    const line = await waitForLine(child, /^http:\/\/127\.0\.0\.1:\d+\/v1$/);
+    const health = await fetch(`${line}/health`);
+    expect(health.status).toBe(200);
+    const created = await fetch(`${line.replace(/\/v1$/, '')}/sandbox/accounts`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: '{"balance_usd": 5}',
+    });
+    const { api_key } = (await created.json()) as { api_key: string };
+    const listings = await fetch(`${line}/listings?limit=3`, {
+      headers: { authorization: `Bearer ${api_key}` },
+    });
+    expect(((await listings.json()) as { items: unknown[] }).items).toHaveLength(3);
+    child.kill('SIGTERM');
+    const [code] = await once(child, 'exit');
+    expect(code).toBe(0);
+  });
+
+  it('refuses a bad option with a clear message and exit code 2', async () => {
+    const result = await runMarket(['serve', '--port', 'http']);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain('invalid option port');
+    expect(result.stderr).not.toContain('    at ');
+  });
+});
+
+describe('market keys', () => {
+  it('creates a key printed alone on stdout, lists it, and revokes it', async () => {
+    const db = join(dir, 'keys.duckdb');
+    const created = await runMarket(['keys', 'create', '--db', db, '--label', 'bot', '--trading']);
+    expect(created.code).toBe(0);
+    expect(created.stdout).toMatch(/^svc_pub_[a-z2-7]{12}_[A-Za-z0-9_-]{32}\n$/);
+    const keyId = created.stdout.slice(8, 20);
+
+    const listed = await runMarket(['keys', 'list', '--db', db]);
+    expect(listed.stdout).toContain(`${keyId}\t`);
+    expect(listed.stdout).toContain('\tbot\ttrading=true');
+    expect(listed.stdout).not.toContain(created.stdout.trim());
+
+    const revoked = await runMarket(['keys', 'revoke', keyId, '--db', db]);
+    expect(revoked.code).toBe(0);
+    expect((await runMarket(['keys', 'list', '--db', db])).stdout).toContain('revoked');
+  });
+
+  it('says which key is unknown', async () => {
+    const result = await runMarket(['keys', 'revoke', 'nokey', '--db', join(dir, 'keys2.duckdb')]);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain('no key nokey');
+  });
+});

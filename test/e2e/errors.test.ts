@@ -1,0 +1,105 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestService, type TestService } from '../helpers/service.js';
+
+let t: TestService;
+let key: string;
+
+beforeAll(async () => {
+  t = await startTestService({ listings: 50 });
+  ({ key } = await t.account());
+});
+afterAll(() => t.close());
+
+describe('error responses', () => {
+  it.each([
+    ['/v1/nope', 'GET'],
+    ['/nope', 'GET'],
+    ['/v1/listings', 'DELETE'],
+    ['/', 'GET'],
+  ])('answers 404 not_found in the error shape for %s %s', async (path, method) => {
+    const res = await fetch(`${t.origin}${path}`, { method, headers: { authorization: `Bearer ${key}` } });
+    const body = (await res.json()) as { code: string };
+    expect(res.status).toBe(404);
+    expect(body).toEqual({ code: 'not_found', detail: expect.any(String) });
+  });
+
+  it('answers a malformed JSON body with 400 invalid_request', async () => {
+    const res = await fetch(`${t.origin}/sandbox/accounts`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: '{"balance_usd": ',
+    });
+    expect(res.status).toBe(400);
+    expect(((await res.json()) as { code: string }).code).toBe('invalid_request');
+  });
+
+  it('answers a body of the wrong type with 400 invalid_request naming the field', async () => {
+    const res = await t.sandbox('/accounts', { balance_usd: 'lots' });
+    expect(res.status).toBe(400);
+    expect(res.body.code).toBe('invalid_request');
+    expect(res.body.detail).toContain('balance_usd');
+  });
+
+  it('answers an unexpected failure with a generic 500 that discloses nothing', async () => {
+    const fx = t.service.context.fx;
+    const original = fx.current.bind(fx);
+    fx.current = () => {
+      throw new Error('secret internal state at /srv/db');
+    };
+    try {
+      const res = await t.call('/currency', { key });
+      expect(res.status).toBe(500);
+      expect(res.body).toEqual({ code: 'internal_error', detail: expect.any(String) });
+      expect(res.text).not.toContain('secret');
+      expect(res.text).not.toContain('at ');
+    } finally {
+      fx.current = original;
+    }
+  });
+});
+
+describe('sandbox', () => {
+  it('creates an account with a balance and a trading key', async () => {
+    const res = await t.sandbox('/accounts', { balance_usd: 100, trading: true });
+    expect(res.status).toBe(201);
+    expect(res.body.account_id).toMatch(/^acc_/);
+    expect(res.body.api_key).toMatch(/^svc_pub_/);
+    const balance = await t.call('/balance', { key: res.body.api_key });
+    expect(balance.body).toMatchObject({ balance_usd: 100, settled_usd: 100, trading_enabled: true });
+  });
+
+  it('funds a balance, settled or inside the reversal window, and writes the ledger', async () => {
+    const { key: k, accountId } = await t.account({ balance_usd: 0 });
+    expect((await t.sandbox(`/accounts/${accountId}/fund`, { amount_usd: 12.34 })).status).toBe(200);
+    await t.sandbox(`/accounts/${accountId}/fund`, { amount_usd: 5, settled: false });
+    const balance = await t.call('/balance', { key: k });
+    expect(balance.body).toMatchObject({ balance_usd: 17.34, settled_usd: 12.34, pending_usd: 5 });
+    const ledger = await t.call('/transactions', { key: k });
+    expect(ledger.body.data.map((r: { amount_usd: number }) => r.amount_usd)).toEqual([5, 12.34]);
+    expect(ledger.body.data[0]).toMatchObject({ type: 'deposit', balance_after_usd: 17.34, order_id: null });
+  });
+
+  it('moves the clock forward and refuses to move it back', async () => {
+    const before = await t.sandbox('/clock');
+    const after = await t.sandbox('/clock', { advance_seconds: 3600 });
+    expect(Date.parse(after.body.now) - Date.parse(before.body.now)).toBeGreaterThanOrEqual(3_600_000);
+    expect((await t.sandbox('/clock', { advance_seconds: -5 })).body.code).toBe('invalid_request');
+  });
+
+  it('answers 404 for an unknown account', async () => {
+    const res = await t.sandbox('/accounts/acc_nope/fund', { amount_usd: 1 });
+    expect(res.status).toBe(404);
+    expect(res.body.code).toBe('not_found');
+  });
+
+  it('does not exist without --sandbox', async () => {
+    const plain = await startTestService({ sandbox: false, listings: 10 });
+    try {
+      const res = await fetch(`${plain.origin}/sandbox/accounts`, { method: 'POST', body: '{}' });
+      expect(res.status).toBe(404);
+      expect(((await res.json()) as { code: string }).code).toBe('not_found');
+    } finally {
+      await plain.close();
+    }
+  });
+});

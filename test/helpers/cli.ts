@@ -1,0 +1,49 @@
+/** Runs the real `market` command in a child process (through tsx, from the sources). */
+import { type ChildProcess, spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { createInterface } from 'node:readline';
+import { projectPath } from '../../src/service/paths.js';
+
+const MAIN = projectPath('src', 'cli', 'main.ts');
+
+/** Spawns `market <args>` with the given environment additions. */
+export function spawnMarket(args: string[], env: Record<string, string> = {}): ChildProcess {
+  return spawn(process.execPath, ['--import', 'tsx', MAIN, ...args], {
+    cwd: projectPath(),
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+}
+
+/** Runs `market <args>` to the end and returns its exit code and output. */
+export async function runMarket(args: string[], env: Record<string, string> = {}) {
+  const child = spawnMarket(args, env);
+  let stdout = '';
+  let stderr = '';
+  child.stdout?.on('data', (d) => {
+    stdout += d;
+  });
+  child.stderr?.on('data', (d) => {
+    stderr += d;
+  });
+  const [code] = (await once(child, 'exit')) as [number | null];
+  return { code, stdout, stderr };
+}
+
+/** Resolves with the first stdout line that matches, or rejects when the process exits first. */
+export function waitForLine(child: ChildProcess, pattern: RegExp): Promise<string> {
+  return new Promise((resolve, reject) => {
+    let stderr = '';
+    child.stderr?.on('data', (d) => {
+      stderr += d;
+    });
+    if (!child.stdout) throw new Error('the child has no stdout pipe');
+    const lines = createInterface({ input: child.stdout });
+    lines.on('line', (line) => {
+      if (pattern.test(line)) resolve(line);
+    });
+    child.once('exit', (code) =>
+      reject(new Error(`exited with ${code} before printing ${pattern}: ${stderr}`)),
+    );
+  });
+}
