@@ -25,6 +25,7 @@ export const serveConfigSchema = z.object({
   trustProxy: list.default([]),
   churnRate: z.coerce.number().min(0).max(10_000).default(4),
   churnPaused: flag.default(false),
+  readLimit: int(1, 100_000_000).default(100),
   logLevel: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('warn'),
 });
 export type ServeConfig = z.infer<typeof serveConfigSchema>;
@@ -39,6 +40,7 @@ const ENV: Record<string, string> = {
   sandbox: 'MARKET_SANDBOX',
   trustProxy: 'MARKET_TRUST_PROXY',
   churnRate: 'MARKET_CHURN_RATE',
+  readLimit: 'MARKET_READ_LIMIT',
   logLevel: 'MARKET_LOG_LEVEL',
 };
 

@@ -22,6 +22,10 @@ program
   )
   .option('--churn-rate <n>', 'listings appearing or leaving per second (MARKET_CHURN_RATE)')
   .option('--churn-paused', 'start with the market simulator paused')
+  .option(
+    '--read-limit <n>',
+    'standard requests per key and rolling minute; raise it for load tests (MARKET_READ_LIMIT)',
+  )
   .option('--log-level <level>', 'pino log level, or silent (MARKET_LOG_LEVEL)')
   .action(async (flags) => (await import('./serve.js')).serve(flags));
 

@@ -15,6 +15,7 @@ export async function serve(flags: Record<string, unknown>): Promise<void> {
     trustProxy: config.trustProxy,
     churnRate: config.churnRate,
     churnPaused: config.churnPaused,
+    rateLimits: { read: config.readLimit },
     logger: { level: config.logLevel, stream: process.stderr },
   });
   process.stdout.write(`${service.baseUrl}\n`);

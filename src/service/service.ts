@@ -6,6 +6,7 @@ import { FailedAuthGuard } from './http/failed-auth.js';
 import { DEFAULT_RATE_LIMITS, type RateLimits, RollingWindowLimiter } from './http/rate-limiter.js';
 import { buildApp } from './http/server.js';
 import { Catalogue } from './market/catalogue.js';
+import type { RetentionOptions } from './market/event-log.js';
 import { FxRates } from './market/fx-rates.js';
 import { PriceList } from './market/price-list.js';
 import { projectPath } from './paths.js';
@@ -37,6 +38,8 @@ export interface ServiceOptions {
   churnPaused?: boolean;
   /** How often the price list is rebuilt, in ms. @default 60000 */
   priceIntervalMs?: number;
+  /** How long and how much of the listing event log is kept. @default 24 hours, 2,000,000 events */
+  retention?: RetentionOptions;
   /** The clock; tests pass their own. @default real time */
   clock?: AdjustableClock;
   /** pino options, or false. @default false */
@@ -63,11 +66,12 @@ export async function startService(options: ServiceOptions = {}): Promise<Runnin
   try {
     const accounts = new AccountStore(db, clock);
     await accounts.load();
-    const catalogue = await Catalogue.open(db, {
-      seed,
-      listings: options.listings ?? 20_000,
-      nowMs: clock.now(),
-    });
+    const catalogue = await Catalogue.open(
+      db,
+      clock,
+      { seed, listings: options.listings ?? 20_000, nowMs: clock.now() },
+      options.retention ?? {},
+    );
     const prices = new PriceList(catalogue.index, clock);
     prices.rebuild();
     const churn = new MarketChurn(catalogue, clock, {

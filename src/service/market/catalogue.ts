@@ -10,6 +10,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Listing } from '../../contract/listing.js';
+import type { Clock } from '../clock.js';
 import { generateCatalogue } from '../sim/generator.js';
 import type { Database } from '../store/database.js';
 import {
@@ -19,16 +20,18 @@ import {
   readListings,
   rowJson,
 } from '../store/listing-rows.js';
+import { EventLog, type LogEvent, type RetentionOptions } from './event-log.js';
+import { orderListingKeys } from './indexed-listing.js';
 import { type IndexedListing, ListingIndex } from './listing-index.js';
 import { SortedList } from './sorted-list.js';
 
 /** One change to the set of live listings. */
 export type ListingChange = { kind: 'add'; appId: number; listing: Listing } | { kind: 'remove'; id: string };
 
-/** A change as it was applied: removals carry the listing that left. */
+/** A change as it was applied: removals carry the listing that left; each has its logged event. */
 export type AppliedChange =
-  | { kind: 'add'; entry: IndexedListing }
-  | { kind: 'remove'; entry: IndexedListing };
+  | { kind: 'add'; entry: IndexedListing; event: LogEvent }
+  | { kind: 'remove'; entry: IndexedListing; event: LogEvent };
 
 /** Told of every committed batch of changes, in commit order. */
 export type ChangeListener = (changes: readonly AppliedChange[]) => void;
@@ -59,22 +62,25 @@ export class Catalogue {
 
   private constructor(
     private readonly db: Database,
+    private readonly clock: Clock,
+    readonly log: EventLog,
     private sequence: number,
   ) {}
 
-  /** Opens the catalogue: loads the stored listings, or generates the initial ones into an empty database. */
-  static async open(db: Database, seed: CatalogueSeed): Promise<Catalogue> {
+  /** Opens the catalogue: generates the initial listings into an empty database, then loads them. */
+  static async open(
+    db: Database,
+    clock: Clock,
+    seed: CatalogueSeed,
+    retention: RetentionOptions = {},
+  ): Promise<Catalogue> {
     const stored = await db.all<{ value: string }>(
       `SELECT value FROM service_meta WHERE key = '${NEXT_SEQUENCE}'`,
     );
-    const first = stored[0];
-    if (first !== undefined) {
-      const catalogue = new Catalogue(db, Number(first.value));
-      for (const row of await readListings(db)) catalogue.add(row.appId, row.listing);
-      return catalogue;
-    }
-    const catalogue = new Catalogue(db, seed.listings + 1);
-    await catalogue.generate(seed);
+    const sequence = stored[0] === undefined ? await generate(db, seed) : Number(stored[0].value);
+    const catalogue = new Catalogue(db, clock, await EventLog.open(db, retention), sequence);
+    for (const row of await readListings(db)) catalogue.add(row.appId, row.listing);
+    catalogue.index.flush();
     return catalogue;
   }
 
@@ -108,52 +114,81 @@ export class Catalogue {
   }
 
   /**
-   * Applies changes in order as one transaction. Removing an absent listing is skipped. Adding a
-   * present id replaces it (a re-listing). `nextSequence` is stored with the rows it covers.
+   * Applies changes in order as one transaction with their events. Removing an absent listing is
+   * skipped; adding a present id replaces it (a re-listing: gone, then new). `nextSequence` is
+   * stored with the rows it covers. Only after the commit do the index and listeners see it.
    */
   async apply(changes: readonly ListingChange[], nextSequence = this.sequence): Promise<AppliedChange[]> {
-    if (changes.length === 0) return [];
-    const final = new Map<string, ListingChange>();
-    for (const change of changes) final.set(change.kind === 'add' ? change.listing.id : change.id, change);
-    const adds = [...final.values()].flatMap((c) =>
-      c.kind === 'add' ? [{ appId: c.appId, listing: c.listing }] : [],
+    const { finals, events } = this.plan(changes);
+    if (events.length === 0 && nextSequence === this.sequence) return [];
+    const adds = [...finals.values()].flatMap((c) =>
+      c?.kind === 'add' ? [{ appId: c.appId, listing: c.listing }] : [],
     );
-    await this.db.transaction(async (db) => {
-      await deleteListings(db, [...final.keys()]);
-      await insertListings(db, adds);
-      await db.run(`INSERT OR REPLACE INTO service_meta VALUES ('${NEXT_SEQUENCE}', $v)`, {
+    const logged = await this.db.transaction(async (tx) => {
+      await deleteListings(tx, [...finals.keys()]);
+      await insertListings(tx, adds);
+      await tx.run(`INSERT OR REPLACE INTO service_meta VALUES ('${NEXT_SEQUENCE}', $v)`, {
         v: String(nextSequence),
       });
+      return this.log.append(tx, events);
     });
+    this.log.committed(logged);
     this.sequence = nextSequence;
-    const applied = this.applyToIndex(changes);
+    const applied = this.applyToIndex(changes, logged);
     for (const listener of this.listeners) listener(applied);
     return applied;
   }
 
-  private applyToIndex(changes: readonly ListingChange[]): AppliedChange[] {
-    const applied: AppliedChange[] = [];
+  /** The final state of each touched id and the events the changes make, against the live set. */
+  private plan(changes: readonly ListingChange[]) {
+    const finals = new Map<string, ListingChange | null>();
+    const events: Omit<LogEvent, 'position'>[] = [];
+    const at = this.clock.now();
+    const isLive = (id: string) =>
+      finals.has(id) ? finals.get(id) !== null : this.index.get(id) !== undefined;
+    const appOf = (id: string) => {
+      const final = finals.get(id);
+      return final?.kind === 'add' ? final.appId : (this.index.get(id)?.appId ?? 0);
+    };
     for (const change of changes) {
+      const id = change.kind === 'add' ? change.listing.id : change.id;
+      if (isLive(id)) events.push({ kind: 'gone', appId: appOf(id), listingId: id, listing: null, at });
       if (change.kind === 'add') {
-        const previous = this.remove(change.listing.id);
-        if (previous) applied.push({ kind: 'remove', entry: previous });
-        applied.push({ kind: 'add', entry: this.add(change.appId, change.listing) });
-      } else {
-        const removed = this.remove(change.id);
-        if (removed) applied.push({ kind: 'remove', entry: removed });
+        const listing = JSON.stringify(orderListingKeys(change.listing));
+        events.push({ kind: 'new', appId: change.appId, listingId: id, listing, at });
+        finals.set(id, change);
+      } else if (finals.has(id) || this.index.get(id)) {
+        finals.set(id, null);
       }
+    }
+    return { finals, events };
+  }
+
+  private applyToIndex(changes: readonly ListingChange[], events: readonly LogEvent[]): AppliedChange[] {
+    const applied: AppliedChange[] = [];
+    let next = 0;
+    const eventAt = () => events[next++] as LogEvent;
+    for (const change of changes) {
+      const id = change.kind === 'add' ? change.listing.id : change.id;
+      const previous = this.remove(id);
+      if (previous) applied.push({ kind: 'remove', entry: previous, event: eventAt() });
+      if (change.kind === 'add')
+        applied.push({ kind: 'add', entry: this.add(change.appId, change.listing), event: eventAt() });
     }
     return applied;
   }
 
   private add(appId: number, listing: Listing): IndexedListing {
     const entry = this.index.upsert(appId, listing);
-    if (listing.delivery === 'hold' && listing.tradable_at !== null) {
-      const hold = { id: listing.id, untilMs: Date.parse(listing.tradable_at) };
-      this.holds.insert(hold);
-      this.holdById.set(hold.id, hold);
-    }
+    this.trackHold(listing);
     return entry;
+  }
+
+  private trackHold(listing: Listing): void {
+    if (listing.delivery !== 'hold' || listing.tradable_at === null) return;
+    const hold = { id: listing.id, untilMs: Date.parse(listing.tradable_at) };
+    this.holds.insert(hold);
+    this.holdById.set(hold.id, hold);
   }
 
   private remove(id: string): IndexedListing | undefined {
@@ -164,36 +199,36 @@ export class Catalogue {
     }
     return this.index.remove(id);
   }
+}
 
-  /** Streams the generated catalogue to a temporary NDJSON file and bulk-loads it with read_json. */
-  private async generate(seed: CatalogueSeed): Promise<void> {
-    const dir = await mkdtemp(join(tmpdir(), 'market-seed-'));
-    const file = join(dir, 'listings.ndjson');
-    try {
-      const out = createWriteStream(file);
-      let buffered: string[] = [];
-      for (const { appId, listing } of generateCatalogue({
-        seed: seed.seed,
-        count: seed.listings,
-        nowMs: seed.nowMs,
-      })) {
-        this.add(appId, listing);
-        buffered.push(rowJson({ appId, listing }));
-        if (buffered.length === 4096) {
-          if (!out.write(`${buffered.join('\n')}\n`)) await once(out, 'drain');
-          buffered = [];
-        }
+/**
+ * Streams the generated catalogue to a temporary NDJSON file and bulk-loads it with read_json,
+ * with the next sequence number in the same transaction. Returns that number.
+ */
+async function generate(db: Database, seed: CatalogueSeed): Promise<number> {
+  const next = seed.listings + 1;
+  const dir = await mkdtemp(join(tmpdir(), 'market-seed-'));
+  const file = join(dir, 'listings.ndjson');
+  try {
+    const out = createWriteStream(file);
+    let buffered: string[] = [];
+    for (const row of generateCatalogue({ seed: seed.seed, count: seed.listings, nowMs: seed.nowMs })) {
+      buffered.push(rowJson(row));
+      if (buffered.length === 4096) {
+        if (!out.write(`${buffered.join('\n')}\n`)) await once(out, 'drain');
+        buffered = [];
       }
-      out.end(buffered.length > 0 ? `${buffered.join('\n')}\n` : '');
-      await once(out, 'finish');
-      await this.db.transaction(async (db) => {
-        await loadListingFile(db, file);
-        await db.run(`INSERT OR REPLACE INTO service_meta VALUES ('${NEXT_SEQUENCE}', $v)`, {
-          v: String(this.sequence),
-        });
-      });
-    } finally {
-      await rm(dir, { recursive: true, force: true });
     }
+    out.end(buffered.length > 0 ? `${buffered.join('\n')}\n` : '');
+    await once(out, 'finish');
+    await db.transaction(async (tx) => {
+      if (seed.listings > 0) await loadListingFile(tx, file);
+      await tx.run(`INSERT OR REPLACE INTO service_meta VALUES ('${NEXT_SEQUENCE}', $v)`, {
+        v: String(next),
+      });
+    });
+    return next;
+  } finally {
+    await rm(dir, { recursive: true, force: true });
   }
 }

@@ -2,6 +2,8 @@
 import { usdToCents } from '../../contract/common.js';
 import type { Delivery, Listing, Wear } from '../../contract/listing.js';
 import { EMPTY_SLAB, type JsonArena, type JsonCell, type JsonSlab } from './json-arena.js';
+import type { GroupTable, ListingGroup } from './listing-groups.js';
+import { deliveryOfTag, packTag } from './listing-tags.js';
 
 /** A live listing as the index holds it. Strings are shared between listings that repeat them. */
 export interface IndexedListing {
@@ -37,6 +39,12 @@ export interface IndexedListing {
 /** Hands out one shared copy of each distinct string. */
 export type StringPool = Map<string, string>;
 
+/** What the records of one index share: their groups and a pool of other repeated strings. */
+export interface RecordTables {
+  groups: GroupTable;
+  pool: StringPool;
+}
+
 /** The listing object with keys (its own and its stickers') in the schema's order, extra keys dropped. */
 export function orderListingKeys(l: Listing): Listing {
   return {
@@ -64,55 +72,80 @@ export function orderListingKeys(l: Listing): Listing {
 export function createIndexedListing(
   appId: number,
   listing: Listing,
-  pool: StringPool,
+  tables: RecordTables,
   arena: JsonArena,
 ): ListingRecord {
-  const record = new ListingRecord(appId, listing, pool);
+  const record = new ListingRecord(appId, listing, tables);
   arena.store(record, JSON.stringify(orderListingKeys(listing)));
   return record;
 }
 
-/** The concrete record; the arena fields are internal to the market index. */
+/**
+ * The concrete record. Name-level fields live in its shared group and delivery in its tag, read
+ * through getters, which keeps a record near 200 bytes; the arena fields are internal.
+ */
 export class ListingRecord implements IndexedListing, JsonCell {
   readonly id: string;
   readonly appId: number;
-  readonly name: string;
-  readonly nameLower: string;
-  readonly category: string;
-  readonly categoryLower: string;
-  readonly rarityLower: string;
-  readonly wear: Wear | null;
+  readonly group: ListingGroup;
   readonly phase: string | null;
   readonly priceCents: number;
   readonly float: number | null;
-  readonly delivery: Delivery;
   readonly refundPercent: number | null;
-  readonly statTrak: boolean;
-  readonly souvenir: boolean;
   readonly listedAtMs: number | null;
+  /** Group code and filterable facts, packed by {@link packTag}. */
+  readonly tag: number;
   jsonSlab: JsonSlab = EMPTY_SLAB;
   jsonStart = 0;
   jsonEnd = 0;
   jsonFreed = false;
 
-  constructor(appId: number, l: Listing, pool: StringPool) {
-    const name = l.market_hash_name;
+  constructor(appId: number, l: Listing, { groups, pool }: RecordTables) {
     this.id = l.id;
     this.appId = appId;
-    this.name = intern(pool, name);
-    this.nameLower = intern(pool, name.toLowerCase());
-    this.category = intern(pool, l.category);
-    this.categoryLower = intern(pool, l.category.toLowerCase());
-    this.rarityLower = intern(pool, l.rarity.toLowerCase());
-    this.wear = l.wear === null ? null : (intern(pool, l.wear) as Wear);
+    this.group = groups.groupOf(l.market_hash_name, l.category, l.rarity, l.wear);
     this.phase = l.doppler_phase === null ? null : intern(pool, l.doppler_phase);
     this.priceCents = usdToCents(l.price_usd);
     this.float = l.float_value;
-    this.delivery = intern(pool, l.delivery) as Delivery;
     this.refundPercent = l.refund_percent;
-    this.statTrak = this.name.includes('StatTrak™');
-    this.souvenir = this.name.startsWith('Souvenir ');
     this.listedAtMs = l.listed_at === null ? null : Date.parse(l.listed_at);
+    this.tag = packTag(this.group.code, l.delivery, this.float, this.refundPercent, this.listedAtMs);
+  }
+
+  get name(): string {
+    return this.group.name;
+  }
+
+  get nameLower(): string {
+    return this.group.nameLower;
+  }
+
+  get category(): string {
+    return this.group.category;
+  }
+
+  get categoryLower(): string {
+    return this.group.categoryLower;
+  }
+
+  get rarityLower(): string {
+    return this.group.rarityLower;
+  }
+
+  get wear(): Wear | null {
+    return this.group.wear;
+  }
+
+  get statTrak(): boolean {
+    return this.group.statTrak;
+  }
+
+  get souvenir(): boolean {
+    return this.group.souvenir;
+  }
+
+  get delivery(): Delivery {
+    return deliveryOfTag(this.tag);
   }
 
   get json(): Buffer {
@@ -121,16 +154,6 @@ export class ListingRecord implements IndexedListing, JsonCell {
 
   get listing(): Listing {
     return JSON.parse(this.jsonSlab.bytes.toString('utf8', this.jsonStart, this.jsonEnd)) as Listing;
-  }
-
-  /** Copies the JSON into `target` at `offset`; returns the offset after it. */
-  copyJson(target: Buffer, offset: number): number {
-    return offset + this.jsonSlab.bytes.copy(target, offset, this.jsonStart, this.jsonEnd);
-  }
-
-  /** Byte length of the JSON. */
-  get jsonLength(): number {
-    return this.jsonEnd - this.jsonStart;
   }
 }
 

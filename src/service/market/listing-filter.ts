@@ -46,14 +46,6 @@ export function compileFilter(filter: ListingFilter): ListingPredicate {
   return buildPredicate(filter, nameTest(filter));
 }
 
-/**
- * Like {@link compileFilter}, but the name test (`name` or `search`) is replaced by membership of
- * the lower-case name in `names`: the index resolves `search` once over the distinct names.
- */
-export function compileFilterForNames(filter: ListingFilter, names: ReadonlySet<string>): ListingPredicate {
-  return buildPredicate(filter, (nameLower) => names.has(nameLower));
-}
-
 /** True when `listing` passes `filter`. Compile with {@link compileFilter} when testing many listings. */
 export function matchesFilters(listing: IndexedListing, filter: ListingFilter): boolean {
   return compileFilter(filter)(listing);

@@ -5,9 +5,10 @@ import {
   createIndexedListing,
   type IndexedListing,
   type ListingRecord,
-  type StringPool,
+  type RecordTables,
 } from './indexed-listing.js';
 import { JsonArena, type JsonArenaOptions, type JsonArenaStats } from './json-arena.js';
+import { GroupTable } from './listing-groups.js';
 import { type ListingPageResult, type ListingSearch, queryListings } from './listing-query.js';
 
 export type { IndexedListing } from './indexed-listing.js';
@@ -39,17 +40,19 @@ export interface ListingIndexOptions {
 export class ListingIndex {
   readonly #byId = new Map<string, ListingRecord>();
   readonly #games = new Map<number, GameListings>();
-  readonly #pool: StringPool = new Map();
+  readonly #tables: RecordTables;
   readonly #arena: JsonArena;
 
   constructor(options: ListingIndexOptions = {}) {
     this.#arena = new JsonArena(options.arena);
+    const pool = new Map<string, string>();
+    this.#tables = { groups: new GroupTable(pool), pool };
   }
 
   /** Adds or replaces a listing (replacing = remove then add, so it takes a new place). */
   upsert(appId: number, listing: Listing): IndexedListing {
     this.remove(listing.id);
-    const record = createIndexedListing(appId, listing, this.#pool, this.#arena);
+    const record = createIndexedListing(appId, listing, this.#tables, this.#arena);
     this.#byId.set(record.id, record);
     let game = this.#games.get(appId);
     if (game === undefined) {
@@ -91,7 +94,7 @@ export class ListingIndex {
    * @throws ApiError invalid_param for a cursor that is malformed or made for another sort or game.
    */
   query(search: ListingSearch): ListingPageResult {
-    return queryListings(this.#games.get(search.appId), search);
+    return queryListings(this.#games.get(search.appId), this.#tables.groups, search);
   }
 
   /**

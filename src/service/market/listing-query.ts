@@ -1,16 +1,12 @@
 /** Answers one `/listings` page from a game's orderings: plan the candidates, filter, stop one row past the page. */
 import type { ListingSort } from '../../contract/listing.js';
 import type { GameListings } from './game-listings.js';
-import type { IndexedListing } from './indexed-listing.js';
+import type { IndexedListing, ListingRecord } from './indexed-listing.js';
 import { decodeCursor, encodeCursor } from './listing-cursor.js';
-import {
-  compileFilter,
-  compileFilterForNames,
-  type ListingFilter,
-  type ListingPredicate,
-  searchTokens,
-} from './listing-filter.js';
+import { compileFilter, type ListingFilter, type ListingPredicate } from './listing-filter.js';
+import type { GroupTable } from './listing-groups.js';
 import { LISTING_ORDERS, type SortKey } from './listing-order.js';
+import { scanTagged, tagTestOf } from './listing-tags.js';
 import type { Comparator } from './sorted-list.js';
 
 /** A validated `/listings` query, with prices in cents and timestamps in epoch milliseconds. */
@@ -29,144 +25,122 @@ export interface ListingPageResult {
   nextCursor: string | null;
 }
 
-type Visit = (listing: IndexedListing) => boolean;
+type Test = (listing: ListingRecord) => boolean;
 
 /**
- * Answers `search` over `game` (undefined when the game has no listings).
+ * Answers `search` over `game` (undefined when the game has no listings); `groups` is the group
+ * table of the index the game belongs to.
  * @throws ApiError invalid_param for a cursor that is malformed or made for another sort or game.
  */
-export function queryListings(game: GameListings | undefined, search: ListingSearch): ListingPageResult {
+export function queryListings(
+  game: GameListings | undefined,
+  groups: GroupTable,
+  search: ListingSearch,
+): ListingPageResult {
   if (!Number.isInteger(search.limit) || search.limit < 1) {
     throw new RangeError(`limit must be a positive integer, got ${search.limit}`);
   }
   const after = search.cursor === undefined ? null : decodeCursor(search.cursor, search.sort, search.appId);
-  if (game === undefined) return { items: [], nextCursor: null };
-  const rows = findRows(game, search, after, search.limit + 1);
+  const allowed = groups.allowed(search);
+  if (game === undefined || allowed?.count === 0) return { items: [], nextCursor: null };
+  const rows = findRows(game, search, allowed?.bits, after, search.limit + 1);
   if (rows.length <= search.limit) return { items: rows, nextCursor: null };
   const items = rows.slice(0, search.limit);
   const last = items[items.length - 1] as IndexedListing;
   return { items, nextCursor: encodeCursor(search.sort, search.appId, last) };
 }
 
-/** The first `want` matching rows after `after`, in the order of `search.sort`. */
+/**
+ * The first `want` matching rows after `after`, in the order of `search.sort`: from the name's
+ * listings when `name` is given, else by walking the ordering. `allowed` is the bitset of the
+ * groups the name-level filters allow.
+ */
 function findRows(
   game: GameListings,
   search: ListingSearch,
+  allowed: Uint32Array | undefined,
   after: SortKey | null,
   want: number,
-): IndexedListing[] {
-  const compare = LISTING_ORDERS[search.sort];
-  if (search.name !== undefined) {
-    const group = game.byName.get(search.name.toLowerCase());
-    if (group === undefined) return [];
-    return pickFirst([group], compileFilter(search), compare, after, want);
-  }
-  const tokens = search.search === undefined ? [] : searchTokens(search.search);
-  if (tokens.length === 0) return scan(game, search, compileFilter(search), after, want);
-  const names = game.namesMatching(tokens);
-  const keep = compileFilterForNames(search, names);
-  const groups = gatherGroups(game, names, candidateBudget(want, game.size));
-  return groups === null
-    ? scan(game, search, keep, after, want)
-    : pickFirst(groups, keep, compare, after, want);
+): ListingRecord[] {
+  const keep = compileFilter(search);
+  if (search.name === undefined) return scan(game, search, keep, allowed, after, want);
+  const group = game.byName.get(search.name.toLowerCase());
+  return group === undefined ? [] : pickFirst(group, keep, LISTING_ORDERS[search.sort], after, want);
 }
 
 /**
- * Most candidates worth sorting instead of walking the ordering. A walk visits about
- * want * size / matches rows before it fills a page, so gathering wins while matches² stays under
- * a few times want * size.
- */
-function candidateBudget(want: number, size: number): number {
-  return Math.max(4096, Math.sqrt(4 * want * size));
-}
-
-/** The name groups of `names`, or null when they hold more than `budget` listings. */
-function gatherGroups(
-  game: GameListings,
-  names: ReadonlySet<string>,
-  budget: number,
-): Set<IndexedListing>[] | null {
-  const groups: Set<IndexedListing>[] = [];
-  let total = 0;
-  for (const name of names) {
-    const group = game.byName.get(name);
-    if (group === undefined) continue;
-    total += group.size;
-    if (total > budget) return null;
-    groups.push(group);
-  }
-  return groups;
-}
-
-/**
- * The first `want` rows of the groups in `compare` order that pass `keep` and come after `after`,
- * without sorting all of them: sort a buffer of 2 * want, keep the best `want`, skip anything not
- * better than the worst kept.
+ * The first `want` candidates in `compare` order that pass `keep` and come after `after`, without
+ * sorting all of them: sort a buffer of 2 * want, keep the best `want`, skip anything not better
+ * than the worst kept.
  */
 function pickFirst(
-  groups: Iterable<Iterable<IndexedListing>>,
+  candidates: Iterable<ListingRecord>,
   keep: ListingPredicate,
   compare: Comparator<SortKey>,
   after: SortKey | null,
   want: number,
-): IndexedListing[] {
-  let buffer: IndexedListing[] = [];
-  let worst: IndexedListing | null = null;
-  for (const group of groups) {
-    for (const l of group) {
-      if ((after !== null && compare(l, after) <= 0) || (worst !== null && compare(l, worst) >= 0)) continue;
-      if (!keep(l)) continue;
-      buffer.push(l);
-      if (buffer.length < 2 * want) continue;
-      buffer.sort(compare);
-      buffer = buffer.slice(0, want);
-      worst = buffer[want - 1] as IndexedListing;
-    }
+): ListingRecord[] {
+  let buffer: ListingRecord[] = [];
+  let worst: ListingRecord | null = null;
+  for (const l of candidates) {
+    if ((after !== null && compare(l, after) <= 0) || (worst !== null && compare(l, worst) >= 0)) continue;
+    if (!keep(l)) continue;
+    buffer.push(l);
+    if (buffer.length < 2 * want) continue;
+    buffer.sort(compare);
+    buffer = buffer.slice(0, want);
+    worst = buffer[want - 1] as ListingRecord;
   }
   buffer.sort(compare);
   return buffer.length > want ? buffer.slice(0, want) : buffer;
 }
 
-/** Walks the ordering of the sort from the cursor (and a price bound) until `want` rows pass `keep`. */
+/**
+ * Walks the ordering of the sort from the cursor (and a price bound) until `want` rows pass
+ * `keep`, skipping rows whose tag shows they cannot pass without reading them.
+ */
 function scan(
   game: GameListings,
   search: ListingSearch,
   keep: ListingPredicate,
+  allowed: Uint32Array | undefined,
   after: SortKey | null,
   want: number,
-): IndexedListing[] {
-  const rows: IndexedListing[] = [];
-  const { startsAt, isPast } = walkBounds(search, after);
-  const visit: Visit = (l) => {
-    if (isPast(l)) return false;
+): ListingRecord[] {
+  const rows: ListingRecord[] = [];
+  const { startsAt, stopsAt } = walkBounds(search, after);
+  const visit = (l: ListingRecord) => {
     if (keep(l)) rows.push(l);
     return rows.length < want;
   };
-  game.order(search.sort).scanFrom(startsAt, visit);
+  scanTagged(game.order(search.sort), startsAt, tagTestOf(search, allowed), stopsAt, visit);
   return rows;
 }
 
 /**
- * Where a walk of the sort's ordering starts (past the cursor, at the near price bound) and the
- * test that ends it (past the far price bound, or listed_at down to available_after under newest).
- * Both are monotone over the ordering.
+ * Where a walk of the sort's ordering starts (past the cursor, at the near price bound) and where
+ * it ends (past the far price bound, or listed_at down to available_after under newest). Both
+ * tests are monotone over the ordering.
  */
-function walkBounds(search: ListingSearch, after: SortKey | null): { startsAt: Visit; isPast: Visit } {
-  const compare = LISTING_ORDERS[search.sort];
+function walkBounds(
+  search: ListingSearch,
+  after: SortKey | null,
+): { startsAt: Test; stopsAt: Test | undefined } {
   const { minPriceCents: min, maxPriceCents: max, availableAfterMs: since } = search;
-  let start: Visit | null = null;
-  let isPast: Visit = () => false;
+  let start: Test | undefined;
+  let stopsAt: Test | undefined;
   if (search.sort === 'price_asc') {
     if (min !== undefined) start = (l) => l.priceCents >= min;
-    if (max !== undefined) isPast = (l) => l.priceCents > max;
+    if (max !== undefined) stopsAt = (l) => l.priceCents > max;
   } else if (search.sort === 'price_desc') {
     if (max !== undefined) start = (l) => l.priceCents <= max;
-    if (min !== undefined) isPast = (l) => l.priceCents < min;
+    if (min !== undefined) stopsAt = (l) => l.priceCents < min;
   } else if (search.sort === 'newest' && since !== undefined) {
-    isPast = (l) => l.listedAtMs === null || l.listedAtMs <= since;
+    stopsAt = (l) => l.listedAtMs === null || l.listedAtMs <= since;
   }
-  if (after === null) return { startsAt: start ?? (() => true), isPast };
-  const afterCursor: Visit = (l) => compare(l, after) > 0;
+  if (after === null) return { startsAt: start ?? (() => true), stopsAt };
+  const compare = LISTING_ORDERS[search.sort];
+  const pastCursor: Test = (l) => compare(l, after) > 0;
   const bound = start;
-  return { startsAt: bound === null ? afterCursor : (l) => afterCursor(l) && bound(l), isPast };
+  return { startsAt: bound === undefined ? pastCursor : (l) => pastCursor(l) && bound(l), stopsAt };
 }

@@ -4,13 +4,25 @@
 export type Comparator<T> = (a: T, b: T) => number;
 
 /** Options of {@link SortedList}. */
-export interface SortedListOptions {
+export interface SortedListOptions<T> {
   /**
    * Most entries a chunk holds before it is split in two.
    * @default 512
    */
   chunkSize?: number;
+  /**
+   * A small non-negative integer (below 2^30) summarising each value, kept beside it so that a
+   * {@link SortedList.scanChunks} walk can skip values by tag without reading them.
+   * @default () => 0
+   */
+  tagOf?: (value: T) => number;
 }
+
+/**
+ * Receives one chunk of a {@link SortedList.scanChunks} walk: its values and their tags (read
+ * only), and the position to start at. Returns false to stop the walk.
+ */
+export type ChunkVisitor<T> = (values: readonly T[], tags: readonly number[], from: number) => boolean;
 
 /**
  * A sorted multiset ordered by a comparator. Values that compare equal keep insertion order.
@@ -23,22 +35,26 @@ export interface SortedListOptions {
 export class SortedList<T> {
   readonly #compare: Comparator<T>;
   readonly #chunkSize: number;
+  readonly #tagOf: (value: T) => number;
   #chunks: T[][] = [];
+  /** The tag of each value, chunk by chunk, beside `#chunks`. */
+  #tags: number[][] = [];
   /** The last value of each chunk, for the binary search over chunks. */
   #maxes: T[] = [];
   #size = 0;
   #version = 0;
 
-  constructor(compare: Comparator<T>, options: SortedListOptions = {}) {
+  constructor(compare: Comparator<T>, options: SortedListOptions<T> = {}) {
     this.#compare = compare;
     this.#chunkSize = Math.max(4, options.chunkSize ?? 512);
+    this.#tagOf = options.tagOf ?? (() => 0);
   }
 
   /** Builds a list from values in any order. */
   static from<T>(
     values: Iterable<T>,
     compare: Comparator<T>,
-    options: SortedListOptions = {},
+    options: SortedListOptions<T> = {},
   ): SortedList<T> {
     return SortedList.fromSorted([...values].sort(compare), compare, options);
   }
@@ -47,13 +63,14 @@ export class SortedList<T> {
   static fromSorted<T>(
     sorted: readonly T[],
     compare: Comparator<T>,
-    options: SortedListOptions = {},
+    options: SortedListOptions<T> = {},
   ): SortedList<T> {
     const list = new SortedList(compare, options);
     const half = list.#chunkSize >> 1;
     for (let i = 0; i < sorted.length; i += half) {
       const chunk = sorted.slice(i, i + half);
       list.#chunks.push(chunk);
+      list.#tags.push(chunk.map((value) => list.#tagOf(value)));
       list.#maxes.push(chunk[chunk.length - 1] as T);
     }
     list.#size = sorted.length;
@@ -71,23 +88,28 @@ export class SortedList<T> {
     this.#size++;
     const chunks = this.#chunks;
     const maxes = this.#maxes;
+    const tag = this.#tagOf(value);
     const last = chunks.length - 1;
     if (last < 0) {
       chunks.push([value]);
+      this.#tags.push([tag]);
       maxes.push(value);
       return;
     }
-    // Appending at either end is common (ids and timestamps grow), and costs one comparison.
+    // Appending at the end is common (ids grow), and costs one comparison.
     if (this.#compare(maxes[last] as T, value) <= 0) {
       const chunk = chunks[last] as T[];
       chunk.push(value);
+      (this.#tags[last] as number[]).push(tag);
       maxes[last] = value;
       if (chunk.length > this.#chunkSize) this.#split(last);
       return;
     }
     const ci = upperBound(maxes, value, this.#compare);
     const chunk = chunks[ci] as T[];
-    chunk.splice(upperBound(chunk, value, this.#compare), 0, value);
+    const pos = upperBound(chunk, value, this.#compare);
+    chunk.splice(pos, 0, value);
+    (this.#tags[ci] as number[]).splice(pos, 0, tag);
     if (chunk.length > this.#chunkSize) this.#split(ci);
   }
 
@@ -169,16 +191,25 @@ export class SortedList<T> {
 
   /**
    * Calls `visit` with each value in order from the first for which `startsAt` holds (as in
-   * {@link valuesFrom}) until `visit` returns false. The fast path for hot loops.
+   * {@link valuesFrom}) until `visit` returns false.
    */
   scanFrom(startsAt: (value: T) => boolean, visit: (value: T) => boolean): void {
+    this.scanChunks(startsAt, (values, _tags, from) => {
+      for (let i = from; i < values.length; i++) if (!visit(values[i] as T)) return false;
+      return true;
+    });
+  }
+
+  /**
+   * Calls `visit` chunk by chunk from the first value for which `startsAt` holds, until it
+   * returns false: the way for a hot loop to read values and their tags straight from the arrays.
+   */
+  scanChunks(startsAt: (value: T) => boolean, visit: ChunkVisitor<T>): void {
     let [ci, pos] = this.#seek(startsAt);
     const chunks = this.#chunks;
+    const tags = this.#tags;
     for (; ci < chunks.length; ci++, pos = 0) {
-      const chunk = chunks[ci] as T[];
-      for (; pos < chunk.length; pos++) {
-        if (!visit(chunk[pos] as T)) return;
-      }
+      if (!visit(chunks[ci] as T[], tags[ci] as number[], pos)) return;
     }
   }
 
@@ -191,8 +222,10 @@ export class SortedList<T> {
 
   #split(ci: number): void {
     const chunk = this.#chunks[ci] as T[];
-    const tail = chunk.splice(chunk.length >> 1);
+    const half = chunk.length >> 1;
+    const tail = chunk.splice(half);
     this.#chunks.splice(ci + 1, 0, tail);
+    this.#tags.splice(ci + 1, 0, (this.#tags[ci] as number[]).splice(half));
     this.#maxes.splice(ci + 1, 0, tail[tail.length - 1] as T);
     this.#maxes[ci] = chunk[chunk.length - 1] as T;
   }
@@ -203,8 +236,10 @@ export class SortedList<T> {
     const chunks = this.#chunks;
     const chunk = chunks[ci] as T[];
     chunk.splice(pos, 1);
+    (this.#tags[ci] as number[]).splice(pos, 1);
     if (chunk.length === 0) {
       chunks.splice(ci, 1);
+      this.#tags.splice(ci, 1);
       this.#maxes.splice(ci, 1);
       return;
     }
@@ -213,7 +248,9 @@ export class SortedList<T> {
     if (chunk.length < this.#chunkSize >> 3 && chunks.length > 1) {
       const left = ci > 0 ? ci - 1 : ci;
       const merged = (chunks[left] as T[]).concat(chunks[left + 1] as T[]);
+      const tags = this.#tags;
       chunks.splice(left, 2, merged);
+      tags.splice(left, 2, (tags[left] as number[]).concat(tags[left + 1] as number[]));
       this.#maxes.splice(left, 2, merged[merged.length - 1] as T);
       if (merged.length > this.#chunkSize) this.#split(left);
     }

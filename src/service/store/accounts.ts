@@ -162,10 +162,12 @@ export class AccountStore {
     if (!key) throw new ApiError('not_found', `no key ${keyId}`);
     if (key.revokedAt !== null) return key;
     const now = this.clock.now();
-    await this.db.run('UPDATE api_keys SET revoked_at = make_timestamp($now * 1000) WHERE id = $id', {
-      id: keyId,
-      now,
-    });
+    await this.db.transaction((tx) =>
+      tx.run('UPDATE api_keys SET revoked_at = make_timestamp($now * 1000) WHERE id = $id', {
+        id: keyId,
+        now,
+      }),
+    );
     key.revokedAt = now;
     return key;
   }

@@ -7,7 +7,10 @@ import { type DuckDBConnection, DuckDBInstance, type DuckDBValue } from '@duckdb
 /** Named parameters of a statement. */
 export type Params = Record<string, DuckDBValue>;
 
-/** An open service database with one connection; writes run one at a time. */
+/**
+ * An open service database. Writes run one transaction at a time on the writer connection;
+ * `read` uses a second connection, so a reader never sees a write that has not committed.
+ */
 export class Database {
   private queue: Promise<unknown> = Promise.resolve();
 
@@ -15,6 +18,7 @@ export class Database {
     readonly path: string,
     private readonly instance: DuckDBInstance,
     readonly connection: DuckDBConnection,
+    private readonly reader: DuckDBConnection,
   ) {}
 
   /** Opens (creating if needed) the database file and applies the migrations of `migrationsDir`. */
@@ -28,18 +32,24 @@ export class Database {
         cause,
       });
     }
-    const db = new Database(path, instance, await instance.connect());
+    const db = new Database(path, instance, await instance.connect(), await instance.connect());
     await db.migrate(migrationsDir);
     return db;
   }
 
-  /** Runs a statement and returns its rows as plain objects (JSON-safe values). */
+  /** Reads committed data on the reader connection, beside any write in progress. */
+  async read<T = Record<string, unknown>>(sql: string, params?: Params): Promise<T[]> {
+    const reader = await this.reader.runAndReadAll(sql, params);
+    return reader.getRowObjectsJS() as T[];
+  }
+
+  /** Runs a statement on the writer connection (inside `transaction`, or at start-up) and returns its rows. */
   async all<T = Record<string, unknown>>(sql: string, params?: Params): Promise<T[]> {
     const reader = await this.connection.runAndReadAll(sql, params);
     return reader.getRowObjectsJS() as T[];
   }
 
-  /** Runs a statement for its effect. */
+  /** Runs a statement for its effect on the writer connection (inside `transaction`, or at start-up). */
   async run(sql: string, params?: Params): Promise<void> {
     await this.connection.run(sql, params);
   }
@@ -67,6 +77,7 @@ export class Database {
   /** Waits for pending writes, then closes the file. */
   async close(): Promise<void> {
     await this.queue;
+    this.reader.closeSync();
     this.connection.closeSync();
     this.instance.closeSync();
   }

@@ -160,7 +160,7 @@ describe('ListingIndex.query', () => {
 
   it('answers every random filter and sort like a brute-force reference, page by page', () => {
     const random = createRandom(2);
-    for (let round = 0; round < 250; round++) {
+    for (let round = 0; round < 150; round++) {
       const search = randomSearch(random);
       const pages = allPages(index, search);
       for (const page of pages.slice(0, -1)) expect(page).toHaveLength(search.limit);
@@ -271,9 +271,9 @@ describe('ListingIndex paging under churn', () => {
     const ids = [...live.keys()];
     const problems: string[] = [];
     let pages = 0;
-    for (let round = 0; round < 150; round++) {
-      const search = randomSearch(random, CS2, [1, 10, 40]);
-      if (search.limit === 1) search.category = 'knife';
+    for (let round = 0; round < 80; round++) {
+      const search = randomSearch(random, CS2, [2, 10, 40]);
+      if (search.limit === 2) search.category = 'knife';
       const label = JSON.stringify(search);
       const atStart = new Set(live.keys());
       const touched = new Set<string>();
@@ -303,7 +303,7 @@ describe('ListingIndex paging under churn', () => {
       }
     }
     expect(problems).toEqual([]);
-    expect(pages).toBeGreaterThan(5000);
+    expect(pages).toBeGreaterThan(2000);
     expect(index.size(CS2)).toBe(live.size);
     for (const [id, listing] of live) expect(index.get(id)?.listing).toEqual(orderListingKeys(listing));
     const stats = index.jsonStats();
@@ -313,7 +313,7 @@ describe('ListingIndex paging under churn', () => {
   });
 });
 
-/** Adds, removes and re-lists a few CS2 listings, recording the ids whose row changed. */
+/** Adds, removes and re-lists a few CS2 listings (as often each), recording the ids whose row changed. */
 function churn(
   random: Random,
   make: ReturnType<typeof createListingFactory>,
@@ -323,20 +323,22 @@ function churn(
 ): void {
   const { live, ids, touched } = state;
   for (let i = 0; i < count; i++) {
-    const roll = random.next();
-    if (roll < 0.4) {
+    const roll = random.int(3);
+    if (roll === 0 || ids.length === 0) {
       const listing = make();
       index.upsert(CS2, listing);
       live.set(listing.id, listing);
       ids.push(listing.id);
       continue;
     }
-    const id = random.pick(ids);
-    if (!live.has(id)) continue;
+    const at = random.int(ids.length);
+    const id = ids[at] as string;
     touched.add(id);
-    if (roll < 0.8) {
+    if (roll === 1) {
       expect(index.remove(id)?.id).toBe(id);
       live.delete(id);
+      ids[at] = ids[ids.length - 1] as string;
+      ids.pop();
     } else {
       const listing = make({ id });
       index.upsert(CS2, listing);
@@ -408,15 +410,19 @@ describe('compileFilter', () => {
     const make = createListingFactory({ seed: 11 });
     const index = new ListingIndex();
     const rows = Array.from({ length: 300 }, () => index.upsert(CS2, make()));
+    const listings = rows.map((row) => row.listing);
+    const mismatches: string[] = [];
     for (let i = 0; i < 200; i++) {
       const search = randomSearch(random);
       const keep = compileFilter(search);
-      for (const row of rows) {
-        const expected = referenceMatches(row.listing, search);
-        expect(keep(row)).toBe(expected);
-        expect(matchesFilters(row, search)).toBe(expected);
-      }
+      rows.forEach((row, r) => {
+        const expected = referenceMatches(listings[r] as Listing, search);
+        if (keep(row) !== expected || matchesFilters(row, search) !== expected) {
+          mismatches.push(`${row.id} ${JSON.stringify(search)}`);
+        }
+      });
     }
+    expect(mismatches).toEqual([]);
   });
 });
 

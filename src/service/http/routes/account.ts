@@ -47,7 +47,7 @@ export function registerAccountRoutes(app: FastifyInstance, context: ServiceCont
       const { account } = authOf(request);
       const { limit = 50, type, from, to, cursor } = request.query;
       const before = cursor === undefined ? null : parseSeqCursor(cursor);
-      const rows = await context.db.all<Record<string, unknown>>(
+      const rows = await context.db.read<Record<string, unknown>>(
         `SELECT id, type, CAST(amount_usd * 100 AS BIGINT) AS amount, CAST(balance_after_usd * 100 AS BIGINT) AS after,
                 order_id, description, epoch_ms(created_at) AS at, seq
          FROM ledger

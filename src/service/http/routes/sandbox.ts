@@ -22,6 +22,7 @@ import type { Account, ApiKeyRecord } from '../../store/accounts.js';
 
 const accountParams = z.object({ id: z.string().max(64) });
 const keyParams = z.object({ keyId: z.string().max(64) });
+const payloadQuery = z.object({ bytes: z.coerce.number().int().min(2).max(10_000_000) });
 
 /** Registers the sandbox routes under /sandbox. */
 export function registerSandboxRoutes(app: FastifyInstance, context: ServiceContext): void {
@@ -101,6 +102,18 @@ export function registerSandboxRoutes(app: FastifyInstance, context: ServiceCont
       ...(rate_per_second === undefined ? {} : { ratePerSecond: rate_per_second }),
     });
     return context.churn.state();
+  });
+
+  // A fixed JSON body of a chosen size, prepared once: the baseline for load tests of real routes.
+  const payloads = new Map<number, Buffer>();
+  api.get('/payload', { schema: { ...hidden, querystring: payloadQuery } }, async (request, reply) => {
+    const bytes = request.query.bytes;
+    let body = payloads.get(bytes);
+    if (!body) {
+      body = Buffer.from(JSON.stringify({ items: 'x'.repeat(Math.max(0, bytes - 12)) }));
+      payloads.set(bytes, body);
+    }
+    return reply.type('application/json; charset=utf-8').send(body);
   });
 
   api.post('/prices/rebuild', { schema: hidden }, async () => {

@@ -1,0 +1,18 @@
+/**
+ * `npm run bench [name…]`: runs the benchmarks (all, or those named) one after the other. Each
+ * prints its results as ratios against a baseline measured in the same run.
+ */
+const BENCHMARKS: Record<string, () => Promise<void>> = {
+  listings: async () => (await import('./listings.bench.js')).run(),
+};
+
+const wanted = process.argv.slice(2);
+for (const name of wanted.length > 0 ? wanted : Object.keys(BENCHMARKS)) {
+  const bench = BENCHMARKS[name];
+  if (!bench) {
+    process.stderr.write(`unknown benchmark ${name}; known: ${Object.keys(BENCHMARKS).join(', ')}\n`);
+    process.exit(2);
+  }
+  process.stdout.write(`\n== ${name} ==\n`);
+  await bench();
+}

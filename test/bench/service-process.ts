@@ -1,0 +1,39 @@
+/** A `market serve` child process for benchmarks: start, measure its memory, stop. */
+import type { ChildProcess } from 'node:child_process';
+import { once } from 'node:events';
+import { readFileSync } from 'node:fs';
+import { spawnMarket, waitForLine } from '../helpers/cli.js';
+
+/** A started service process. */
+export interface ServiceProcess {
+  child: ChildProcess;
+  baseUrl: string;
+  origin: string;
+  /** Milliseconds from spawn to the base URL line. */
+  startMs: number;
+  stop(): Promise<void>;
+}
+
+/** Spawns `market serve` with the given flags and waits until it prints its base URL. */
+export async function spawnService(flags: string[]): Promise<ServiceProcess> {
+  const started = performance.now();
+  const child = spawnMarket(['serve', '--port', '0', '--sandbox', '--log-level', 'error', ...flags]);
+  const baseUrl = await waitForLine(child, /^http:\/\/.+\/v1$/);
+  return {
+    child,
+    baseUrl,
+    origin: baseUrl.replace(/\/v1$/, ''),
+    startMs: performance.now() - started,
+    async stop() {
+      child.kill('SIGTERM');
+      await once(child, 'exit');
+    },
+  };
+}
+
+/** Resident memory of a process in MiB, from /proc. */
+export function rssMiB(pid: number | undefined): number {
+  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+  const kb = Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0);
+  return kb / 1024;
+}
