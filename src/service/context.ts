@@ -2,6 +2,7 @@
 import type { AdjustableClock } from './clock.js';
 import type { FailedAuthGuard } from './http/failed-auth.js';
 import type { RollingWindowLimiter } from './http/rate-limiter.js';
+import type { StreamRouteOptions } from './http/routes/stream.js';
 import type { Catalogue } from './market/catalogue.js';
 import type { FxRates } from './market/fx-rates.js';
 import type { PriceList } from './market/price-list.js';
@@ -21,4 +22,5 @@ export interface ServiceContext {
   limiter: RollingWindowLimiter;
   guard: FailedAuthGuard;
   sandbox: boolean;
+  stream: StreamRouteOptions;
 }

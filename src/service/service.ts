@@ -40,6 +40,10 @@ export interface ServiceOptions {
   priceIntervalMs?: number;
   /** How long and how much of the listing event log is kept. @default 24 hours, 2,000,000 events */
   retention?: RetentionOptions;
+  /** Interval of the stream's `: heartbeat` comments. @default 25000 */
+  heartbeatMs?: number;
+  /** Bytes a stream client may fall behind before it is disconnected. @default 8 MiB */
+  maxStreamBacklogBytes?: number;
   /** The clock; tests pass their own. @default real time */
   clock?: AdjustableClock;
   /** pino options, or false. @default false */
@@ -90,6 +94,11 @@ export async function startService(options: ServiceOptions = {}): Promise<Runnin
       limiter: new RollingWindowLimiter({ ...DEFAULT_RATE_LIMITS, ...options.rateLimits }),
       guard: new FailedAuthGuard(),
       sandbox: options.sandbox ?? false,
+      stream: {
+        heartbeatMs: options.heartbeatMs ?? 25_000,
+        maxBacklogBytes: options.maxStreamBacklogBytes ?? 8 * 1024 * 1024,
+        open: new Map(),
+      },
     };
     const app = await buildApp(context, {
       trustProxy: options.trustProxy ?? [],
@@ -98,6 +107,11 @@ export async function startService(options: ServiceOptions = {}): Promise<Runnin
     await app.listen({ host: options.host ?? '127.0.0.1', port: options.port ?? 8080 });
     churn.start();
     const priceTimer = setInterval(() => prices.rebuild(), options.priceIntervalMs ?? 60_000);
+    const pruneTimer = setInterval(() => {
+      catalogue.log
+        .prune(clock.now())
+        .catch((error: unknown) => app.log.error({ err: error }, 'event log prune failed'));
+    }, 60_000);
     const address = app.server.address();
     const port = typeof address === 'object' && address ? address.port : (options.port ?? 8080);
     const origin = `http://${formatHost(options.host ?? '127.0.0.1')}:${port}`;
@@ -108,6 +122,7 @@ export async function startService(options: ServiceOptions = {}): Promise<Runnin
       context,
       async close() {
         clearInterval(priceTimer);
+        clearInterval(pruneTimer);
         await churn.stop();
         await app.close();
         await db.close();

@@ -90,7 +90,7 @@ export function createListingFactory(options: ListingFactoryOptions): ListingFac
       price_usd: (1 + random.int(400)) * 0.25,
       category: random.chance(0.1) ? category.toUpperCase() : category,
       rarity: random.pick(RARITIES),
-      image: `https://img.example.test/${serial}.png`,
+      image: `https://img.example.test/${encodeURIComponent(`${weapon} ${skin}`)}.png`,
       inspect_link: cs2
         ? `steam://rungame/730/76561202255233023/+csgo_econ_action_preview%20A${serial}D1`
         : null,

@@ -15,6 +15,7 @@ import { registerAccountRoutes } from './routes/account.js';
 import { registerMarketRoutes } from './routes/market.js';
 import { registerSandboxRoutes } from './routes/sandbox.js';
 import { registerStatusRoutes } from './routes/status.js';
+import { registerStreamRoutes } from './routes/stream.js';
 
 /** How the HTTP layer is set up. */
 export interface AppOptions {
@@ -63,6 +64,7 @@ export async function buildApp(context: ServiceContext, options: AppOptions = {}
       registerAuthentication(v1, context);
       registerStatusRoutes(v1, context);
       registerMarketRoutes(v1, context);
+      registerStreamRoutes(v1, context);
       registerAccountRoutes(v1, context);
     },
     { prefix: '/v1' },

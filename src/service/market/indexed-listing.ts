@@ -3,6 +3,10 @@ import { usdToCents } from '../../contract/common.js';
 import type { Delivery, Listing, Wear } from '../../contract/listing.js';
 import { EMPTY_SLAB, type JsonArena, type JsonCell, type JsonSlab } from './json-arena.js';
 import type { GroupTable, ListingGroup } from './listing-groups.js';
+import { EMPTY_FRAGMENT, type FragmentTable, type JsonFragment, listingJsonParts } from './listing-json.js';
+
+export { orderListingKeys } from './listing-json.js';
+
 import { deliveryOfTag, packTag } from './listing-tags.js';
 
 /** A live listing as the index holds it. Strings are shared between listings that repeat them. */
@@ -30,59 +34,61 @@ export interface IndexedListing {
   readonly souvenir: boolean;
   /** listed_at in epoch milliseconds. */
   readonly listedAtMs: number | null;
-  /** The listing's JSON as UTF-8, keys in the Listing schema's order; prepared once. */
+  /** Byte length of the JSON. */
+  readonly jsonLength: number;
+  /**
+   * The listing's JSON as UTF-8: `JSON.stringify` of the listing with the keys in the schema's
+   * order. Assembled on each access from parts prepared once; pages use {@link copyJsonTo}.
+   */
   readonly json: Buffer;
-  /** The listing, parsed from `json` on each access: the index does not keep the object. */
+  /** The listing, parsed from the JSON on each access: the index does not keep the object. */
   readonly listing: Listing;
+  /** Writes the JSON into `target` at `offset`; returns the offset just after it. */
+  copyJsonTo(target: Buffer, offset: number): number;
 }
 
 /** Hands out one shared copy of each distinct string. */
 export type StringPool = Map<string, string>;
 
-/** What the records of one index share: their groups and a pool of other repeated strings. */
+/** What the records of one index share. */
 export interface RecordTables {
   groups: GroupTable;
+  fragments: FragmentTable;
+  arena: JsonArena;
   pool: StringPool;
 }
 
-/** The listing object with keys (its own and its stickers') in the schema's order, extra keys dropped. */
-export function orderListingKeys(l: Listing): Listing {
-  return {
-    id: l.id,
-    market_hash_name: l.market_hash_name,
-    wear: l.wear,
-    doppler_phase: l.doppler_phase,
-    float_value: l.float_value,
-    paint_seed: l.paint_seed,
-    stickers: l.stickers.map((s) => ({ name: s.name, image: s.image, slot: s.slot, wear: s.wear })),
-    price_usd: l.price_usd,
-    category: l.category,
-    rarity: l.rarity,
-    image: l.image,
-    inspect_link: l.inspect_link,
-    tradable: l.tradable,
-    tradable_at: l.tradable_at,
-    delivery: l.delivery,
-    refund_percent: l.refund_percent,
-    listed_at: l.listed_at,
-  };
+/** Both 15-bit byte lengths of the unique head and middle fit one small integer. */
+const SPLIT_BITS = 15;
+const SPLIT_LIMIT = 2 ** SPLIT_BITS;
+
+/** Builds the record of `listing` for game `appId`, storing its JSON parts in the tables. */
+export function createIndexedListing(appId: number, listing: Listing, tables: RecordTables): ListingRecord {
+  const record = new ListingRecord(appId, listing, tables);
+  const parts = listingJsonParts(listing);
+  const head = Buffer.byteLength(parts.head);
+  const middle = Buffer.byteLength(parts.middle);
+  if (head < SPLIT_LIMIT && middle < SPLIT_LIMIT) {
+    record.nameFragment = tables.fragments.acquire(parts.name);
+    record.itemFragment = tables.fragments.acquire(parts.item);
+    record.split = head | (middle << SPLIT_BITS);
+    tables.arena.store(record, parts.head + parts.middle + parts.tail);
+  } else {
+    tables.arena.store(record, parts.head + parts.name + parts.middle + parts.item + parts.tail);
+  }
+  return record;
 }
 
-/** Builds the record of `listing` for game `appId`, writing its JSON into `arena`. */
-export function createIndexedListing(
-  appId: number,
-  listing: Listing,
-  tables: RecordTables,
-  arena: JsonArena,
-): ListingRecord {
-  const record = new ListingRecord(appId, listing, tables);
-  arena.store(record, JSON.stringify(orderListingKeys(listing)));
-  return record;
+/** Gives back what a removed record holds in the tables; its JSON stays readable. */
+export function releaseIndexedListing(record: ListingRecord, tables: RecordTables): void {
+  tables.arena.free(record);
+  tables.fragments.release(record.nameFragment);
+  tables.fragments.release(record.itemFragment);
 }
 
 /**
  * The concrete record. Name-level fields live in its shared group and delivery in its tag, read
- * through getters, which keeps a record near 200 bytes; the arena fields are internal.
+ * through getters; its JSON is its own bytes in the arena around two shared fragments.
  */
 export class ListingRecord implements IndexedListing, JsonCell {
   readonly id: string;
@@ -99,6 +105,10 @@ export class ListingRecord implements IndexedListing, JsonCell {
   jsonStart = 0;
   jsonEnd = 0;
   jsonFreed = false;
+  /** Byte lengths of the head and the middle within the own bytes (0 when nothing is shared). */
+  split = 0;
+  nameFragment: JsonFragment = EMPTY_FRAGMENT;
+  itemFragment: JsonFragment = EMPTY_FRAGMENT;
 
   constructor(appId: number, l: Listing, { groups, pool }: RecordTables) {
     this.id = l.id;
@@ -148,12 +158,30 @@ export class ListingRecord implements IndexedListing, JsonCell {
     return deliveryOfTag(this.tag);
   }
 
+  get jsonLength(): number {
+    return this.jsonEnd - this.jsonStart + this.nameFragment.bytes.length + this.itemFragment.bytes.length;
+  }
+
+  copyJsonTo(target: Buffer, offset: number): number {
+    const own = this.jsonSlab.bytes;
+    const start = this.jsonStart;
+    const nameAt = start + (this.split & (SPLIT_LIMIT - 1));
+    const itemAt = nameAt + (this.split >>> SPLIT_BITS);
+    let at = offset + own.copy(target, offset, start, nameAt);
+    at += this.nameFragment.bytes.copy(target, at);
+    at += own.copy(target, at, nameAt, itemAt);
+    at += this.itemFragment.bytes.copy(target, at);
+    return at + own.copy(target, at, itemAt, this.jsonEnd);
+  }
+
   get json(): Buffer {
-    return this.jsonSlab.bytes.subarray(this.jsonStart, this.jsonEnd);
+    const json = Buffer.allocUnsafe(this.jsonLength);
+    this.copyJsonTo(json, 0);
+    return json;
   }
 
   get listing(): Listing {
-    return JSON.parse(this.jsonSlab.bytes.toString('utf8', this.jsonStart, this.jsonEnd)) as Listing;
+    return JSON.parse(this.json.toString('utf8')) as Listing;
   }
 }
 

@@ -1,5 +1,6 @@
 /** The listing filters of `/listings` (and the listing stream) compiled into one predicate. */
-import type { Delivery, Wear } from '../../contract/listing.js';
+import { usdToCents } from '../../contract/common.js';
+import type { Delivery, Listing, Wear } from '../../contract/listing.js';
 import type { IndexedListing } from './indexed-listing.js';
 
 /** Keep only (`only`) or drop (`exclude`) the listings with a property. */
@@ -33,8 +34,41 @@ export interface ListingFilter {
   availableAfterMs?: number | undefined;
 }
 
+/** The fields of a listing that filters read. */
+export type FilterFields = Pick<
+  IndexedListing,
+  | 'nameLower'
+  | 'categoryLower'
+  | 'rarityLower'
+  | 'wear'
+  | 'priceCents'
+  | 'float'
+  | 'delivery'
+  | 'refundPercent'
+  | 'statTrak'
+  | 'souvenir'
+  | 'listedAtMs'
+>;
+
 /** A compiled filter. */
-export type ListingPredicate = (listing: IndexedListing) => boolean;
+export type ListingPredicate = (listing: FilterFields) => boolean;
+
+/** The filter fields of a Listing object (for listings that are not in the index, such as logged events). */
+export function filterFieldsOf(listing: Listing): FilterFields {
+  return {
+    nameLower: listing.market_hash_name.toLowerCase(),
+    categoryLower: listing.category.toLowerCase(),
+    rarityLower: listing.rarity.toLowerCase(),
+    wear: listing.wear,
+    priceCents: usdToCents(listing.price_usd),
+    float: listing.float_value,
+    delivery: listing.delivery,
+    refundPercent: listing.refund_percent,
+    statTrak: listing.market_hash_name.includes('StatTrak™'),
+    souvenir: listing.market_hash_name.startsWith('Souvenir '),
+    listedAtMs: listing.listed_at === null ? null : Date.parse(listing.listed_at),
+  };
+}
 
 /**
  * Compiles a filter into one predicate; compile once, then call it per listing.
@@ -47,7 +81,7 @@ export function compileFilter(filter: ListingFilter): ListingPredicate {
 }
 
 /** True when `listing` passes `filter`. Compile with {@link compileFilter} when testing many listings. */
-export function matchesFilters(listing: IndexedListing, filter: ListingFilter): boolean {
+export function matchesFilters(listing: FilterFields, filter: ListingFilter): boolean {
   return compileFilter(filter)(listing);
 }
 

@@ -48,7 +48,8 @@ interface CachedFilter {
 /** Every group seen so far (never forgotten: the catalogue's items are a bounded set). */
 export class GroupTable {
   readonly #pool: Map<string, string>;
-  readonly #byKey = new Map<string, ListingGroup>();
+  /** Groups by name; a name rarely has more than one. */
+  readonly #byName = new Map<string, ListingGroup[]>();
   readonly #groups: ListingGroup[] = [];
   /** Bitsets of recent filters, least recently used first. */
   readonly #filters = new Map<string, CachedFilter>();
@@ -60,8 +61,8 @@ export class GroupTable {
 
   /** The group of these fields, created (and numbered) on first sight. */
   groupOf(name: string, category: string, rarity: string, wear: Wear | null): ListingGroup {
-    const key = `${name}\u0000${category}\u0000${rarity}\u0000${wear ?? ''}`;
-    const known = this.#byKey.get(key);
+    const named = this.#byName.get(name);
+    const known = named?.find((g) => g.category === category && g.rarity === rarity && g.wear === wear);
     if (known !== undefined) return known;
     const intern = (value: string) => internString(this.#pool, value);
     const group: ListingGroup = {
@@ -76,7 +77,8 @@ export class GroupTable {
       statTrak: name.includes('StatTrak™'),
       souvenir: name.startsWith('Souvenir '),
     };
-    this.#byKey.set(key, group);
+    if (named === undefined) this.#byName.set(group.name, [group]);
+    else named.push(group);
     if (group.code === GROUP_OVERFLOW) {
       this.#filters.clear();
       return group;

@@ -6,13 +6,14 @@ import {
   type IndexedListing,
   type ListingRecord,
   type RecordTables,
+  releaseIndexedListing,
 } from './indexed-listing.js';
-import { JsonArena, type JsonArenaOptions, type JsonArenaStats } from './json-arena.js';
+import { JsonArena, type JsonArenaOptions } from './json-arena.js';
 import { GroupTable } from './listing-groups.js';
+import { FragmentTable } from './listing-json.js';
 import { type ListingPageResult, type ListingSearch, queryListings } from './listing-query.js';
 
 export type { IndexedListing } from './indexed-listing.js';
-export type { JsonArenaStats } from './json-arena.js';
 export {
   compileFilter,
   type ListingFilter,
@@ -25,13 +26,25 @@ export { renderListingPage } from './render-listing-page.js';
 
 /** Options of {@link ListingIndex}. */
 export interface ListingIndexOptions {
-  /** How the listings' JSON is packed in memory. */
+  /** How the listings' own JSON bytes are packed in memory. */
   arena?: JsonArenaOptions;
+}
+
+/** Memory taken by the listings' JSON. */
+export interface ListingJsonStats {
+  /** Bytes of the arena slabs holding each listing's own bytes. */
+  slabBytes: number;
+  /** Own bytes of live listings. */
+  liveBytes: number;
+  /** Distinct shared fragments (name and wear; category, rarity and image) and their bytes. */
+  fragments: number;
+  fragmentBytes: number;
 }
 
 /**
  * The live catalogue of every game, held in memory. Ids are unique across games: upserting an id
- * under another game moves the listing there.
+ * under another game moves the listing there. Upserts are batched until the next read of an
+ * ordering, so loading many listings in a row costs one sort, not a million inserts.
  * @example
  * const index = new ListingIndex();
  * index.upsert(730, listing);
@@ -41,18 +54,21 @@ export class ListingIndex {
   readonly #byId = new Map<string, ListingRecord>();
   readonly #games = new Map<number, GameListings>();
   readonly #tables: RecordTables;
-  readonly #arena: JsonArena;
 
   constructor(options: ListingIndexOptions = {}) {
-    this.#arena = new JsonArena(options.arena);
     const pool = new Map<string, string>();
-    this.#tables = { groups: new GroupTable(pool), pool };
+    this.#tables = {
+      groups: new GroupTable(pool),
+      fragments: new FragmentTable(),
+      arena: new JsonArena(options.arena),
+      pool,
+    };
   }
 
   /** Adds or replaces a listing (replacing = remove then add, so it takes a new place). */
   upsert(appId: number, listing: Listing): IndexedListing {
     this.remove(listing.id);
-    const record = createIndexedListing(appId, listing, this.#tables, this.#arena);
+    const record = createIndexedListing(appId, listing, this.#tables);
     this.#byId.set(record.id, record);
     let game = this.#games.get(appId);
     if (game === undefined) {
@@ -63,13 +79,13 @@ export class ListingIndex {
     return record;
   }
 
-  /** Removes a listing; returns it (its `json` stays readable) or undefined when it was not live. */
+  /** Removes a listing; returns it (its JSON stays readable) or undefined when it was not live. */
   remove(id: string): IndexedListing | undefined {
     const record = this.#byId.get(id);
     if (record === undefined) return undefined;
     this.#byId.delete(id);
     this.#games.get(record.appId)?.remove(record);
-    this.#arena.free(record);
+    releaseIndexedListing(record, this.#tables);
     return record;
   }
 
@@ -82,6 +98,19 @@ export class ListingIndex {
   size(appId?: number): number {
     if (appId === undefined) return this.#byId.size;
     return this.#games.get(appId)?.size ?? 0;
+  }
+
+  /**
+   * The listing at a position from 0 to `size() - 1`, counting through each game's id order in
+   * turn: with a uniform position, a uniform pick over all games. O(size / 256).
+   */
+  at(position: number): IndexedListing | undefined {
+    let rest = Math.floor(position);
+    for (const game of this.#games.values()) {
+      if (rest < game.size) return game.order('id').at(rest);
+      rest -= game.size;
+    }
+    return undefined;
   }
 
   /** Every live listing of a game in id order. Do not change the index while iterating (it throws). */
@@ -98,27 +127,22 @@ export class ListingIndex {
   }
 
   /**
-   * Applies pending additions to the orderings now. Upserts are batched until the next read, so
-   * call this after a bulk load to keep the first request from paying for the build.
+   * Applies pending additions to the orderings now. Call it after a bulk load, or the first read
+   * pays for building the orderings.
    */
   flush(): void {
     for (const game of this.#games.values()) game.flush();
   }
 
-  /** The listing at a position of the id order of all games together (games in app id order), for sampling. */
-  at(position: number): IndexedListing | undefined {
-    let rest = position;
-    for (const appId of [...this.#games.keys()].sort((a, b) => a - b)) {
-      const ids = this.#games.get(appId)?.order('id');
-      if (ids === undefined) continue;
-      if (rest < ids.size) return ids.at(rest);
-      rest -= ids.size;
-    }
-    return undefined;
-  }
-
   /** Memory taken by the listings' JSON. */
-  jsonStats(): JsonArenaStats {
-    return this.#arena.stats();
+  jsonStats(): ListingJsonStats {
+    const arena = this.#tables.arena.stats();
+    const fragments = this.#tables.fragments.stats();
+    return {
+      slabBytes: arena.bytes,
+      liveBytes: arena.liveBytes,
+      fragments: fragments.fragments,
+      fragmentBytes: fragments.bytes,
+    };
   }
 }

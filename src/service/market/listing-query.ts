@@ -25,6 +25,12 @@ export interface ListingPageResult {
   nextCursor: string | null;
 }
 
+/**
+ * How many rows a walk rejects by tag in the time it takes to read one row: gathering a name's
+ * listings reads every one of them, a walk reads about want * size / count tags.
+ */
+const TAG_TESTS_PER_READ = 25;
+
 type Test = (listing: ListingRecord) => boolean;
 
 /**
@@ -52,8 +58,8 @@ export function queryListings(
 
 /**
  * The first `want` matching rows after `after`, in the order of `search.sort`: from the name's
- * listings when `name` is given, else by walking the ordering. `allowed` is the bitset of the
- * groups the name-level filters allow.
+ * listings when `name` is given and they are few, else by walking the ordering. `allowed` is the
+ * bitset of the groups the name-level filters allow.
  */
 function findRows(
   game: GameListings,
@@ -63,9 +69,11 @@ function findRows(
   want: number,
 ): ListingRecord[] {
   const keep = compileFilter(search);
-  if (search.name === undefined) return scan(game, search, keep, allowed, after, want);
-  const group = game.byName.get(search.name.toLowerCase());
-  return group === undefined ? [] : pickFirst(group, keep, LISTING_ORDERS[search.sort], after, want);
+  const named = search.name === undefined ? undefined : (game.byName.get(search.name.toLowerCase()) ?? []);
+  if (named === undefined || named.size ** 2 * TAG_TESTS_PER_READ > want * game.size) {
+    return scan(game, search, keep, allowed, after, want);
+  }
+  return pickFirst(named, keep, LISTING_ORDERS[search.sort], after, want);
 }
 
 /**

@@ -11,18 +11,13 @@ const COMMA = 0x2c;
 export function renderListingPage(page: ListingPageResult): Buffer {
   const tail = Buffer.from(`],"next_cursor":${JSON.stringify(page.nextCursor)}}`);
   let length = HEAD.length + tail.length + Math.max(0, page.items.length - 1);
-  const parts: Buffer[] = [];
-  for (const item of page.items) {
-    const json = item.json;
-    parts.push(json);
-    length += json.length;
-  }
+  for (const item of page.items) length += item.jsonLength;
   const body = Buffer.allocUnsafe(length);
   let offset = HEAD.copy(body, 0);
-  for (let i = 0; i < parts.length; i++) {
+  page.items.forEach((item, i) => {
     if (i > 0) body[offset++] = COMMA;
-    offset += (parts[i] as Buffer).copy(body, offset);
-  }
+    offset = item.copyJsonTo(body, offset);
+  });
   tail.copy(body, offset);
   return body;
 }

@@ -31,6 +31,8 @@ export interface ChurnState {
 const RELIST_SHARE = 0.1;
 /** How many recently gone listings are remembered for re-listing. */
 const RECENTLY_GONE = 2000;
+/** The churn keeps at least this many listings, so an empty catalogue fills up. */
+const MIN_TARGET = 1000;
 /** Hold releases handled per tick at most, so a big clock jump does not stall the service. */
 const MAX_RELEASES_PER_TICK = 500;
 
@@ -54,7 +56,7 @@ export class MarketChurn {
   ) {
     this.random = new Random(options.seed ^ 0x5eed);
     this.generator = createListingGenerator({ seed: options.seed, firstSequence: catalogue.nextSequence });
-    this.target = Math.max(1, catalogue.index.size());
+    this.target = Math.max(MIN_TARGET, catalogue.index.size());
     this.ratePerSecond = options.ratePerSecond ?? 4;
     this.paused = options.paused ?? false;
     this.lastTick = clock.now();

@@ -305,11 +305,14 @@ describe('ListingIndex paging under churn', () => {
     expect(problems).toEqual([]);
     expect(pages).toBeGreaterThan(2000);
     expect(index.size(CS2)).toBe(live.size);
-    for (const [id, listing] of live) expect(index.get(id)?.listing).toEqual(orderListingKeys(listing));
+    for (const [id, listing] of live) {
+      expect(index.get(id)?.json.toString()).toBe(JSON.stringify(orderListingKeys(listing)));
+    }
     const stats = index.jsonStats();
-    const liveBytes = [...index.values(CS2), ...index.values(DOTA)].reduce((n, l) => n + l.json.length, 0);
-    expect(stats.liveBytes).toBe(liveBytes);
-    expect(stats.bytes).toBeLessThan(3 * liveBytes + 2 * 16_384);
+    const total = [...index.values(CS2), ...index.values(DOTA)].reduce((n, l) => n + l.jsonLength, 0);
+    expect(stats.liveBytes).toBeLessThan(total);
+    expect(stats.slabBytes).toBeLessThan(3 * stats.liveBytes + 2 * 16_384);
+    expect(stats.fragments).toBeLessThan(index.size() / 2);
   });
 });
 
@@ -426,6 +429,20 @@ describe('compileFilter', () => {
   });
 });
 
+describe('ListingIndex float bounds', () => {
+  const bounds = [0, 0.01, 0.0699, 0.07, 0.15, 0.2, 0.25, 0.38, 0.45, 0.6, 0.8, 0.99, 1];
+  const make = createListingFactory({ seed: 13 });
+  const index = new ListingIndex();
+  const listings = bounds.flatMap((float_value) => [make({ float_value }), make({ float_value })]);
+  for (const l of listings) index.upsert(CS2, l);
+  const pairs = bounds.flatMap((min) => bounds.filter((max) => max >= min).map((max) => [min, max] as const));
+
+  it.each(pairs)('keeps floats from %f to %f inclusive, also at bucket edges', (minFloat, maxFloat) => {
+    const search: ListingSearch = { appId: CS2, sort: 'price_asc', limit: 200, minFloat, maxFloat };
+    expect(index.query(search).items.map((l) => l.id)).toEqual(referencePage(listings, search));
+  });
+});
+
 describe('renderListingPage', () => {
   const make = createListingFactory({ seed: 12 });
   const index = new ListingIndex();
@@ -449,6 +466,46 @@ describe('renderListingPage', () => {
     expect(renderListingPage({ items: [], nextCursor: null }).toString()).toBe(
       '{"items":[],"next_cursor":null}',
     );
+  });
+
+  it.each([
+    [
+      'unicode and escapes',
+      { market_hash_name: '★ StatTrak™ Karambit | "Quote" \\ (Factory New)', image: 'https://x.test/é' },
+    ],
+    [
+      'key-like text in values',
+      { id: 'a,"market_hash_name":b', market_hash_name: 'x,"doppler_phase":"y","category":' },
+    ],
+    [
+      'nulls everywhere',
+      {
+        wear: null,
+        float_value: null,
+        paint_seed: null,
+        inspect_link: null,
+        listed_at: null,
+        refund_percent: null,
+      },
+    ],
+    [
+      'a middle too long to share around',
+      {
+        stickers: Array.from({ length: 5 }, (_, slot) => ({
+          name: 'x'.repeat(9000),
+          image: 'https://x.test/s',
+          slot,
+          wear: 0.5,
+        })),
+      },
+    ],
+  ])('prepares exactly the bytes of JSON.stringify (%s)', (_label, overrides) => {
+    const listing = make(overrides as Partial<Listing>);
+    const row = new ListingIndex().upsert(CS2, listing);
+    const expected = Buffer.from(JSON.stringify(orderListingKeys(listing)));
+    expect(row.json.equals(expected)).toBe(true);
+    expect(row.jsonLength).toBe(expected.length);
+    expect(row.listing).toEqual(orderListingKeys(listing));
   });
 
   it('writes the keys in the Listing schema order, whatever order they came in', () => {

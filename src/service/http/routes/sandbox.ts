@@ -86,6 +86,8 @@ export function registerSandboxRoutes(app: FastifyInstance, context: ServiceCont
     keyView(await accounts.revokeKey(request.params.keyId)),
   );
 
+  api.get('/streams', { schema: hidden }, async () => ({ open: Object.fromEntries(context.stream.open) }));
+
   api.get('/clock', { schema: hidden }, async () => clockView(context));
 
   api.post('/clock', { schema: { ...hidden, body: advanceClockBodySchema } }, async (request) => {

@@ -1,0 +1,131 @@
+/**
+ * One listing-stream connection, independent of HTTP: replays the log after a resume point, then
+ * follows the live tail with no gap and no duplicate at the seam. Live events that arrive during
+ * the replay wait in a queue and are sent after it, skipping what the replay already sent.
+ */
+
+import { APP_IDS } from '../../contract/common.js';
+import type { Listing } from '../../contract/listing.js';
+import type { AppliedChange, Catalogue } from './catalogue.js';
+import type { LogEvent } from './event-log.js';
+import { filterFieldsOf, type ListingPredicate } from './listing-filter.js';
+
+/** Where a session writes: `write` returns false once the peer is too far behind. */
+export interface StreamSink {
+  write(chunk: string): boolean;
+  /** Resolves when the peer has taken what was written (used while replaying). */
+  drained(): Promise<void>;
+  /** Ends the connection (the client resumes from its last id). */
+  close(reason: string): void;
+}
+
+/** Limits of a session. */
+export interface StreamSessionOptions {
+  /** Events read from the log per replay step. @default 2000 */
+  replayBatch?: number;
+  /** Live events held while replaying before the session gives up. @default 100000 */
+  maxPending?: number;
+}
+
+const frames = new WeakMap<LogEvent, string>();
+
+/** The SSE frame of an event, built once and shared by every session. */
+export function frameOf(event: LogEvent, eventId: string): string {
+  let frame = frames.get(event);
+  if (frame === undefined) {
+    const data = event.kind === 'new' ? event.listing : JSON.stringify({ id: event.listingId });
+    frame = `id: ${eventId}\nevent: ${event.kind}\ndata: ${data}\n\n`;
+    frames.set(event, frame);
+  }
+  return frame;
+}
+
+/** The SSE frame of a resync notice. */
+export function resyncFrame(detail: string): string {
+  return `event: resync\ndata: ${JSON.stringify({ reason: 'last_event_id_expired', detail })}\n\n`;
+}
+
+/** A running stream: call `start`, and `stop` when the connection ends. */
+export class StreamSession {
+  private lastSent: number;
+  private replaying = true;
+  private pending: AppliedChange[] = [];
+  private unsubscribe: (() => void) | undefined;
+  private closed = false;
+
+  constructor(
+    private readonly catalogue: Catalogue,
+    private readonly keep: ListingPredicate,
+    private readonly sink: StreamSink,
+    private readonly options: StreamSessionOptions = {},
+  ) {
+    this.lastSent = catalogue.log.head;
+  }
+
+  /** Replays everything after `after` (a log position; null for live only), then goes live. */
+  async start(after: number | null): Promise<void> {
+    this.unsubscribe = this.catalogue.onChange((changes) => this.onLive(changes));
+    if (after !== null) {
+      this.lastSent = after;
+      await this.replay();
+    }
+    this.replaying = false;
+    const queued = this.pending;
+    this.pending = [];
+    this.onLive(queued);
+  }
+
+  /** Stops following the catalogue. */
+  stop(): void {
+    this.closed = true;
+    this.unsubscribe?.();
+    this.pending = [];
+  }
+
+  private async replay(): Promise<void> {
+    const log = this.catalogue.log;
+    const batch = this.options.replayBatch ?? 2000;
+    const until = log.head;
+    while (!this.closed && this.lastSent < until) {
+      const events = await log.readAfter(this.lastSent, batch);
+      if (events.length === 0) break;
+      for (const event of events) {
+        if (event.appId === APP_IDS.cs2 && (event.kind === 'gone' || this.keepLogged(event))) {
+          this.sink.write(frameOf(event, log.eventId(event.position)));
+        }
+        this.lastSent = event.position;
+      }
+      await this.sink.drained();
+    }
+  }
+
+  private onLive(changes: readonly AppliedChange[]): void {
+    if (this.closed) return;
+    if (this.replaying) {
+      this.pending.push(...changes);
+      if (this.pending.length > (this.options.maxPending ?? 100_000))
+        this.fail('too far behind while replaying');
+      return;
+    }
+    for (const change of changes) {
+      const { event, entry } = change;
+      if (event.position <= this.lastSent || entry.appId !== APP_IDS.cs2) continue;
+      this.lastSent = event.position;
+      if (event.kind === 'new' && !this.keep(entry)) continue;
+      if (!this.sink.write(frameOf(event, this.catalogue.log.eventId(event.position)))) {
+        this.fail('client too slow');
+        return;
+      }
+    }
+  }
+
+  private keepLogged(event: LogEvent): boolean {
+    const listing = JSON.parse(event.listing ?? 'null') as Listing | null;
+    return listing !== null && this.keep(filterFieldsOf(listing));
+  }
+
+  private fail(reason: string): void {
+    this.stop();
+    this.sink.close(reason);
+  }
+}
