@@ -71,12 +71,11 @@ export type PricesQuery = z.infer<typeof pricesQuerySchema>;
 export const publicPricesQuerySchema = pricesQuerySchema.pick({ appId: true, cursor: true, limit: true });
 
 /**
- * One line of `GET /prices/snapshot.ndjson.gz` (designed here): a CS2 price row with the time
- * the snapshot was built, so a file read on its own says how old it is.
+ * One line of `GET /prices/snapshot.ndjson.gz` (designed here): exactly a CS2 price row of
+ * `/prices`, so the file and the list agree. The build time is sent in the `X-Generated-At`
+ * header rather than in the rows, so the ETag changes only when prices or counts do.
  */
-export const snapshotRowSchema = priceRowSchema
-  .extend({ generated_at: timestampSchema })
-  .meta({ id: 'SnapshotRow' });
+export const snapshotRowSchema = priceRowSchema.meta({ id: 'SnapshotRow' });
 export type SnapshotRow = z.infer<typeof snapshotRowSchema>;
 
 /** Currencies `/currency` quotes against USD: those skin traders price in. */

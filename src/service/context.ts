@@ -6,6 +6,7 @@ import type { StreamRouteOptions } from './http/routes/stream.js';
 import type { Catalogue } from './market/catalogue.js';
 import type { FxRates } from './market/fx-rates.js';
 import type { PriceList } from './market/price-list.js';
+import type { PriceSnapshot } from './market/price-snapshot.js';
 import type { MarketChurn } from './sim/churn.js';
 import type { AccountStore } from './store/accounts.js';
 import type { Database } from './store/database.js';
@@ -17,6 +18,7 @@ export interface ServiceContext {
   accounts: AccountStore;
   catalogue: Catalogue;
   prices: PriceList;
+  snapshot: PriceSnapshot;
   fx: FxRates;
   churn: MarketChurn;
   limiter: RollingWindowLimiter;

@@ -9,6 +9,7 @@ import { Catalogue } from './market/catalogue.js';
 import type { RetentionOptions } from './market/event-log.js';
 import { FxRates } from './market/fx-rates.js';
 import { PriceList } from './market/price-list.js';
+import { PriceSnapshot } from './market/price-snapshot.js';
 import { projectPath } from './paths.js';
 import { MarketChurn } from './sim/churn.js';
 import { AccountStore } from './store/accounts.js';
@@ -76,8 +77,10 @@ export async function startService(options: ServiceOptions = {}): Promise<Runnin
       { seed, listings: options.listings ?? 20_000, nowMs: clock.now() },
       options.retention ?? {},
     );
-    const prices = new PriceList(catalogue.index, clock);
-    prices.rebuild();
+    const prices = new PriceList(db, clock);
+    const snapshot = new PriceSnapshot();
+    prices.onBuild((build) => snapshot.update(build));
+    await prices.rebuild();
     const churn = new MarketChurn(catalogue, clock, {
       seed,
       ratePerSecond: options.churnRate ?? 4,
@@ -89,6 +92,7 @@ export async function startService(options: ServiceOptions = {}): Promise<Runnin
       accounts,
       catalogue,
       prices,
+      snapshot,
       fx: new FxRates(clock, seed),
       churn,
       limiter: new RollingWindowLimiter({ ...DEFAULT_RATE_LIMITS, ...options.rateLimits }),
@@ -106,7 +110,9 @@ export async function startService(options: ServiceOptions = {}): Promise<Runnin
     });
     await app.listen({ host: options.host ?? '127.0.0.1', port: options.port ?? 8080 });
     churn.start();
-    const priceTimer = setInterval(() => prices.rebuild(), options.priceIntervalMs ?? 60_000);
+    const priceTimer = setInterval(() => {
+      prices.rebuild().catch((error: unknown) => app.log.error({ err: error }, 'price list rebuild failed'));
+    }, options.priceIntervalMs ?? 60_000);
     const pruneTimer = setInterval(() => {
       catalogue.log
         .prune(clock.now())

@@ -14,6 +14,7 @@ import { errorCodesExtension } from './openapi.js';
 import { registerAccountRoutes } from './routes/account.js';
 import { registerMarketRoutes } from './routes/market.js';
 import { registerSandboxRoutes } from './routes/sandbox.js';
+import { registerSnapshotRoutes } from './routes/snapshot.js';
 import { registerStatusRoutes } from './routes/status.js';
 import { registerStreamRoutes } from './routes/stream.js';
 
@@ -65,6 +66,7 @@ export async function buildApp(context: ServiceContext, options: AppOptions = {}
       registerStatusRoutes(v1, context);
       registerMarketRoutes(v1, context);
       registerStreamRoutes(v1, context);
+      registerSnapshotRoutes(v1, context);
       registerAccountRoutes(v1, context);
     },
     { prefix: '/v1' },

@@ -69,11 +69,14 @@ function findRows(
   want: number,
 ): ListingRecord[] {
   const keep = compileFilter(search);
-  const named = search.name === undefined ? undefined : (game.byName.get(search.name.toLowerCase()) ?? []);
-  if (named === undefined || named.size ** 2 * TAG_TESTS_PER_READ > want * game.size) {
-    return scan(game, search, keep, allowed, after, want);
+  if (search.name !== undefined) {
+    const named = game.byName.get(search.name.toLowerCase());
+    if (named === undefined) return [];
+    if (named.size ** 2 * TAG_TESTS_PER_READ <= want * game.size) {
+      return pickFirst(named, keep, LISTING_ORDERS[search.sort], after, want);
+    }
   }
-  return pickFirst(named, keep, LISTING_ORDERS[search.sort], after, want);
+  return scan(game, search, keep, allowed, after, want);
 }
 
 /**

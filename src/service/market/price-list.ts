@@ -8,8 +8,8 @@ import { centsToUsd } from '../../contract/common.js';
 import type { Wear } from '../../contract/listing.js';
 import type { PriceRow } from '../../contract/market.js';
 import type { Clock } from '../clock.js';
+import type { Database } from '../store/database.js';
 import { ALL_APP_IDS } from './games.js';
-import type { ListingIndex } from './listing-index.js';
 
 /** One price group with the lower-case name it is searched by. */
 export interface PriceGroup {
@@ -29,22 +29,67 @@ export interface PriceQuery {
   limit: number;
 }
 
-/** The price list, rebuilt from the catalogue's index. */
+/** Told of every finished build, with the CS2 rows (the snapshot is built from them). */
+export type PriceListListener = (build: { generatedAt: number; cs2: readonly PriceGroup[] }) => Promise<void>;
+
+/**
+ * The price list, rebuilt from the committed listings by one DuckDB aggregation on the reader
+ * connection, so a rebuild over a million listings never blocks the event loop.
+ */
 export class PriceList {
   private groups = new Map<number, PriceGroup[]>();
   private builtAt = 0;
+  private building: Promise<void> | null = null;
+  private readonly listeners: PriceListListener[] = [];
 
   constructor(
-    private readonly index: ListingIndex,
+    private readonly db: Database,
     private readonly clock: Clock,
   ) {}
 
-  /** Rebuilds every game's groups from the live listings. */
-  rebuild(): void {
-    const next = new Map<number, PriceGroup[]>();
-    for (const appId of ALL_APP_IDS) next.set(appId, this.buildGame(appId));
+  /** Runs `listener` after every build (the snapshot follows the list this way). */
+  onBuild(listener: PriceListListener): void {
+    this.listeners.push(listener);
+  }
+
+  /** Rebuilds every game's groups; a call during a build waits for that build and then builds again. */
+  async rebuild(): Promise<void> {
+    const previous = this.building ?? Promise.resolve();
+    const next = previous.then(() => this.build());
+    this.building = next.finally(() => {
+      if (this.building === next) this.building = null;
+    });
+    await next;
+  }
+
+  private async build(): Promise<void> {
+    const generatedAt = this.clock.now();
+    const rows = await this.db.read<Record<string, unknown>>(
+      `SELECT app_id, market_hash_name AS name, wear, doppler_phase AS phase,
+              CAST(min(price_usd) * 100 AS BIGINT) AS min_cents, count(*) AS n
+       FROM listings GROUP BY ALL`,
+    );
+    const next = new Map<number, PriceGroup[]>(ALL_APP_IDS.map((appId) => [appId, []]));
+    for (const r of rows) {
+      const wear = (r.wear ?? null) as Wear | null;
+      const phase = r.phase === null ? null : String(r.phase);
+      const name = String(r.name);
+      next.get(Number(r.app_id))?.push({
+        key: `${name}\u0000${wear ?? ''}\u0000${phase ?? ''}`,
+        nameLower: name.toLowerCase(),
+        row: {
+          market_hash_name: name,
+          wear,
+          doppler_phase: phase,
+          min_ask_usd: centsToUsd(Number(r.min_cents)),
+          listed_count: Number(r.n),
+        },
+      });
+    }
+    for (const groups of next.values()) groups.sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
     this.groups = next;
-    this.builtAt = this.clock.now();
+    this.builtAt = generatedAt;
+    for (const listener of this.listeners) await listener({ generatedAt, cs2: this.rows(730) });
   }
 
   /** When the list was last built (epoch ms). */
@@ -85,37 +130,6 @@ export class PriceList {
       last = group;
     }
     return { items, nextCursor: more && last ? priceCursor(query.appId, last.key) : null };
-  }
-
-  private buildGame(appId: number): PriceGroup[] {
-    const byKey = new Map<
-      string,
-      { name: string; wear: Wear | null; phase: string | null; min: number; count: number }
-    >();
-    for (const listing of this.index.values(appId)) {
-      const name = listing.listing.market_hash_name;
-      const key = `${name}\u0000${listing.wear ?? ''}\u0000${listing.phase ?? ''}`;
-      const group = byKey.get(key);
-      if (group) {
-        group.min = Math.min(group.min, listing.priceCents);
-        group.count += 1;
-      } else {
-        byKey.set(key, { name, wear: listing.wear, phase: listing.phase, min: listing.priceCents, count: 1 });
-      }
-    }
-    return [...byKey.entries()]
-      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
-      .map(([key, g]) => ({
-        key,
-        nameLower: g.name.toLowerCase(),
-        row: {
-          market_hash_name: g.name,
-          wear: g.wear,
-          doppler_phase: g.phase,
-          min_ask_usd: centsToUsd(g.min),
-          listed_count: g.count,
-        },
-      }));
   }
 }
 

@@ -393,6 +393,40 @@ describe('ListingIndex maintenance', () => {
     }
   });
 
+  it('counts pending additions and picks any live listing by position with at()', () => {
+    const make = createListingFactory({ seed: 15 });
+    const index = new ListingIndex();
+    const cs2 = Array.from({ length: 30 }, () => index.upsert(CS2, make()).id);
+    const dota = Array.from({ length: 20 }, () => index.upsert(DOTA, make({ wear: null })).id);
+    expect([index.size(CS2), index.size(DOTA), index.size()]).toEqual([30, 20, 50]);
+    const picked = Array.from({ length: 50 }, (_, i) => index.at(i)?.id);
+    expect(new Set(picked)).toEqual(new Set([...cs2, ...dota]));
+    expect(picked.slice(0, 30)).toEqual([...cs2].sort());
+    expect(index.at(50)).toBeUndefined();
+    expect(index.at(-1)).toBeUndefined();
+  });
+
+  it('finds listings of names and categories that appear after the same filter was answered', () => {
+    const make = createListingFactory({ seed: 16 });
+    const index = new ListingIndex();
+    for (let i = 0; i < 50; i++) index.upsert(CS2, make());
+    const searches: ListingSearch[] = [
+      { appId: CS2, sort: 'id', limit: 10, search: 'zeus' },
+      { appId: CS2, sort: 'id', limit: 10, category: 'equipment' },
+      { appId: CS2, sort: 'id', limit: 10, search: 'x27', category: 'Equipment', wear: 'Factory New' },
+    ];
+    for (const search of searches) expect(index.query(search).items).toEqual([]);
+    const zeus = index.upsert(
+      CS2,
+      make({
+        market_hash_name: 'Zeus x27 | Olympus (Factory New)',
+        category: 'Equipment',
+        wear: 'Factory New',
+      }),
+    );
+    for (const search of searches) expect(index.query(search).items).toEqual([zeus]);
+  });
+
   it('derives stat_trak and souvenir from the name', () => {
     const make = createListingFactory({ seed: 9 });
     const index = new ListingIndex();
@@ -427,6 +461,33 @@ describe('compileFilter', () => {
     }
     expect(mismatches).toEqual([]);
   });
+});
+
+describe('ListingIndex name queries', () => {
+  const make = createListingFactory({ seed: 14 });
+  const index = new ListingIndex();
+  const popular = 'AK-47 | Redline (Field-Tested)';
+  const listings = Array.from({ length: 900 }, (_, i) =>
+    make(i % 3 === 0 ? {} : { market_hash_name: popular }),
+  );
+  for (const l of listings) index.upsert(CS2, l);
+
+  it.each(LISTING_SORTS.flatMap((sort) => [1, 5, 200].map((limit) => [sort, limit] as const)))(
+    'pages a large name group like the reference (sort=%s, limit %i)',
+    (sort, limit) => {
+      const search: ListingSearch = {
+        appId: CS2,
+        sort,
+        limit,
+        name: popular.toLowerCase(),
+        maxPriceCents: 8000,
+      };
+      const ids = allPages(index, search)
+        .flat()
+        .map((l) => l.id);
+      expect(ids).toEqual(referencePage(listings, search));
+    },
+  );
 });
 
 describe('ListingIndex float bounds', () => {

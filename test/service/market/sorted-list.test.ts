@@ -93,6 +93,34 @@ describe('SortedList', () => {
     expect([...built]).toEqual(values.slice(2500).sort((a, b) => a - b));
   });
 
+  it('keeps each tag beside its value through inserts, deletes, splits and merges', () => {
+    const random = createRandom(11);
+    const tagOf = (item: Item) => item.tag % 7;
+    const list = new SortedList<Item>(byKey, { chunkSize: 8, tagOf });
+    const reference: Item[] = [];
+    for (let step = 0; step < 3000; step++) {
+      if (random.chance(0.6) || reference.length === 0) {
+        const item = { key: random.int(200), tag: step };
+        list.insert(item);
+        insertReference(reference, item);
+      } else {
+        const victim = reference.splice(random.int(reference.length), 1)[0] as Item;
+        list.delete(victim);
+      }
+    }
+    const key = 100;
+    const seen: [Item, number][] = [];
+    list.scanChunks(
+      (v) => v.key > key,
+      (values, tags, from) => {
+        for (let i = from; i < values.length; i++) seen.push([values[i] as Item, tags[i] as number]);
+        return true;
+      },
+    );
+    expect(seen.map(([v]) => v)).toEqual(reference.filter((v) => v.key > key));
+    expect(seen.every(([v, tag]) => tag === tagOf(v))).toBe(true);
+  });
+
   it('throws when changed during iteration', () => {
     const list = SortedList.from([1, 2, 3], (a, b) => a - b);
     expect(() => {

@@ -15,6 +15,7 @@ import type { ServiceContext } from '../../context.js';
 import { ALL_APP_IDS, gamesReadableBy, resolveAppId } from '../../market/games.js';
 import { type ListingSearch, renderListingPage } from '../../market/listing-index.js';
 import type { PriceQuery } from '../../market/price-list.js';
+import type { Account } from '../../store/accounts.js';
 import { authOf } from '../authenticate.js';
 import { AUTH_ERRORS, errorResponses } from '../openapi.js';
 
@@ -167,6 +168,20 @@ export function listingSearchOf(query: ListingsQuery, readable: readonly number[
   for (const [key, value] of Object.entries(optional))
     if (value !== undefined) Object.assign(search, { [key]: value });
   return search;
+}
+
+/** The price feed needs a funded account: 402 insufficient_settled_balance without settled funds. */
+export function requireSettledFunds(account: Account): void {
+  if (account.settledCents > 0) return;
+  throw new ApiError(
+    'insufficient_settled_balance',
+    'the price feed needs a funded account with settled funds',
+    {
+      balance_usd: centsToUsd(account.balanceCents),
+      required_usd: 0.01,
+      settled_usd: centsToUsd(account.settledCents),
+    },
+  );
 }
 
 function checkRange(

@@ -119,7 +119,7 @@ export function registerSandboxRoutes(app: FastifyInstance, context: ServiceCont
   });
 
   api.post('/prices/rebuild', { schema: hidden }, async () => {
-    context.prices.rebuild();
+    await context.prices.rebuild();
     return {
       generated_at: new Date(context.prices.generatedAt()).toISOString(),
       groups: context.prices.groupCount(),
