@@ -7,6 +7,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import autocannon from 'autocannon';
+import { print } from './fixtures.js';
 import { rssMiB, spawnService } from './service-process.js';
 
 const LISTINGS = Number(process.env.BENCH_LISTINGS ?? 1_000_000);
@@ -69,8 +70,4 @@ export async function run(): Promise<void> {
 async function load(url: string, headers: Record<string, string>) {
   const result = await autocannon({ url, headers, connections: 10, duration: SECONDS });
   return { rps: result.requests.average, p50: result.latency.p50, p99: result.latency.p99 };
-}
-
-function print(label: string, value: string): void {
-  process.stdout.write(`${label.padEnd(70)} ${value}\n`);
 }
