@@ -26,6 +26,12 @@ export const serveConfigSchema = z.object({
   churnRate: z.coerce.number().min(0).max(10_000).default(4),
   churnPaused: flag.default(false),
   readLimit: int(1, 100_000_000).default(100),
+  logRetentionHours: z.coerce
+    .number()
+    .positive()
+    .max(24 * 365)
+    .default(24),
+  logMaxRows: int(1, 1_000_000_000).default(2_000_000),
   logLevel: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('warn'),
 });
 export type ServeConfig = z.infer<typeof serveConfigSchema>;
@@ -41,6 +47,8 @@ const ENV: Record<string, string> = {
   trustProxy: 'MARKET_TRUST_PROXY',
   churnRate: 'MARKET_CHURN_RATE',
   readLimit: 'MARKET_READ_LIMIT',
+  logRetentionHours: 'MARKET_LOG_RETENTION_HOURS',
+  logMaxRows: 'MARKET_LOG_MAX_ROWS',
   logLevel: 'MARKET_LOG_LEVEL',
 };
 

@@ -26,6 +26,11 @@ program
     '--read-limit <n>',
     'standard requests per key and rolling minute; raise it for load tests (MARKET_READ_LIMIT)',
   )
+  .option(
+    '--log-retention-hours <n>',
+    'hours of listing events kept for stream resume (MARKET_LOG_RETENTION_HOURS)',
+  )
+  .option('--log-max-rows <n>', 'most listing events kept for stream resume (MARKET_LOG_MAX_ROWS)')
   .option('--log-level <level>', 'pino log level, or silent (MARKET_LOG_LEVEL)')
   .action(async (flags) => (await import('./serve.js')).serve(flags));
 

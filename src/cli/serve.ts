@@ -16,6 +16,7 @@ export async function serve(flags: Record<string, unknown>): Promise<void> {
     churnRate: config.churnRate,
     churnPaused: config.churnPaused,
     rateLimits: { read: config.readLimit },
+    retention: { retentionMs: config.logRetentionHours * 3_600_000, maxRows: config.logMaxRows },
     logger: { level: config.logLevel, stream: process.stderr },
   });
   process.stdout.write(`${service.baseUrl}\n`);

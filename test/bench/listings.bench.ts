@@ -3,11 +3,11 @@
  * of the same server returning a body of the same size; also the service's RSS and its start-up
  * time on an existing database.
  */
-import { mkdtemp, rm } from 'node:fs/promises';
+import { copyFile, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import autocannon from 'autocannon';
-import { print } from './fixtures.js';
+import { benchDatabase, print } from './fixtures.js';
 import { rssMiB, spawnService } from './service-process.js';
 
 const LISTINGS = Number(process.env.BENCH_LISTINGS ?? 1_000_000);
@@ -23,17 +23,7 @@ export async function run(): Promise<void> {
   const dir = await mkdtemp(join(tmpdir(), 'market-bench-'));
   const db = join(dir, 'market.duckdb');
   try {
-    const first = await spawnService([
-      '--db',
-      db,
-      '--listings',
-      String(LISTINGS),
-      '--churn-paused',
-      '--read-limit',
-      '100000000',
-    ]);
-    print(`generate ${LISTINGS} listings and start`, `${(first.startMs / 1000).toFixed(1)} s`);
-    await first.stop();
+    await copyFile(await benchDatabase(LISTINGS), db);
 
     const service = await spawnService(['--db', db, '--churn-paused', '--read-limit', '100000000']);
     print('start-up on the existing database', `${(service.startMs / 1000).toFixed(1)} s`);

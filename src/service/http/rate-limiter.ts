@@ -12,9 +12,15 @@ export const DEFAULT_RATE_LIMITS: RateLimits = { read: 100, orders: 250, p2p_wri
 /** The outcome of asking for a slot. */
 export type RateDecision = { allowed: true } | { allowed: false; retryAfterSeconds: number; limit: number };
 
+/** Accepted request times of one (key, class), oldest first from `head`. */
+interface RequestLog {
+  times: number[];
+  head: number;
+}
+
 /** Counts accepted requests per (key, class) over the last `windowMs`; refused ones do not count. */
 export class RollingWindowLimiter {
-  private readonly logs = new Map<string, number[]>();
+  private readonly logs = new Map<string, RequestLog>();
 
   constructor(
     private readonly limits: RateLimits = DEFAULT_RATE_LIMITS,
@@ -25,27 +31,31 @@ export class RollingWindowLimiter {
   take(subject: string, rateClass: RateClass, now: number): RateDecision {
     const limit = this.limits[rateClass];
     const logKey = `${rateClass}:${subject}`;
-    const log = this.logs.get(logKey) ?? [];
+    const log = this.logs.get(logKey) ?? { times: [], head: 0 };
     dropBefore(log, now - this.windowMs);
-    if (log.length >= limit) {
-      const oldest = log[log.length - limit] ?? now;
+    const count = log.times.length - log.head;
+    if (count >= limit) {
+      const oldest = log.times[log.times.length - limit] ?? now;
       const waitMs = oldest + this.windowMs - now;
       return { allowed: false, retryAfterSeconds: Math.max(1, Math.ceil(waitMs / 1000)), limit };
     }
-    log.push(now);
+    log.times.push(now);
     this.logs.set(logKey, log);
     return { allowed: true };
   }
 
   /** Gives back the most recent slot of `subject` (for a request that turned out not to count). */
   release(subject: string, rateClass: RateClass): void {
-    this.logs.get(`${rateClass}:${subject}`)?.pop();
+    const log = this.logs.get(`${rateClass}:${subject}`);
+    if (log && log.times.length > log.head) log.times.pop();
   }
 }
 
-/** Removes timestamps at or before `cutoff` from the front of an ascending log. */
-function dropBefore(log: number[], cutoff: number): void {
-  let drop = 0;
-  while (drop < log.length && (log[drop] ?? 0) <= cutoff) drop++;
-  if (drop > 0) log.splice(0, drop);
+/** Forgets times at or before `cutoff` by moving the head; compacts only when most of the array is dead. */
+function dropBefore(log: RequestLog, cutoff: number): void {
+  while (log.head < log.times.length && (log.times[log.head] ?? 0) <= cutoff) log.head++;
+  if (log.head > 1024 && log.head * 2 > log.times.length) {
+    log.times = log.times.slice(log.head);
+    log.head = 0;
+  }
 }

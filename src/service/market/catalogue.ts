@@ -79,7 +79,7 @@ export class Catalogue {
     );
     const sequence = stored[0] === undefined ? await generate(db, seed) : Number(stored[0].value);
     const catalogue = new Catalogue(db, clock, await EventLog.open(db, retention), sequence);
-    for (const row of await readListings(db)) catalogue.add(row.appId, row.listing);
+    for await (const row of readListings(db)) catalogue.add(row.appId, row.listing);
     catalogue.index.flush();
     return catalogue;
   }

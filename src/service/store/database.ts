@@ -26,7 +26,8 @@ export class Database {
     if (path !== ':memory:') await mkdir(dirname(path), { recursive: true });
     let instance: DuckDBInstance;
     try {
-      instance = await DuckDBInstance.create(path);
+      // The live catalogue is served from memory; DuckDB needs little besides its own buffers.
+      instance = await DuckDBInstance.create(path, { memory_limit: '512MB', threads: '2' });
     } catch (cause) {
       throw new Error(`cannot open ${path}: is another process using it? (${(cause as Error).message})`, {
         cause,

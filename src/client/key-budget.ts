@@ -1,0 +1,131 @@
+/**
+ * One request budget per API key, shared by every client of the same base URL and key in the
+ * process: a rolling-window limiter in front of a p-queue for reads, and a separate one for
+ * snapshot downloads, so that all collectors together stay inside the key's published limits.
+ */
+import PQueue from 'p-queue';
+import type { BudgetLimits, ClientClock, Sleep } from './client-options.js';
+import { isNetworkError } from './network-error.js';
+import { RollingWindow } from './rolling-window.js';
+
+/** The budget of one key: reads and snapshot downloads, each in its own rolling window. */
+export class KeyBudget {
+  /** Standard reads (every keyed GET but the snapshot). */
+  readonly reads: RollingWindow;
+  /** Snapshot downloads: only 200 answers count; a 304 is free. */
+  readonly snapshots: RollingWindow;
+  private readonly readQueue: PQueue;
+  private readonly snapshotQueue = new PQueue({ concurrency: 1 });
+
+  constructor(
+    readonly limits: BudgetLimits,
+    clock: ClientClock,
+    sleep: Sleep,
+  ) {
+    this.reads = new RollingWindow(limits.read, limits.windowMs, clock, sleep);
+    this.snapshots = new RollingWindow(limits.snapshot, limits.windowMs, clock, sleep);
+    this.readQueue = new PQueue({ concurrency: limits.concurrency });
+  }
+
+  /** Runs one read attempt in turn, once the window has room; it counts whatever the answer. */
+  read<T>(send: () => Promise<T>): Promise<T> {
+    return this.readQueue.add(async () => {
+      const slot = await this.reads.acquire();
+      try {
+        return await send();
+      } finally {
+        slot.settle();
+      }
+    });
+  }
+
+  /**
+   * Runs one snapshot attempt. A conditional one (an ETag is sent) goes at once, since a 304 costs
+   * nothing, and is counted if it comes back 200; an unconditional one waits for a download slot.
+   */
+  async snapshot<T extends { status: number }>(conditional: boolean, send: () => Promise<T>): Promise<T> {
+    if (conditional) {
+      const result = await send();
+      if (result.status === 200) this.snapshots.record();
+      return result;
+    }
+    return this.snapshotQueue.add(async () => {
+      const slot = await this.snapshots.acquire();
+      let result: T;
+      try {
+        result = await send();
+      } catch (error) {
+        // The server counts only downloads it served; after a lost connection we cannot know.
+        if (isNetworkError(error)) slot.settle();
+        else slot.release();
+        throw error;
+      }
+      if (result.status === 200) slot.settle();
+      else slot.release();
+      return result;
+    });
+  }
+}
+
+interface RegistryEntry {
+  budget: KeyBudget;
+  users: number;
+}
+
+const registry = new Map<string, RegistryEntry>();
+
+/** A budget handed to one client, with the way to give it back. */
+export interface BudgetClaim {
+  budget: KeyBudget;
+  /** Drops this client's hold on the budget. */
+  release(): void;
+}
+
+/**
+ * The process-wide budget of `baseUrl` + `apiKey`, created by the first client with its limits,
+ * clock and sleep. It outlives its clients, so a client made again within the window still sees
+ * the requests sent before. Asking for other limits while another client holds the budget is
+ * refused rather than silently ignored.
+ */
+export function claimBudget(
+  baseUrl: string,
+  apiKey: string,
+  limits: BudgetLimits,
+  clock: ClientClock,
+  sleep: Sleep,
+): BudgetClaim {
+  const id = `${baseUrl}\n${apiKey}`;
+  let entry = registry.get(id);
+  if (entry && !sameLimits(entry.budget.limits, limits)) {
+    if (entry.users > 0) {
+      throw new Error(
+        `another MarketClient of this key already uses the budget ${JSON.stringify(entry.budget.limits)}; pass the same limits to every client of a key`,
+      );
+    }
+    entry = undefined;
+  }
+  if (!entry) {
+    entry = { budget: new KeyBudget(limits, clock, sleep), users: 0 };
+    registry.set(id, entry);
+  }
+  entry.users++;
+  const held = entry;
+  let released = false;
+  return {
+    budget: held.budget,
+    release() {
+      if (released) return;
+      released = true;
+      held.users--;
+    },
+  };
+}
+
+function sameLimits(a: BudgetLimits, b: BudgetLimits): boolean {
+  return (
+    a.read === b.read &&
+    a.snapshot === b.snapshot &&
+    a.windowMs === b.windowMs &&
+    a.concurrency === b.concurrency
+  );
+}
