@@ -50,6 +50,10 @@ const ENV: Record<string, string> = {
   logRetentionHours: 'MARKET_LOG_RETENTION_HOURS',
   logMaxRows: 'MARKET_LOG_MAX_ROWS',
   logLevel: 'MARKET_LOG_LEVEL',
+  baseUrl: 'MARKET_BASE_URL',
+  apiKey: 'MARKET_API_KEY',
+  warehouse: 'MARKET_WAREHOUSE',
+  games: 'MARKET_GAMES',
 };
 
 /** Merges flags over the environment and validates, or throws a CliError naming the bad option. */

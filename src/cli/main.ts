@@ -57,11 +57,46 @@ keys
   .action(async (keyId, flags) => (await import('./keys.js')).revokeKey(keyId, flags));
 
 program
+  .command('collect')
+  .description('run the collector daemon against an API deployment until interrupted')
+  .option('--base-url <url>', 'the API, ending in /v1 (MARKET_BASE_URL)')
+  .option('--api-key <key>', 'an API key (MARKET_API_KEY)')
+  .option('--warehouse <path>', 'the warehouse DuckDB file (MARKET_WAREHOUSE)')
+  .option('--games <ids>', 'comma-separated app ids (MARKET_GAMES)')
+  .option('--status-seconds <n>', 'seconds between status lines on stderr; 0 for none')
+  .option('--snapshot-cron <expr>', 'cron schedule of the snapshot download', '* * * * *')
+  .option('--poll-seconds <n>', 'between CS2 delta polls', '30')
+  .option('--sweep-seconds <n>', 'between full sweeps of Dota 2 and Rust', '120')
+  .option('--cs2-sweep-seconds <n>', 'between full sweeps of CS2', '600')
+  .option('--prices-seconds <n>', 'between reads of the minAsk lists', '300')
+  .option('--fx-seconds <n>', 'between reads of the FX rates', '300')
+  .option('--watchdog-seconds <n>', 'silence after which the stream is reconnected', '40')
+  .option('--read-budget <n>', 'requests per rolling minute this collector allows itself on the key', '95')
+  .action(async (flags) => (await import('./collect.js')).collect(flags));
+
+program
+  .command('status')
+  .description('show what each source of the running collector is doing')
+  .option('--warehouse <path>', 'the warehouse DuckDB file (MARKET_WAREHOUSE)')
+  .option('--json', 'print JSON')
+  .action(async (flags) => (await import('./status.js')).status(flags));
+
+program
+  .command('sql <query>')
+  .description('run ad hoc SQL on the warehouse (through the running collector, or directly)')
+  .option('--warehouse <path>', 'the warehouse DuckDB file (MARKET_WAREHOUSE)')
+  .option('--format <format>', 'table, csv or json', 'table')
+  .action(async (query, flags) => (await import('./sql.js')).sql(query, flags));
+
+program
   .command('run')
-  .description('the main job on the embedded default: the sandbox service with its simulator')
+  .description(
+    'the main job on the embedded default: the sandbox service with its simulator, and the collector against it',
+  )
   .option('--port <port>', 'port of the service; 0 picks a free one', '8080')
   .option('--db <path>', 'service database file')
   .option('--listings <n>', 'listings generated into a new database')
+  .option('--warehouse <path>', 'the warehouse DuckDB file', 'data/warehouse.duckdb')
   .action(async (flags) => (await import('./run.js')).run(flags));
 
 try {

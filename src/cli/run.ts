@@ -1,15 +1,19 @@
 /**
  * `market run` (`npm start`): the main job on the embedded default. It starts the sandbox service
- * with its simulator on a local database, makes a demo account and key, and runs until interrupted.
+ * with its simulator on a local database, makes a funded account and key, and runs the collector
+ * against it into the warehouse, until interrupted.
  */
+import { startCollector } from '../collector/daemon.js';
 import { startService } from '../service/service.js';
 import { CliError } from './cli-error.js';
 import { stopOnSignal } from './serve.js';
+import { formatStatus } from './status.js';
 
 interface RunFlags {
   port?: string;
   db?: string;
   listings?: string;
+  warehouse?: string;
 }
 
 /** Starts everything and prints how to use it. */
@@ -29,14 +33,30 @@ export async function run(flags: RunFlags): Promise<void> {
     trading: true,
     appIds: [730, 570, 252490],
   });
+  const warehousePath = flags.warehouse ?? 'data/warehouse.duckdb';
+  const collector = await startCollector({
+    baseUrl: service.baseUrl,
+    apiKey: rawKey,
+    warehousePath,
+    onFatal: (error) => {
+      process.stderr.write(`market run: the collector cannot write the warehouse: ${String(error)}\n`);
+      process.exit(1);
+    },
+  });
   process.stdout.write(
     [
       service.baseUrl,
       `demo API key: ${rawKey}`,
       `try: curl -H "Authorization: Bearer ${rawKey}" "${service.baseUrl}/listings?limit=2"`,
+      `collecting into ${warehousePath}; query it with: npx market sql "SELECT count(*) FROM live_listings"`,
       'press Ctrl-C to stop',
       '',
     ].join('\n'),
   );
-  stopOnSignal(() => service.close());
+  const timer = setInterval(() => process.stderr.write(`${formatStatus(collector.status())}\n`), 30_000);
+  stopOnSignal(async () => {
+    clearInterval(timer);
+    await collector.stop();
+    await service.close();
+  });
 }

@@ -42,8 +42,8 @@ export interface SnapshotNotModified {
 }
 
 /**
- * A new snapshot: `body` is the raw gzip NDJSON bytes (not decompressed), to be streamed to a file;
- * consume or destroy it, since it holds a connection until then.
+ * A new snapshot: `body` is the raw gzip NDJSON bytes (not decompressed), a Node Readable to be
+ * streamed to a file; consume it (or discard it with `body.dump()`), since it holds a connection.
  */
 export interface SnapshotDownload {
   status: 200;

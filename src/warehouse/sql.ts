@@ -7,6 +7,8 @@ export type Params = Record<string, DuckDBValue>;
 /** The write in progress: one batch inside the open transaction. */
 export interface LandingContext {
   connection: DuckDBConnection;
+  /** Folder for the NDJSON files bulk rows are staged in. */
+  stagingDir: string;
   loadId: string;
   source: string;
   /** Epoch ms of the write; every landed row carries it as `ingested_at`. */
@@ -25,35 +27,12 @@ export function isoToTimestamp(expression: string): string {
   return `(CAST(${expression} AS TIMESTAMPTZ) AT TIME ZONE 'UTC')`;
 }
 
-/** The `from_json` structure of a Listing, as the contract defines it. */
-export const LISTING_STRUCTURE = {
-  id: 'VARCHAR',
-  market_hash_name: 'VARCHAR',
-  wear: 'VARCHAR',
-  doppler_phase: 'VARCHAR',
-  float_value: 'DOUBLE',
-  paint_seed: 'INTEGER',
-  stickers: [{ name: 'VARCHAR', image: 'VARCHAR', slot: 'INTEGER', wear: 'DOUBLE' }],
-  price_usd: 'DECIMAL(18,2)',
-  category: 'VARCHAR',
-  rarity: 'VARCHAR',
-  image: 'VARCHAR',
-  inspect_link: 'VARCHAR',
-  tradable: 'BOOLEAN',
-  tradable_at: 'VARCHAR',
-  delivery: 'VARCHAR',
-  refund_percent: 'DOUBLE',
-  listed_at: 'VARCHAR',
-} as const;
-
-/** The `from_json` structure of a PriceRow. */
-export const PRICE_ROW_STRUCTURE = {
-  market_hash_name: 'VARCHAR',
-  wear: 'VARCHAR',
-  doppler_phase: 'VARCHAR',
-  min_ask_usd: 'DECIMAL(18,2)',
-  listed_count: 'INTEGER',
-} as const;
+/** The SQL type of a Listing as the contract defines it (timestamps kept as ISO text). */
+export const LISTING_TYPE =
+  'STRUCT(id VARCHAR, market_hash_name VARCHAR, wear VARCHAR, doppler_phase VARCHAR, float_value DOUBLE, ' +
+  'paint_seed INTEGER, stickers STRUCT(name VARCHAR, image VARCHAR, slot INTEGER, wear DOUBLE)[], ' +
+  'price_usd DECIMAL(18,2), category VARCHAR, rarity VARCHAR, image VARCHAR, inspect_link VARCHAR, ' +
+  'tradable BOOLEAN, tradable_at VARCHAR, delivery VARCHAR, refund_percent DOUBLE, listed_at VARCHAR)';
 
 /** The listing's columns in the landing tables (after `listing_id`), in table order. */
 export const LISTING_COLUMNS = [
@@ -75,7 +54,7 @@ export const LISTING_COLUMNS = [
   'listed_at',
 ] as const;
 
-/** Select items reading the listing's columns from a struct expression shaped by {@link LISTING_STRUCTURE}. */
+/** Select items reading the listing's columns from a struct expression of {@link LISTING_TYPE}. */
 export function selectListingColumns(struct: string): string {
   return LISTING_COLUMNS.map((column) => {
     const field = `${struct}.${column}`;
@@ -89,6 +68,11 @@ export function listingColumnList(prefix?: string): string {
   return LISTING_COLUMNS.map((c) => (prefix ? `${prefix}.${c}` : c)).join(', ');
 }
 
+/** `column = excluded.column` for every listing column, for an `ON CONFLICT DO UPDATE`. */
+export function setListingColumns(): string {
+  return LISTING_COLUMNS.map((c) => `${c} = excluded.${c}`).join(', ');
+}
+
 /**
  * A FROM item that unnests `$param` (a JSON array of objects shaped by `structure`) into one
  * struct column `r`. Parsing is strict: a value of the wrong type or a missing key is an error.
@@ -100,6 +84,8 @@ export function unnestJson(param: string, structure: unknown): string {
 
 /** Runs a statement inside the batch and returns how many rows it changed. */
 export async function run(context: LandingContext, sql: string, params: Params = {}): Promise<number> {
+  const t = performance.now();
   const result = await context.connection.run(sql, params);
+  if (process.env.WH_PROFILE) console.log((performance.now() - t).toFixed(0), 'ms', sql.replace(/\s+/g, ' ').slice(0, 90));
   return result.rowsChanged;
 }

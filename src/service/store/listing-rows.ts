@@ -77,27 +77,22 @@ export async function deleteListings(db: Database, ids: readonly string[]): Prom
 }
 
 /**
- * Reads every live listing back in id order, `chunk` rows at a time, so that start-up never holds
- * more than one chunk of rows and strings besides what the caller keeps.
+ * Reads every live listing back in one streamed scan, a vector of rows at a time, so that start-up
+ * never holds more than one chunk of rows and strings besides what the caller keeps.
  */
-export async function* readListings(db: Database, chunk = 50_000): AsyncGenerator<ListingRow> {
+export async function* readListings(db: Database): AsyncGenerator<ListingRow> {
   const iso = (column: string) => `strftime(${column}, '%Y-%m-%dT%H:%M:%S.%gZ')`;
-  let after = '';
-  for (;;) {
-    const rows = await db.all<{ id: string; app_id: number; j: string }>(
-      `SELECT id, app_id, json_object(
-         'id', id, 'market_hash_name', market_hash_name, 'wear', wear, 'doppler_phase', doppler_phase,
-         'float_value', float_value, 'paint_seed', paint_seed, 'stickers', stickers,
-         'price_usd', CAST(price_usd AS DOUBLE), 'category', category, 'rarity', rarity, 'image', image,
-         'inspect_link', inspect_link, 'tradable', tradable, 'tradable_at', ${iso('tradable_at')},
-         'delivery', delivery, 'refund_percent', refund_percent, 'listed_at', ${iso('listed_at')}
-       )::VARCHAR AS j
-       FROM listings WHERE id > $after ORDER BY id LIMIT $chunk`,
-      { after, chunk },
-    );
-    for (const r of rows) yield { appId: Number(r.app_id), listing: JSON.parse(r.j) as Listing };
-    const last = rows.at(-1);
-    if (!last || rows.length < chunk) return;
-    after = last.id;
+  const result = await db.connection.stream(
+    `SELECT app_id, json_object(
+       'id', id, 'market_hash_name', market_hash_name, 'wear', wear, 'doppler_phase', doppler_phase,
+       'float_value', float_value, 'paint_seed', paint_seed, 'stickers', stickers,
+       'price_usd', CAST(price_usd AS DOUBLE), 'category', category, 'rarity', rarity, 'image', image,
+       'inspect_link', inspect_link, 'tradable', tradable, 'tradable_at', ${iso('tradable_at')},
+       'delivery', delivery, 'refund_percent', refund_percent, 'listed_at', ${iso('listed_at')}
+     )::VARCHAR AS j
+     FROM listings`,
+  );
+  for await (const rows of result.yieldRowsJs()) {
+    for (const [appId, json] of rows) yield { appId: Number(appId), listing: JSON.parse(String(json)) as Listing };
   }
 }

@@ -22,6 +22,11 @@ import type { Account, ApiKeyRecord } from '../../store/accounts.js';
 
 const accountParams = z.object({ id: z.string().max(64) });
 const keyParams = z.object({ keyId: z.string().max(64) });
+const eventsQuery = z.object({
+  app_id: z.coerce.number().int().default(730),
+  after: z.coerce.number().int().min(0).default(0),
+  limit: z.coerce.number().int().min(1).max(100_000).default(10_000),
+});
 const payloadQuery = z.object({ bytes: z.coerce.number().int().min(2).max(10_000_000) });
 
 /** Registers the sandbox routes under /sandbox. */
@@ -87,6 +92,22 @@ export function registerSandboxRoutes(app: FastifyInstance, context: ServiceCont
   );
 
   api.get('/streams', { schema: hidden }, async () => ({ open: Object.fromEntries(context.stream.open) }));
+
+  // The retained event ids of a game, for auditing what a consumer landed.
+  api.get('/events', { schema: { ...hidden, querystring: eventsQuery } }, async (request) => {
+    const { app_id, after, limit } = request.query;
+    const log = context.catalogue.log;
+    const rows = await context.db.read<{ position: number }>(
+      'SELECT position FROM listing_events WHERE app_id = $app AND position > $after AND position <= $head ORDER BY position LIMIT $limit',
+      { app: app_id, after, head: log.head, limit },
+    );
+    const last = rows.at(-1);
+    return {
+      head: log.eventId(log.head),
+      ids: rows.map((r) => log.eventId(Number(r.position))),
+      next_after: rows.length === limit && last ? Number(last.position) : null,
+    };
+  });
 
   api.get('/clock', { schema: hidden }, async () => clockView(context));
 

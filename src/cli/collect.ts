@@ -1,0 +1,71 @@
+/** `market collect`: runs the collector daemon until SIGINT or SIGTERM, then drains, flushes and exits 0. */
+import { z } from 'zod';
+import { startCollector } from '../collector/daemon.js';
+import { CliError } from './cli-error.js';
+import { parseConfig } from './config.js';
+import { stopOnSignal } from './serve.js';
+import { formatStatus } from './status.js';
+
+const collectConfigSchema = z.object({
+  baseUrl: z.url({ message: 'give --base-url (or MARKET_BASE_URL), e.g. http://127.0.0.1:8080/v1' }),
+  apiKey: z
+    .string({ message: 'give --api-key (or MARKET_API_KEY)' })
+    .startsWith('svc_pub_', 'API keys start with svc_pub_'),
+  warehouse: z.string().default('data/warehouse.duckdb'),
+  games: z
+    .string()
+    .default('730,570,252490')
+    .transform((v) => v.split(',').map((s) => Number(s.trim())))
+    .pipe(z.array(z.number().int().positive()).min(1)),
+  statusSeconds: z.coerce.number().min(0).default(30),
+  snapshotCron: z.string().default('* * * * *'),
+  pollSeconds: z.coerce.number().positive().default(30),
+  sweepSeconds: z.coerce.number().positive().default(120),
+  cs2SweepSeconds: z.coerce.number().positive().default(600),
+  pricesSeconds: z.coerce.number().positive().default(300),
+  fxSeconds: z.coerce.number().positive().default(300),
+  watchdogSeconds: z.coerce.number().positive().default(40),
+  readBudget: z.coerce.number().int().positive().default(95),
+});
+
+/** Starts the daemon and prints a status line on stderr every `--status-seconds`. */
+export async function collect(flags: Record<string, unknown>): Promise<void> {
+  const config = parseConfig(collectConfigSchema, flags, process.env);
+  let collector: Awaited<ReturnType<typeof startCollector>>;
+  try {
+    collector = await startCollector({
+      baseUrl: config.baseUrl,
+      apiKey: config.apiKey,
+      warehousePath: config.warehouse,
+      games: config.games,
+      snapshotCron: config.snapshotCron,
+      pollIntervalMs: config.pollSeconds * 1000,
+      sweepIntervalMs: config.sweepSeconds * 1000,
+      cs2SweepIntervalMs: config.cs2SweepSeconds * 1000,
+      pricesIntervalMs: config.pricesSeconds * 1000,
+      fxIntervalMs: config.fxSeconds * 1000,
+      watchdogMs: config.watchdogSeconds * 1000,
+      readBudget: config.readBudget,
+      onFatal: (error) => {
+        process.stderr.write(
+          `market collect: cannot write the warehouse, stopping (a restart resumes): ${String(error)}\n`,
+        );
+        process.exit(1);
+      },
+    });
+  } catch (error) {
+    throw new CliError((error as Error).message);
+  }
+  process.stderr.write(`market collect: collecting ${config.baseUrl} into ${config.warehouse}\n`);
+  const timer =
+    config.statusSeconds > 0
+      ? setInterval(
+          () => process.stderr.write(`${formatStatus(collector.status())}\n`),
+          config.statusSeconds * 1000,
+        )
+      : undefined;
+  stopOnSignal(async () => {
+    clearInterval(timer);
+    await collector.stop();
+  });
+}

@@ -1,0 +1,61 @@
+/**
+ * `market sql`: ad hoc SQL on the warehouse. While a collector runs, the query goes through it
+ * (read-only); otherwise the file is opened read-only here. Prints a table, CSV or JSON.
+ */
+import { Warehouse } from '../warehouse/index.js';
+import { CliError } from './cli-error.js';
+import { findControl } from './status.js';
+
+interface SqlFlags {
+  warehouse?: string;
+  format?: string;
+}
+
+/** Runs one query and prints its rows. */
+export async function sql(query: string, flags: SqlFlags): Promise<void> {
+  const format = flags.format ?? 'table';
+  if (!['table', 'csv', 'json'].includes(format)) throw new CliError('--format is table, csv or json');
+  const warehouse = flags.warehouse ?? process.env.MARKET_WAREHOUSE ?? 'data/warehouse.duckdb';
+  const rows = await runQuery(warehouse, query);
+  process.stdout.write(render(rows, format));
+}
+
+async function runQuery(path: string, query: string): Promise<Record<string, unknown>[]> {
+  const control = await findControl(path);
+  if (control) {
+    const response = await fetch(`http://127.0.0.1:${control.port}/sql`, { method: 'POST', body: query });
+    const body = (await response.json()) as { rows?: Record<string, unknown>[]; error?: string };
+    if (!response.ok) throw new CliError(body.error ?? `the collector answered ${response.status}`);
+    return body.rows ?? [];
+  }
+  let warehouse: Warehouse;
+  try {
+    warehouse = await Warehouse.open(path, { readOnly: true });
+  } catch (error) {
+    throw new CliError((error as Error).message);
+  }
+  try {
+    return await warehouse.query(query);
+  } catch (error) {
+    throw new CliError((error as Error).message);
+  } finally {
+    await warehouse.close();
+  }
+}
+
+/** Renders rows as an aligned table, CSV or JSON. */
+export function render(rows: readonly Record<string, unknown>[], format: string): string {
+  const columns = Object.keys(rows[0] ?? {});
+  const text = (v: unknown) =>
+    v === null || v === undefined ? '' : typeof v === 'object' ? JSON.stringify(v) : String(v);
+  if (format === 'json')
+    return `${JSON.stringify(rows, (_, v) => (typeof v === 'bigint' ? Number(v) : v))}\n`;
+  if (format === 'csv') {
+    const quote = (v: string) => (/[",\n]/.test(v) ? `"${v.replaceAll('"', '""')}"` : v);
+    return `${[columns.map(quote).join(','), ...rows.map((r) => columns.map((c) => quote(text(r[c]))).join(','))].join('\n')}\n`;
+  }
+  const widths = columns.map((c) => Math.min(60, Math.max(c.length, ...rows.map((r) => text(r[c]).length))));
+  const line = (cells: string[]) =>
+    cells.map((cell, i) => cell.slice(0, widths[i]).padEnd(widths[i] ?? 0)).join(' | ');
+  return `${[line(columns), widths.map((w) => '-'.repeat(w)).join('-+-'), ...rows.map((r) => line(columns.map((c) => text(r[c]))))].join('\n')}\n(${rows.length} rows)\n`;
+}

@@ -1,0 +1,137 @@
+/**
+ * The collector daemon: every source of one API deployment landing into one warehouse, until
+ * stopped; then it drains and flushes. Only one process may write a warehouse: a second collector
+ * on the same file is refused by the warehouse's lock with a clear message.
+ */
+import cron from 'node-cron';
+import { MarketClient } from '../client/index.js';
+import { APP_IDS } from '../contract/common.js';
+import { BatchWriter, Warehouse } from '../warehouse/index.js';
+import { type ControlServer, startControlServer } from './control.js';
+import { type PeriodicTask, runPeriodically } from './periodic.js';
+import type { SourceStatus } from './source-status.js';
+import { createPollTask } from './sources/poll-source.js';
+import { createFxTask, createPricesTask, createSnapshotTask } from './sources/price-sources.js';
+import { StreamSource } from './sources/stream-source.js';
+import { createSweepTask } from './sources/sweep-source.js';
+
+/** What the daemon collects and where; every interval has a default that suits the published limits. */
+export interface CollectorOptions {
+  /** `http://host:port/v1` of the API. */
+  baseUrl: string;
+  apiKey: string;
+  /** @default 'data/warehouse.duckdb' */
+  warehousePath?: string;
+  /** @default [730, 570, 252490] */
+  games?: number[];
+  /** Cron expression of the snapshot download. @default '* * * * *' (once a minute) */
+  snapshotCron?: string;
+  /** @default 30_000 */
+  pollIntervalMs?: number;
+  /** Between full sweeps of Dota 2 and Rust. @default 120_000 */
+  sweepIntervalMs?: number;
+  /** Between full sweeps of CS2 (the stream covers it; sweeps only confirm). @default 600_000 */
+  cs2SweepIntervalMs?: number;
+  /** @default 300_000 */
+  pricesIntervalMs?: number;
+  /** @default 300_000 */
+  fxIntervalMs?: number;
+  /** @default 40_000 */
+  watchdogMs?: number;
+  /** Batch writer flush delay. @default 500 */
+  flushMs?: number;
+  /** Requests per rolling minute this collector allows itself on the key. @default 95 */
+  readBudget?: number;
+  /** Called when the daemon cannot go on (a failed write); it should exit so a restart resumes. */
+  onFatal?: (error: unknown) => void;
+}
+
+/** A running collector. */
+export interface RunningCollector {
+  warehouse: Warehouse;
+  control: ControlServer;
+  status(): SourceStatus[];
+  stop(): Promise<void>;
+}
+
+/** Opens the warehouse, resumes every source from its committed state, and starts them. */
+export async function startCollector(options: CollectorOptions): Promise<RunningCollector> {
+  const warehouse = await Warehouse.open(options.warehousePath ?? 'data/warehouse.duckdb');
+  const fatal =
+    options.onFatal ?? ((error: unknown) => process.stderr.write(`market collect: ${String(error)}\n`));
+  const writer = new BatchWriter(warehouse, { maxDelayMs: options.flushMs ?? 500, onError: fatal });
+  const client = new MarketClient({
+    baseUrl: options.baseUrl,
+    apiKey: options.apiKey,
+    ...(options.readBudget ? { limits: { read: options.readBudget } } : {}),
+  });
+  const games = options.games ?? [APP_IDS.cs2, APP_IDS.dota2, APP_IDS.rust];
+  const stopping = new AbortController();
+  const tasks: PeriodicTask[] = [];
+  let stream: StreamSource | null = null;
+  let snapshot: PeriodicTask | null = null;
+  if (games.includes(APP_IDS.cs2)) {
+    stream = new StreamSource(client, warehouse, writer, { watchdogMs: options.watchdogMs ?? 40_000 });
+    tasks.push(createPollTask(client, warehouse, writer, { intervalMs: options.pollIntervalMs ?? 30_000 }));
+    snapshot = createSnapshotTask(client, warehouse, writer);
+  }
+  for (const appId of games) {
+    const intervalMs =
+      appId === APP_IDS.cs2 ? (options.cs2SweepIntervalMs ?? 600_000) : (options.sweepIntervalMs ?? 120_000);
+    tasks.push(createSweepTask(client, warehouse, writer, { appId, intervalMs }));
+    tasks.push(createPricesTask(client, writer, { appId, intervalMs: options.pricesIntervalMs ?? 300_000 }));
+  }
+  tasks.push(createFxTask(client, writer, { intervalMs: options.fxIntervalMs ?? 300_000 }));
+
+  await stream?.start();
+  const running = tasks.map((task) => runPeriodically(task, stopping.signal));
+  const schedule = snapshot
+    ? scheduleSnapshot(snapshot, options.snapshotCron ?? '* * * * *', stopping.signal)
+    : null;
+  const boards = () => [
+    ...(stream ? [stream.board] : []),
+    ...(snapshot ? [snapshot.board] : []),
+    ...tasks.map((t) => t.board),
+  ];
+  const status = () => boards().map((b) => ({ ...b.status }));
+  const control = await startControlServer(warehouse, status);
+  return {
+    warehouse,
+    control,
+    status,
+    async stop() {
+      stopping.abort();
+      await schedule?.stop();
+      await stream?.stop();
+      await Promise.all(running);
+      await writer.close();
+      await control.close();
+      await warehouse.close();
+    },
+  };
+}
+
+/** Runs the snapshot task on a cron schedule, one run at a time. */
+function scheduleSnapshot(task: PeriodicTask, expression: string, signal: AbortSignal) {
+  let inFlight: Promise<void> = Promise.resolve();
+  const once = () => {
+    inFlight = inFlight.then(async () => {
+      if (signal.aborted) return;
+      try {
+        task.board.status.connected = true;
+        task.board.status.landed += await task.run(signal);
+      } catch (error) {
+        task.board.error(error);
+        task.handle?.(error);
+      }
+    });
+  };
+  once();
+  const job = cron.schedule(expression, once);
+  return {
+    async stop() {
+      await job.stop();
+      await inFlight;
+    },
+  };
+}

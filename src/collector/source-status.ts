@@ -1,0 +1,42 @@
+/** What each source reports about itself, for the status line and `market status`. */
+
+/** The state of one source. */
+export interface SourceStatus {
+  name: string;
+  /** Running and, for the stream, connected. */
+  connected: boolean;
+  /** Events (stream) or rows (others) received. */
+  received: number;
+  /** Rows committed to the warehouse. */
+  landed: number;
+  /** Seconds behind the feed, when the source can tell (stream: age of the last event), else null. */
+  lagSeconds: number | null;
+  lastError: string | null;
+  lastErrorAt: string | null;
+  /** A source stopped for good says why here. */
+  stopped: string | null;
+}
+
+/** A mutable status with helpers. */
+export class StatusBoard {
+  readonly status: SourceStatus;
+
+  constructor(name: string) {
+    this.status = {
+      name,
+      connected: false,
+      received: 0,
+      landed: 0,
+      lagSeconds: null,
+      lastError: null,
+      lastErrorAt: null,
+      stopped: null,
+    };
+  }
+
+  /** Records an error (its message only). */
+  error(error: unknown): void {
+    this.status.lastError = error instanceof Error ? error.message : String(error);
+    this.status.lastErrorAt = new Date().toISOString();
+  }
+}

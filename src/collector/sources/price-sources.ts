@@ -1,0 +1,132 @@
+/**
+ * The price sources: the bulk snapshot once a minute with If-None-Match (a 200 is streamed to a
+ * temporary file and loaded with read_json together with its ETag; a 304 is recorded as
+ * unchanged), the minAsk list of each game, and the FX rates.
+ */
+import { createWriteStream } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { pipeline } from 'node:stream/promises';
+import type { MarketClient } from '../../client/index.js';
+import { isApiError } from '../../contract/api-error.js';
+import type { PriceRow } from '../../contract/market.js';
+import type { BatchWriter, Warehouse } from '../../warehouse/index.js';
+import type { PeriodicTask } from '../periodic.js';
+import { StatusBoard } from '../source-status.js';
+
+/** Creates the snapshot task (its cadence is kept by the daemon's cron schedule). */
+export function createSnapshotTask(
+  client: MarketClient,
+  warehouse: Warehouse,
+  writer: BatchWriter,
+): PeriodicTask {
+  const source = 'snapshot';
+  const board = new StatusBoard(source);
+  return {
+    board,
+    intervalMs: 60_000,
+    handle: (error) => reportUnfunded(board, error),
+    async run() {
+      const state = await warehouse.readState(source);
+      const fetchedAt = Date.now();
+      const answer = await client.snapshot(state.etag ? { etag: state.etag } : {});
+      if (answer.status === 304) {
+        await writer.add({ source, snapshot: { status: 'unchanged', etag: answer.etag, fetchedAt } });
+        return 0;
+      }
+      const dir = await mkdtemp(join(tmpdir(), 'market-snapshot-'));
+      try {
+        const file = join(dir, 'snapshot.ndjson.gz');
+        await pipeline(answer.body, createWriteStream(file));
+        const generatedAt = answer.generatedAt ? Date.parse(answer.generatedAt) : null;
+        const etag = answer.etag ?? '';
+        await writer.add({
+          source,
+          snapshot: { status: 'downloaded', etag, generatedAt, fetchedAt, file },
+          state: { etag },
+        });
+        await writer.flush();
+        board.status.received += 1;
+        return 1;
+      } finally {
+        await rm(dir, { recursive: true, force: true });
+      }
+    },
+  };
+}
+
+/** Creates the minAsk task of a game. */
+export function createPricesTask(
+  client: MarketClient,
+  writer: BatchWriter,
+  options: { appId: number; intervalMs?: number },
+): PeriodicTask {
+  const source = `prices:${options.appId}`;
+  const board = new StatusBoard(source);
+  return {
+    board,
+    intervalMs: options.intervalMs ?? 300_000,
+    handle: (error) => reportUnfunded(board, error),
+    async run() {
+      const fetchedAt = Date.now();
+      const rows: PriceRow[] = [];
+      let generatedAt = fetchedAt;
+      let cursor: string | null = null;
+      do {
+        const page = await client.prices({
+          appId: options.appId,
+          limit: 5000,
+          ...(cursor ? { cursor } : {}),
+        });
+        rows.push(...page.items);
+        generatedAt = Date.parse(page.generated_at);
+        cursor = page.next_cursor;
+      } while (cursor);
+      board.status.received += rows.length;
+      board.status.stopped = null;
+      await writer.add({
+        source,
+        minask: { appId: options.appId, fetchedAt, generatedAt, rows },
+        state: { fetched_at: String(fetchedAt) },
+      });
+      return rows.length;
+    },
+  };
+}
+
+/** Creates the FX task. */
+export function createFxTask(
+  client: MarketClient,
+  writer: BatchWriter,
+  options: { intervalMs?: number } = {},
+): PeriodicTask {
+  const source = 'fx';
+  const board = new StatusBoard(source);
+  return {
+    board,
+    intervalMs: options.intervalMs ?? 300_000,
+    async run() {
+      const fetchedAt = Date.now();
+      const fx = await client.currency();
+      board.status.received += Object.keys(fx.rates).length;
+      await writer.add({
+        source,
+        fx: { updatedAt: Date.parse(fx.updated_at), fetchedAt, rates: fx.rates },
+        state: { updated_at: fx.updated_at },
+      });
+      return Object.keys(fx.rates).length;
+    },
+  };
+}
+
+/** A 402 on the price feed is said once, clearly, and the source keeps trying quietly. */
+function reportUnfunded(board: StatusBoard, error: unknown): boolean {
+  if (!isApiError(error) || error.code !== 'insufficient_settled_balance') return false;
+  if (board.status.stopped === null) {
+    board.status.stopped =
+      'the price feed needs a funded account (402 insufficient_settled_balance): fund the account; retrying';
+    process.stderr.write(`market collect: ${board.status.name}: ${board.status.stopped}\n`);
+  }
+  return true;
+}

@@ -1,0 +1,202 @@
+/**
+ * The stream source: follows GET /listings/stream with the `eventsource` package and lands every
+ * event with its id as the progress marker in the same transaction. It works around the
+ * library's traps: the stored Last-Event-ID is injected through our fetch (the library keeps it
+ * only in memory); every failure, including a non-200 answer that closes the library for good,
+ * is followed by our own reconnect with backoff and jitter; and a watchdog reads the bytes of the
+ * response body (comments such as heartbeats never reach listeners) and reconnects a silent
+ * connection. On `resync` it reads the whole CS2 catalogue, lands what left while it was away,
+ * and reconnects without Last-Event-ID.
+ */
+import { EventSource } from 'eventsource';
+import type { MarketClient } from '../../client/index.js';
+import { isApiError } from '../../contract/api-error.js';
+import { APP_IDS } from '../../contract/common.js';
+import { type Listing, listingSchema } from '../../contract/listing.js';
+import type { BatchWriter, Warehouse } from '../../warehouse/index.js';
+import { Backoff, sleep } from '../backoff.js';
+import { StatusBoard } from '../source-status.js';
+import { catchUp } from './catch-up.js';
+
+/** Settings of the stream source. */
+export interface StreamSourceOptions {
+  /** Silence (no byte at all) after which the connection is presumed dead. @default 40_000 (25 s heartbeat + margin) */
+  watchdogMs?: number;
+  /** Filters passed to the stream (query string without `?`). @default '' */
+  query?: string;
+}
+
+const SOURCE = 'stream';
+
+/** Follows the listing stream until stopped. */
+export class StreamSource {
+  readonly board = new StatusBoard(SOURCE);
+  private lastEventId = '';
+  private readonly stopping = new AbortController();
+  private current: EventSource | null = null;
+  private running: Promise<void> | null = null;
+
+  constructor(
+    private readonly client: MarketClient,
+    private readonly warehouse: Warehouse,
+    private readonly writer: BatchWriter,
+    private readonly options: StreamSourceOptions = {},
+  ) {}
+
+  /** Reads the committed resume point and starts following. */
+  async start(): Promise<void> {
+    this.lastEventId = (await this.warehouse.readState(SOURCE)).last_event_id ?? '';
+    this.running = this.loop();
+  }
+
+  /** Closes the connection and waits for the loop to end. */
+  async stop(): Promise<void> {
+    this.stopping.abort();
+    this.current?.close();
+    await this.running;
+  }
+
+  private async loop(): Promise<void> {
+    const backoff = new Backoff();
+    while (!this.stopping.signal.aborted) {
+      const outcome = await this.follow();
+      if (this.stopping.signal.aborted) return;
+      if (outcome.kind === 'terminal') {
+        this.board.status.stopped = outcome.reason;
+        return;
+      }
+      if (outcome.kind === 'resync') {
+        await this.resync(outcome.detail).catch((error: unknown) => this.board.error(error));
+        backoff.reset();
+        continue;
+      }
+      const startedAt = Date.now();
+      await this.writer.add({
+        source: SOURCE,
+        gaps: [{ kind: outcome.kind, startedAt, endedAt: null, rows: 0, detail: outcome.reason }],
+      });
+      if (outcome.kind === 'reconnect' && outcome.hadEvents) backoff.reset();
+      await sleep(outcome.kind === 'watchdog_reconnect' ? 0 : backoff.next(), this.stopping.signal);
+    }
+  }
+
+  /** One connection, until it fails, goes silent, asks for a resync, or the source stops. */
+  private follow(): Promise<FollowOutcome> {
+    return new Promise((resolve) => {
+      let lastByteAt = Date.now();
+      let status = 0;
+      let hadEvents = false;
+      const tap = new TransformStream<Uint8Array, Uint8Array>({
+        transform(chunk, controller) {
+          lastByteAt = Date.now();
+          controller.enqueue(chunk);
+        },
+      });
+      const authorized = this.client.streamFetch();
+      const resumeFrom = this.lastEventId;
+      let first = true;
+      const es = new EventSource(
+        `${this.client.baseUrl}/listings/stream${this.options.query ? `?${this.options.query}` : ''}`,
+        {
+          fetch: async (input, init) => {
+            const headers: Record<string, string> = { ...(init?.headers as Record<string, string>) };
+            if (first && resumeFrom) headers['last-event-id'] = resumeFrom;
+            first = false;
+            const response = await authorized(input, { ...init, headers });
+            status = response.status;
+            if (!response.ok || !response.body) return response;
+            return new Response(response.body.pipeThrough(tap), {
+              status: response.status,
+              headers: response.headers,
+            });
+          },
+        },
+      );
+      this.current = es;
+      const finish = (outcome: FollowOutcome) => {
+        clearInterval(watchdog);
+        es.close();
+        this.board.status.connected = false;
+        resolve(outcome);
+      };
+      const watchdogMs = this.options.watchdogMs ?? 40_000;
+      const watchdog = setInterval(
+        () => {
+          if (this.stopping.signal.aborted) finish({ kind: 'reconnect', reason: 'stopping', hadEvents });
+          else if (Date.now() - lastByteAt > watchdogMs) {
+            finish({ kind: 'watchdog_reconnect', reason: `no byte for ${watchdogMs} ms` });
+          }
+        },
+        Math.min(1000, watchdogMs / 4),
+      );
+      es.addEventListener('open', () => {
+        this.board.status.connected = true;
+      });
+      es.addEventListener('error', () => {
+        if (status === 401 || status === 403) {
+          finish({
+            kind: 'terminal',
+            reason: `the stream answered ${status}: check the API key and its IP allowlist`,
+          });
+        } else {
+          finish({
+            kind: 'reconnect',
+            reason: status ? `the stream answered ${status}` : 'connection lost',
+            hadEvents,
+          });
+        }
+      });
+      es.addEventListener('resync', (event) => finish({ kind: 'resync', detail: String(event.data) }));
+      for (const kind of ['new', 'gone'] as const) {
+        es.addEventListener(kind, (event) => {
+          hadEvents = true;
+          this.onEvent(kind, event.lastEventId, String(event.data));
+        });
+      }
+    });
+  }
+
+  private onEvent(kind: 'new' | 'gone', eventId: string, data: string): void {
+    const receivedAt = Date.now();
+    const parsed = JSON.parse(data) as Listing | { id: string };
+    const listing = kind === 'new' ? listingSchema.parse(parsed) : null;
+    this.lastEventId = eventId;
+    this.board.status.received += 1;
+    if (listing?.listed_at)
+      this.board.status.lagSeconds = Math.max(0, (receivedAt - Date.parse(listing.listed_at)) / 1000);
+    this.writer
+      .add({
+        source: SOURCE,
+        events: [{ eventId, kind, listingId: parsed.id, appId: APP_IDS.cs2, listing, receivedAt }],
+        state: { last_event_id: eventId },
+      })
+      .then(() => {
+        this.board.status.landed += 1;
+      })
+      .catch((error: unknown) => this.board.error(error));
+  }
+
+  /** Catches up on the whole CS2 catalogue, then goes on live without a resume point. */
+  private async resync(detail: string): Promise<void> {
+    const rows = await catchUp(this.client, this.warehouse, this.writer, {
+      appId: APP_IDS.cs2,
+      source: SOURCE,
+      reason: `resync: ${detail}`,
+      signal: this.stopping.signal,
+    });
+    this.lastEventId = '';
+    await this.writer.add({ source: SOURCE, state: { last_event_id: '' } });
+    this.board.status.received += rows;
+  }
+}
+
+type FollowOutcome =
+  | { kind: 'reconnect'; reason: string; hadEvents: boolean }
+  | { kind: 'watchdog_reconnect'; reason: string }
+  | { kind: 'resync'; detail: string }
+  | { kind: 'terminal'; reason: string };
+
+/** True when an error means the source cannot go on (bad key, forbidden). */
+export function isTerminal(error: unknown): boolean {
+  return isApiError(error) && (error.status === 401 || error.status === 403);
+}

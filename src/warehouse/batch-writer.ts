@@ -1,0 +1,90 @@
+/** Queues batches from the collectors and commits them together, on size or after a short delay. */
+import { countBatchRows, type WarehouseBatch } from './batch.js';
+import { mergeBatches } from './merge-batches.js';
+import type { Warehouse } from './warehouse.js';
+
+/** Options of {@link BatchWriter}. */
+export interface BatchWriterOptions {
+  /** Flush once the queued batches hold this many rows. @default 500 */
+  maxRows?: number;
+  /** Flush this long after the first batch queued since the last flush. @default 500 */
+  maxDelayMs?: number;
+  /** Called with the error of a flush started by size or time (the batches' own promises reject too). */
+  onError?: (error: unknown) => void;
+}
+
+interface Pending {
+  batch: WarehouseBatch;
+  resolve: () => void;
+  reject: (error: unknown) => void;
+}
+
+/**
+ * Groups batches into one `Warehouse.write` (one transaction) per flush. Batches keep their order;
+ * adjacent ones of a source are merged into one load when that changes nothing (see
+ * `mergeBatches`), so a source's `state` ends as the last value added for each key.
+ *
+ * @example
+ * const writer = new BatchWriter(warehouse, { maxRows: 1000, onError: (e) => log.error(e) });
+ * await writer.add({ source: 'stream', events: [event], state: { last_event_id: event.eventId } });
+ */
+export class BatchWriter {
+  private readonly maxRows: number;
+  private readonly maxDelayMs: number;
+  private readonly onError: ((error: unknown) => void) | undefined;
+  private pending: Pending[] = [];
+  private pendingRows = 0;
+  private timer: NodeJS.Timeout | undefined;
+  private lastFlush: Promise<void> = Promise.resolve();
+  private closed = false;
+
+  constructor(
+    private readonly warehouse: Warehouse,
+    options: BatchWriterOptions = {},
+  ) {
+    this.maxRows = options.maxRows ?? 500;
+    this.maxDelayMs = options.maxDelayMs ?? 500;
+    this.onError = options.onError;
+  }
+
+  /** Queues `batch`; resolves once it is committed, rejects if the flush that carried it failed. */
+  add(batch: WarehouseBatch): Promise<void> {
+    if (this.closed) return Promise.reject(new Error('the BatchWriter is closed'));
+    const committed = new Promise<void>((resolve, reject) => this.pending.push({ batch, resolve, reject }));
+    this.pendingRows += countBatchRows(batch);
+    if (this.pendingRows >= this.maxRows) this.flushInBackground();
+    else this.timer ??= setTimeout(() => this.flushInBackground(), this.maxDelayMs);
+    return committed;
+  }
+
+  /** Writes everything queued now in one transaction; resolves once it (and every earlier flush) is done. */
+  flush(): Promise<void> {
+    clearTimeout(this.timer);
+    this.timer = undefined;
+    const taken = this.pending;
+    this.pending = [];
+    this.pendingRows = 0;
+    if (taken.length === 0) return this.lastFlush;
+    const flushed = this.warehouse.write(mergeBatches(taken.map((p) => p.batch))).then(
+      () => {
+        for (const p of taken) p.resolve();
+      },
+      (error: unknown) => {
+        for (const p of taken) p.reject(error);
+        throw error;
+      },
+    );
+    this.lastFlush = flushed.catch(() => undefined);
+    return flushed;
+  }
+
+  /** Flushes what is queued, stops the timer and refuses further batches. */
+  async close(): Promise<void> {
+    this.closed = true;
+    await this.flush();
+  }
+
+  private flushInBackground(): void {
+    this.flush().catch((error: unknown) => this.onError?.(error));
+  }
+}

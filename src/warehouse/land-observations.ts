@@ -1,0 +1,134 @@
+/** Lands what polls and sweeps saw: observations (deduplicated per pass) and listings found gone. */
+import type { GoneRow, ObservationRow } from './batch.js';
+import {
+  type LandingContext,
+  LISTING_TYPE,
+  listingColumnList,
+  msToTimestamp,
+  run,
+  selectListingColumns,
+  setListingColumns,
+} from './sql.js';
+import { withStagedRows } from './staging.js';
+
+const OBSERVATION_COLUMNS = {
+  o: 'BIGINT',
+  a: 'INTEGER',
+  t: 'DOUBLE',
+  v: 'VARCHAR',
+  p: 'VARCHAR',
+  x: LISTING_TYPE,
+};
+const GONE_COLUMNS = { o: 'BIGINT', a: 'INTEGER', l: 'VARCHAR', t: 'DOUBLE', v: 'VARCHAR' };
+
+/**
+ * Lands `observations` in `listing_observations`, once per (via, passId, listing id): a replayed
+ * observation is skipped entirely. Each fresh one upserts `live_listings`: inserted with
+ * `first_seen_at` = `last_seen_at` = observed time when absent; otherwise its fields and
+ * `last_seen_at` are updated, unless the row already reflects a later sighting (an observation
+ * older than `last_seen_at` does not roll a listing back). `last_event_id` is left as it was.
+ */
+export async function landObservations(
+  context: LandingContext,
+  observations: readonly ObservationRow[],
+): Promise<void> {
+  if (observations.length === 0) return;
+  const rows = observations.map((o, i) => ({
+    o: i,
+    a: o.appId,
+    t: o.observedAt,
+    v: o.via,
+    p: o.passId,
+    x: o.listing,
+  }));
+  await withStagedRows(context, rows, OBSERVATION_COLUMNS, (from, params) =>
+    run(
+      context,
+      `CREATE OR REPLACE TEMP TABLE _wh_observations AS
+       SELECT s.* FROM (
+         SELECT o AS ord, a AS app_id, x.id AS listing_id, ${selectListingColumns('x')},
+                ${msToTimestamp('t')} AS observed_at, v AS via, p AS pass_id
+         FROM ${from}
+       ) s
+       WHERE NOT EXISTS (
+         SELECT 1 FROM listing_observations o
+         WHERE o.via = s.via AND o.pass_id = s.pass_id AND o.listing_id = s.listing_id
+       )
+       QUALIFY row_number() OVER (PARTITION BY s.via, s.pass_id, s.listing_id ORDER BY s.ord) = 1`,
+      params,
+    ),
+  );
+  const landed = await run(
+    context,
+    `INSERT INTO listing_observations (app_id, listing_id, ${listingColumnList()}, observed_at, via, pass_id,
+                                       load_id, ingested_at)
+     SELECT app_id, listing_id, ${listingColumnList()}, observed_at, via, pass_id, $load, ${msToTimestamp('$now')}
+     FROM _wh_observations`,
+    { load: context.loadId, now: context.now },
+  );
+  context.count('listing_observations', landed);
+  if (landed > 0) {
+    const upserted = await run(
+      context,
+      `INSERT INTO live_listings (listing_id, app_id, ${listingColumnList()}, first_seen_at, last_seen_at,
+                                  last_event_id, source, load_id, ingested_at)
+       SELECT listing_id, app_id, ${listingColumnList()}, observed_at, observed_at, NULL,
+              $source, $load, ${msToTimestamp('$now')}
+       FROM _wh_observations
+       QUALIFY row_number() OVER (PARTITION BY listing_id ORDER BY observed_at DESC, ord DESC) = 1
+       ON CONFLICT (listing_id) DO UPDATE SET
+         app_id = excluded.app_id,
+         ${setListingColumns()},
+         last_seen_at = excluded.last_seen_at,
+         source = excluded.source,
+         load_id = excluded.load_id,
+         ingested_at = excluded.ingested_at
+       WHERE excluded.last_seen_at >= live_listings.last_seen_at`,
+      { source: context.source, load: context.loadId, now: context.now },
+    );
+    context.count('live_listings', upserted);
+  }
+  await run(context, 'DROP TABLE _wh_observations');
+}
+
+/**
+ * Lands `gone` rows in `listing_gone`, once per (via, listing id, detected time), and deletes each
+ * fresh one's listing from `live_listings` when present, unless it was seen live after the
+ * detection time (a later sighting wins over an older verdict).
+ */
+export async function landGone(context: LandingContext, gone: readonly GoneRow[]): Promise<void> {
+  if (gone.length === 0) return;
+  const rows = gone.map((g, i) => ({ o: i, a: g.appId, l: g.listingId, t: g.detectedAt, v: g.via }));
+  await withStagedRows(context, rows, GONE_COLUMNS, (from, params) =>
+    run(
+      context,
+      `CREATE OR REPLACE TEMP TABLE _wh_gone AS
+       SELECT s.* FROM (
+         SELECT o AS ord, a AS app_id, l AS listing_id, ${msToTimestamp('t')} AS detected_at, v AS via
+         FROM ${from}
+       ) s
+       WHERE NOT EXISTS (
+         SELECT 1 FROM listing_gone g
+         WHERE g.via = s.via AND g.listing_id = s.listing_id AND g.detected_at = s.detected_at
+       )
+       QUALIFY row_number() OVER (PARTITION BY s.via, s.listing_id, s.detected_at ORDER BY s.ord) = 1`,
+      params,
+    ),
+  );
+  const landed = await run(
+    context,
+    `INSERT INTO listing_gone (app_id, listing_id, detected_at, via, load_id, ingested_at)
+     SELECT app_id, listing_id, detected_at, via, $load, ${msToTimestamp('$now')} FROM _wh_gone`,
+    { load: context.loadId, now: context.now },
+  );
+  context.count('listing_gone', landed);
+  if (landed > 0) {
+    const deleted = await run(
+      context,
+      `DELETE FROM live_listings l USING _wh_gone g
+       WHERE l.listing_id = g.listing_id AND l.last_seen_at <= g.detected_at`,
+    );
+    context.count('live_listings', deleted);
+  }
+  await run(context, 'DROP TABLE _wh_gone');
+}

@@ -1,0 +1,50 @@
+/** Bulk rows reach DuckDB as a temporary NDJSON file read back with `read_json`, which parses in parallel. */
+import { open, rm } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { LandingContext, Params } from './sql.js';
+
+/** Lines written to the staging file per system call. */
+const LINES_PER_WRITE = 2000;
+
+let fileCounter = 0;
+
+/**
+ * Writes `rows` as NDJSON in the staging folder and calls `use` with a FROM item reading them back
+ * (`read_json($staged, …)` with the given column types) and its parameters; deletes the file after.
+ *
+ * @example
+ * await withStagedRows(context, rows, { id: 'VARCHAR', n: 'INTEGER' }, (from, params) =>
+ *   run(context, `INSERT INTO t SELECT id, n FROM ${from}`, params));
+ */
+export async function withStagedRows<T>(
+  context: LandingContext,
+  rows: readonly unknown[],
+  columns: Readonly<Record<string, string>>,
+  use: (from: string, params: Params) => Promise<T>,
+): Promise<T> {
+  fileCounter += 1;
+  const file = join(context.stagingDir, `${context.loadId}-${fileCounter}.ndjson`);
+  try {
+    await writeNdjson(file, rows);
+    const types = Object.entries(columns)
+      .map(([name, type]) => `${name}: '${type}'`)
+      .join(', ');
+    return await use(`read_json($staged, format = 'newline_delimited', columns = {${types}})`, {
+      staged: file,
+    });
+  } finally {
+    await rm(file, { force: true });
+  }
+}
+
+async function writeNdjson(file: string, rows: readonly unknown[]): Promise<void> {
+  const handle = await open(file, 'w');
+  try {
+    for (let start = 0; start < rows.length; start += LINES_PER_WRITE) {
+      const lines = rows.slice(start, start + LINES_PER_WRITE).map((row) => JSON.stringify(row));
+      await handle.write(`${lines.join('\n')}\n`);
+    }
+  } finally {
+    await handle.close();
+  }
+}

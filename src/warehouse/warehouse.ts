@@ -1,0 +1,206 @@
+/** The warehouse file: opening it (one writer per file), migrating, atomic batch writes, state, ad hoc SQL. */
+import { randomUUID } from 'node:crypto';
+import { mkdir, mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { type DuckDBConnection, DuckDBInstance } from '@duckdb/node-api';
+import type { LoadSummary, WarehouseBatch, WriteSummary } from './batch.js';
+import { WarehouseLockedError, WarehouseWriteError } from './errors.js';
+import { jsonSafeConverter } from './json-values.js';
+import { landGaps, landLoad, landState } from './land-bookkeeping.js';
+import { landEvents } from './land-events.js';
+import { landGone, landObservations } from './land-observations.js';
+import { landFx, landMinAsk, landSnapshot } from './land-prices.js';
+import { applyMigrations, findMigrationsDir, listMigrations, readAppliedMigrations } from './migrations.js';
+import type { LandingContext } from './sql.js';
+
+/** Options of {@link Warehouse.open}. */
+export interface WarehouseOptions {
+  /** Open for queries only: no migrations, and `write` is refused. @default false */
+  readOnly?: boolean;
+  /** Folder of the `NNN_name.sql` migrations. @default the project's `sql/warehouse` */
+  migrationsDir?: string;
+  /** Clock of `ingested_at` and `loads.started_at`, in epoch ms. @default Date.now */
+  clock?: () => number;
+  /**
+   * Folder under which bulk rows are staged as NDJSON files during a write; a private folder is
+   * created in it and removed on close. @default the system temp folder
+   */
+  stagingRoot?: string;
+}
+
+/** Files this process has open, so a second open in the same process is refused like one from another. */
+const openPaths = new Set<string>();
+
+/**
+ * The DuckDB warehouse the collectors land data in. Writes run one at a time, each in one
+ * transaction; `query` and `readState` read committed data on a second connection.
+ *
+ * @example
+ * const warehouse = await Warehouse.open('data/warehouse.duckdb');
+ * await warehouse.write([{ source: 'stream', events, state: { last_event_id: events.at(-1).eventId } }]);
+ * const state = await warehouse.readState('stream');
+ */
+export class Warehouse {
+  private queue: Promise<unknown> = Promise.resolve();
+  private closed = false;
+
+  private constructor(
+    /** The file, as given to `open`. */
+    readonly path: string,
+    /** True when opened with `readOnly`. */
+    readonly readOnly: boolean,
+    private readonly key: string,
+    private readonly instance: DuckDBInstance,
+    private readonly writer: DuckDBConnection,
+    private readonly reader: DuckDBConnection,
+    private readonly clock: () => number,
+    private readonly stagingDir: string,
+  ) {}
+
+  /**
+   * Opens (creating the file and its folders if needed) and migrates the warehouse. Throws a
+   * {@link WarehouseLockedError} naming the file when another process, or this one, holds it.
+   */
+  static async open(path: string, options: WarehouseOptions = {}): Promise<Warehouse> {
+    const readOnly = options.readOnly ?? false;
+    const key = path === ':memory:' ? `:memory:${randomUUID()}` : resolve(path);
+    if (openPaths.has(key)) throw new WarehouseLockedError(path, 'this process already has it open');
+    if (!readOnly && path !== ':memory:') await mkdir(dirname(path), { recursive: true });
+    const instance = await createInstance(path, readOnly);
+    openPaths.add(key);
+    try {
+      const writer = await instance.connect();
+      const reader = await instance.connect();
+      for (const connection of [writer, reader]) await connection.run("SET TimeZone = 'UTC'");
+      const dir = options.migrationsDir ?? findMigrationsDir();
+      if (readOnly) await checkMigrated(reader, dir, path);
+      else await applyMigrations(writer, dir);
+      const stagingDir = readOnly
+        ? ''
+        : await mkdtemp(join(options.stagingRoot ?? tmpdir(), 'warehouse-staging-'));
+      return new Warehouse(
+        path,
+        readOnly,
+        key,
+        instance,
+        writer,
+        reader,
+        options.clock ?? Date.now,
+        stagingDir,
+      );
+    } catch (error) {
+      openPaths.delete(key);
+      instance.closeSync();
+      throw error;
+    }
+  }
+
+  /** The committed progress markers of `source` (empty when it has none yet). */
+  async readState(source: string): Promise<Record<string, string>> {
+    const reader = await this.reader.runAndReadAll(
+      'SELECT key, value FROM collector_state WHERE source = $source ORDER BY key',
+      { source },
+    );
+    return Object.fromEntries(reader.getRowObjectsJS().map((r) => [String(r.key), String(r.value)]));
+  }
+
+  /**
+   * Lands `batches` in ONE transaction, in order, after any write in progress: each batch gets a
+   * `load_id` (and a `loads` row), its rows land (see {@link WarehouseBatch} for the order), and
+   * its `state` is upserted. On any error everything rolls back and a {@link WarehouseWriteError}
+   * is thrown: no row and no state of any batch lands.
+   */
+  write(batches: readonly WarehouseBatch[]): Promise<WriteSummary> {
+    if (this.readOnly) return Promise.reject(new Error(`the warehouse ${this.path} is open read-only`));
+    if (this.closed) return Promise.reject(new Error(`the warehouse ${this.path} is closed`));
+    const next = this.queue.then(() => this.writeNow(batches));
+    this.queue = next.catch(() => undefined);
+    return next;
+  }
+
+  /** Runs ad hoc SQL on committed data and returns its rows with JSON-safe values (see `jsonSafeConverter`). */
+  async query(sql: string): Promise<Record<string, unknown>[]> {
+    const reader = await this.reader.runAndReadAll(sql);
+    return reader.convertRowObjects(jsonSafeConverter);
+  }
+
+  /** Waits for the write in progress, then closes the file. */
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    await this.queue;
+    this.reader.closeSync();
+    this.writer.closeSync();
+    this.instance.closeSync();
+    openPaths.delete(this.key);
+    if (this.stagingDir) await rm(this.stagingDir, { recursive: true, force: true });
+  }
+
+  private async writeNow(batches: readonly WarehouseBatch[]): Promise<WriteSummary> {
+    const now = this.clock();
+    await this.writer.run('BEGIN TRANSACTION');
+    try {
+      const loads: LoadSummary[] = [];
+      for (const batch of batches) loads.push(await this.landBatch(batch, now));
+      await this.writer.run('COMMIT');
+      return { loads, rows: loads.reduce((sum, l) => sum + l.rows, 0) };
+    } catch (cause) {
+      await this.writer.run('ROLLBACK');
+      const sources = [...new Set(batches.map((b) => b.source))].join(', ');
+      throw new WarehouseWriteError(
+        `warehouse write of ${batches.length} batch(es) from ${sources} failed and was rolled back, nothing landed: ${(cause as Error).message}`,
+        { cause },
+      );
+    }
+  }
+
+  private async landBatch(batch: WarehouseBatch, now: number): Promise<LoadSummary> {
+    const tables: Record<string, number> = {};
+    const context: LandingContext = {
+      connection: this.writer,
+      stagingDir: this.stagingDir,
+      loadId: randomUUID(),
+      source: batch.source,
+      now,
+      count: (table, rows) => {
+        tables[table] = (tables[table] ?? 0) + rows;
+      },
+    };
+    if (batch.events) await landEvents(context, batch.events);
+    if (batch.observations) await landObservations(context, batch.observations);
+    if (batch.gone) await landGone(context, batch.gone);
+    if (batch.snapshot) await landSnapshot(context, batch.snapshot);
+    if (batch.minask) await landMinAsk(context, batch.minask);
+    if (batch.fx) await landFx(context, batch.fx);
+    if (batch.gaps) await landGaps(context, batch.gaps);
+    if (batch.state) await landState(context, batch.state);
+    const rows = Object.values(tables).reduce((sum, n) => sum + n, 0);
+    await landLoad(context, rows);
+    return { loadId: context.loadId, source: batch.source, rows, tables };
+  }
+}
+
+/** Creates the DuckDB instance, turning DuckDB's lock conflict into a {@link WarehouseLockedError}. */
+async function createInstance(path: string, readOnly: boolean): Promise<DuckDBInstance> {
+  try {
+    return await DuckDBInstance.create(path, readOnly ? { access_mode: 'READ_ONLY' } : {});
+  } catch (cause) {
+    const message = (cause as Error).message;
+    if (/could not set lock|conflicting lock/i.test(message)) {
+      throw new WarehouseLockedError(path, message.replace(/^IO Error: /, ''), { cause });
+    }
+    throw new Error(`cannot open the warehouse ${path}: ${message}`, { cause });
+  }
+}
+
+/** Refuses a read-only open of a file that lacks some migrations (it cannot migrate it). */
+async function checkMigrated(connection: DuckDBConnection, dir: string, path: string): Promise<void> {
+  const applied = new Set(await readAppliedMigrations(connection));
+  const missing = listMigrations(dir).filter((m) => !applied.has(m));
+  if (missing.length > 0) {
+    throw new Error(
+      `the warehouse ${path} lacks migrations ${missing.join(', ')}; open it once read-write to apply them`,
+    );
+  }
+}

@@ -1,0 +1,118 @@
+import { Agent, type Dispatcher } from 'undici';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { MarketClient } from '../../src/client/index.js';
+import { isApiError } from '../../src/contract/api-error.js';
+import { startTestService, type TestService } from '../helpers/service.js';
+
+let t: TestService;
+
+beforeAll(async () => {
+  t = await startTestService({ listings: 20, rateLimits: { read: 10 } });
+});
+afterAll(() => t.close());
+
+/**
+ * A sleep that moves the service's clock instead of waiting, and remembers each wait. With
+ * `quiet`, it first lets the requests on the wire land, as real time would: a clock that jumped
+ * while a request was in flight would stamp it late at the server and hide an overrun.
+ */
+function fakeSleep(sleeps: number[], quiet: () => boolean = () => true) {
+  return async (ms: number) => {
+    sleeps.push(ms);
+    while (!quiet()) await new Promise((resolve) => setTimeout(resolve, 2));
+    t.clock.advance(ms);
+  };
+}
+
+/** A dispatcher that notes the service-clock time of every request it sends. */
+function recordingDispatcher(sends: number[]): { dispatcher: Dispatcher; agent: Agent } {
+  const agent = new Agent();
+  const dispatcher = agent.compose((dispatch) => (options, handler) => {
+    sends.push(t.clock.now());
+    return dispatch(options, handler);
+  });
+  return { dispatcher, agent };
+}
+
+describe('the per-key request budget', () => {
+  it('keeps 130 concurrent reads of two clients of one key inside the server limit, without a 429', async () => {
+    const { key } = await t.account({ balance_usd: 10 });
+    const sends: number[] = [];
+    const sleeps: number[] = [];
+    let answered = 0;
+    const { dispatcher, agent } = recordingDispatcher(sends);
+    const options = {
+      baseUrl: t.baseUrl,
+      apiKey: key,
+      limits: { read: 10, windowMs: 60_000 },
+      maxRetries: 0,
+      clock: t.clock,
+      sleep: fakeSleep(sleeps, () => answered === sends.length),
+      dispatcher,
+    };
+    const a = new MarketClient(options);
+    const b = new MarketClient(options);
+    try {
+      const calls = Array.from({ length: 130 }, (_, i) =>
+        (i % 2 === 0 ? a.balance() : b.games()).finally(() => answered++),
+      );
+      const results = await Promise.allSettled(calls);
+      const refused = results.filter((r) => r.status === 'rejected');
+      expect(refused.map((r) => (isApiError(r.reason) ? r.reason.code : String(r.reason)))).toEqual([]);
+      expect(sends).toHaveLength(130);
+      // Any 11 consecutive sends span at least a window: at most 10 per rolling minute.
+      for (let i = 0; i + 10 < sends.length; i++) {
+        expect((sends[i + 10] ?? 0) - (sends[i] ?? 0)).toBeGreaterThanOrEqual(60_000);
+      }
+      expect((sends[129] ?? 0) - (sends[0] ?? 0)).toBeGreaterThanOrEqual(12 * 60_000);
+      expect(sleeps.length).toBeGreaterThanOrEqual(12);
+    } finally {
+      await a.close();
+      await b.close();
+      await agent.close();
+    }
+  });
+
+  it('refuses a second client of the key that asks for other limits', async () => {
+    const { key } = await t.account({ balance_usd: 10 });
+    const a = new MarketClient({ baseUrl: t.baseUrl, apiKey: key, limits: { read: 10 } });
+    try {
+      expect(() => new MarketClient({ baseUrl: t.baseUrl, apiKey: key, limits: { read: 50 } })).toThrow(
+        /pass the same limits/,
+      );
+    } finally {
+      await a.close();
+    }
+  });
+
+  it('waits exactly Retry-After after a 429 caused by another client of the key, then succeeds', async () => {
+    const { key } = await t.account({ balance_usd: 10 });
+    for (let i = 0; i < 10; i++) expect((await t.call('/balance', { key })).status).toBe(200);
+    const refused = await t.call('/balance', { key });
+    expect(refused.status).toBe(429);
+
+    const sleeps: number[] = [];
+    const sends: number[] = [];
+    const { dispatcher, agent } = recordingDispatcher(sends);
+    const client = new MarketClient({
+      baseUrl: t.baseUrl,
+      apiKey: key,
+      clock: t.clock,
+      sleep: fakeSleep(sleeps),
+      dispatcher,
+    });
+    try {
+      const balance = await client.balance();
+      expect(balance.balance_usd).toBe(10);
+      expect(sends).toHaveLength(2);
+      expect(sleeps).toHaveLength(1);
+      const retryAfter = Number(refused.headers.get('retry-after'));
+      // The server's wait is whole seconds; a little real time has passed since `refused`.
+      expect(sleeps[0]).toBe(Math.round((sleeps[0] ?? 0) / 1000) * 1000);
+      expect(Math.abs((sleeps[0] ?? 0) - retryAfter * 1000)).toBeLessThanOrEqual(1000);
+    } finally {
+      await client.close();
+      await agent.close();
+    }
+  });
+});

@@ -1,0 +1,222 @@
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterEach, describe, expect, it } from 'vitest';
+import {
+  isNetworkError,
+  isTransient,
+  isUnexpectedResponseError,
+  MarketClient,
+  type MarketClientOptions,
+  NetworkError,
+} from '../../src/client/index.js';
+import { ApiError, isApiError } from '../../src/contract/api-error.js';
+
+/** What the scripted server does with one request. */
+type Step = (req: IncomingMessage, res: ServerResponse) => void;
+
+const HEALTH = { status: 'ok', groups: 3, price_list_age_seconds: 1 };
+
+const json =
+  (status: number, body: unknown, headers: Record<string, string> = {}): Step =>
+  (_req, res) => {
+    res.writeHead(status, { 'content-type': 'application/json', ...headers }).end(JSON.stringify(body));
+  };
+const html =
+  (status: number): Step =>
+  (_req, res) => {
+    res.writeHead(status, { 'content-type': 'text/html' }).end('<html><body>Bad Gateway</body></html>');
+  };
+const reset: Step = (req) => req.socket.destroy();
+const hang: Step = () => {};
+
+/** A loopback server answering its n-th request with `steps[n]` (the last step repeats). */
+async function scripted(steps: Step[]) {
+  const seen: string[] = [];
+  const server = createServer((req, res) => {
+    const step = steps[Math.min(seen.length, steps.length - 1)];
+    seen.push(`${req.method} ${req.url} ${req.headers.authorization ?? ''}`);
+    step?.(req, res);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  const close = async () => {
+    server.closeAllConnections();
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+  };
+  return { baseUrl: `http://127.0.0.1:${port}/v1`, seen, close };
+}
+
+const cleanups: Array<() => Promise<void>> = [];
+afterEach(async () => {
+  for (const cleanup of cleanups.splice(0)) await cleanup();
+});
+
+/** A client of a scripted server, with a recorded fake sleep and a fixed jitter of one half. */
+async function scriptedClient(steps: Step[], options: Partial<MarketClientOptions> = {}) {
+  const server = await scripted(steps);
+  const sleeps: number[] = [];
+  const client = new MarketClient({
+    baseUrl: server.baseUrl,
+    apiKey: 'svc_pub_scripted',
+    sleep: async (ms) => {
+      sleeps.push(ms);
+    },
+    random: () => 0.5,
+    ...options,
+  });
+  cleanups.push(async () => {
+    await client.close();
+    await server.close();
+  });
+  return { client, seen: server.seen, sleeps };
+}
+
+async function rejection(promise: Promise<unknown>): Promise<unknown> {
+  try {
+    await promise;
+  } catch (error) {
+    return error;
+  }
+  throw new Error('the call succeeded');
+}
+
+describe('MarketClient retries', () => {
+  it('retries 503 market_unavailable and a 502 HTML page with jittered backoff, then parses the answer', async () => {
+    const { client, seen, sleeps } = await scriptedClient([
+      json(503, { code: 'market_unavailable', detail: 'upstream down' }),
+      html(502),
+      json(200, { ...HEALTH, extra_field: 'ignored' }),
+    ]);
+    expect(await client.health()).toEqual(HEALTH);
+    expect(seen).toHaveLength(3);
+    expect(seen[0]).toBe('GET /v1/health Bearer svc_pub_scripted');
+    // Full jitter with random() = 0.5: half of 500 ms, then half of 1000 ms.
+    expect(sleeps).toEqual([250, 500]);
+  });
+
+  it('retries 409 price_updating', async () => {
+    const { client, seen } = await scriptedClient([
+      json(409, { code: 'price_updating', detail: 'prices mid-refresh' }),
+      json(200, HEALTH),
+    ]);
+    expect(await client.health()).toEqual(HEALTH);
+    expect(seen).toHaveLength(2);
+  });
+
+  it('retries a reset connection', async () => {
+    const { client, seen, sleeps } = await scriptedClient([reset, json(200, HEALTH)]);
+    expect(await client.health()).toEqual(HEALTH);
+    expect(seen).toHaveLength(2);
+    expect(sleeps).toHaveLength(1);
+  });
+
+  it('retries an attempt that times out', async () => {
+    const { client, seen } = await scriptedClient([hang, json(200, HEALTH)], { timeoutMs: 150 });
+    expect(await client.health()).toEqual(HEALTH);
+    expect(seen).toHaveLength(2);
+  });
+
+  it('waits exactly Retry-After on a 429', async () => {
+    const { client, seen, sleeps } = await scriptedClient([
+      json(429, { code: 'rate_limit_exceeded', detail: 'slow down', limit: 100, retry_after_seconds: 7 }, {
+        'retry-after': '7',
+      }),
+      json(200, { games: [{ appId: 730, name: 'CS2', tradable: true }] }),
+    ]);
+    expect(await client.games()).toEqual([{ appId: 730, name: 'CS2', tradable: true }]);
+    expect(seen).toHaveLength(2);
+    expect(sleeps).toEqual([7000]);
+  });
+
+  it('never retries a 400, and keeps its code and extra fields', async () => {
+    const { client, seen, sleeps } = await scriptedClient([
+      json(400, { code: 'unsupported_game', detail: 'no', supported_app_ids: [730] }),
+    ]);
+    const error = await rejection(client.listings({ appId: 570 }));
+    expect(error).toBeInstanceOf(ApiError);
+    expect(error).toMatchObject({ code: 'unsupported_game', status: 400, extra: { supported_app_ids: [730] } });
+    expect(seen).toEqual(['GET /v1/listings?appId=570 Bearer svc_pub_scripted']);
+    expect(sleeps).toEqual([]);
+  });
+
+  it('gives up after maxRetries and throws the last error with its status', async () => {
+    const { client, seen, sleeps } = await scriptedClient([html(502)], { maxRetries: 2 });
+    const error = await rejection(client.balance());
+    expect(error).toMatchObject({ code: 'market_unavailable', status: 502 });
+    expect((error as ApiError).detail).toMatch(/HTTP 502 without an API error body: <html>/);
+    expect(seen).toHaveLength(3);
+    expect(sleeps).toEqual([250, 500]);
+  });
+
+  it('turns a non-JSON 4xx into invalid_request with its status, not retried', async () => {
+    const { client, seen } = await scriptedClient([html(404)]);
+    const error = await rejection(client.currency());
+    expect(error).toMatchObject({ code: 'invalid_request', status: 404 });
+    expect(seen).toHaveLength(1);
+  });
+
+  it('keeps an error code it does not know under unknown_code', async () => {
+    const { client } = await scriptedClient([json(418, { code: 'teapot', detail: 'short and stout', spout: 1 })]);
+    const error = await rejection(client.balance());
+    expect(error).toMatchObject({ code: 'invalid_request', status: 418, extra: { unknown_code: 'teapot', spout: 1 } });
+  });
+
+  it('throws NetworkError with its cause when nothing listens', async () => {
+    const { client, sleeps } = await scriptedClient([json(200, HEALTH)], { maxRetries: 1 });
+    const closed = new MarketClient({
+      baseUrl: 'http://127.0.0.1:9/v1',
+      sleep: async (ms) => {
+        sleeps.push(ms);
+      },
+      maxRetries: 1,
+    });
+    cleanups.push(() => closed.close());
+    const error = await rejection(closed.health());
+    expect(isNetworkError(error)).toBe(true);
+    expect(error).toMatchObject({ timedOut: false, url: 'http://127.0.0.1:9/v1/health' });
+    expect((error as NetworkError).cause).toMatchObject({ code: 'ECONNREFUSED' });
+    expect(sleeps).toHaveLength(1);
+    expect(await client.health()).toEqual(HEALTH);
+  });
+
+  it('marks a timeout as timedOut', async () => {
+    const { client, seen } = await scriptedClient([hang], { timeoutMs: 100, maxRetries: 0 });
+    const error = await rejection(client.health());
+    expect(error).toBeInstanceOf(NetworkError);
+    expect(error).toMatchObject({ timedOut: true });
+    expect(seen).toHaveLength(1);
+  });
+
+  it('throws UnexpectedResponseError for a 200 that breaks the contract, without retrying', async () => {
+    const { client, seen } = await scriptedClient([json(200, { status: 'ok', groups: 'many' })]);
+    const error = await rejection(client.health());
+    expect(isUnexpectedResponseError(error)).toBe(true);
+    expect((error as Error).message).toMatch(/groups/);
+    expect(seen).toHaveLength(1);
+  });
+});
+
+describe('isTransient', () => {
+  const api = (code: ConstructorParameters<typeof ApiError>[0], status?: number) =>
+    new ApiError(code, 'x', {}, status === undefined ? {} : { status });
+  it.each([
+    ['429 rate_limit_exceeded', api('rate_limit_exceeded'), true],
+    ['429 snapshot_rate_limited', api('snapshot_rate_limited'), true],
+    ['409 price_updating', api('price_updating'), true],
+    ['503 market_unavailable', api('market_unavailable'), true],
+    ['502 without a JSON code', api('market_unavailable', 502), true],
+    ['504 upstream_timeout', api('upstream_timeout'), true],
+    ['a network error', new NetworkError('reset', 'http://x', false), true],
+    ['a timeout', new NetworkError('slow', 'http://x', true), true],
+    ['400 invalid_param', api('invalid_param'), false],
+    ['401 invalid_api_key', api('invalid_api_key'), false],
+    ['402 insufficient_settled_balance', api('insufficient_settled_balance'), false],
+    ['403 ip_not_allowed', api('ip_not_allowed'), false],
+    ['409 item_unavailable', api('item_unavailable'), false],
+    ['500 internal_error', api('internal_error'), false],
+    ['a plain Error', new Error('bug'), false],
+  ])('classifies %s as transient: %s', (_name, error, expected) => {
+    expect(isTransient(error)).toBe(expected);
+    if (isApiError(error)) expect(error.status).toBeGreaterThanOrEqual(400);
+  });
+});

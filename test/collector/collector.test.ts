@@ -1,0 +1,179 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { RunningCollector } from '../../src/collector/daemon.js';
+import {
+  apiLiveIds,
+  startTestCollector,
+  waitForStreamHead,
+  waitForSweeps,
+  warehouseLiveIds,
+} from '../helpers/collector.js';
+import { startTestService, type TestService } from '../helpers/service.js';
+import { waitFor } from '../helpers/stream.js';
+
+const GAMES = [730, 570, 252490];
+
+describe('the collector against the real service', () => {
+  let t: TestService;
+  let key: string;
+  let collector: RunningCollector | null = null;
+
+  beforeAll(async () => {
+    t = await startTestService({ listings: 1500, rateLimits: { read: 1_000_000 } });
+    ({ key } = await t.account({ balance_usd: 50 }));
+  });
+  afterAll(async () => {
+    await collector?.stop();
+    await t.close();
+  });
+
+  it('lands every source and ends with exactly the live listings of every game', async () => {
+    collector = await startTestCollector(t, key);
+    await t.sandbox('/simulator', { paused: false, rate_per_second: 100 });
+    await new Promise((r) => setTimeout(r, 4000));
+    await t.sandbox('/simulator', { paused: true });
+    const pausedAt = Date.now();
+    await waitForStreamHead(t, collector);
+    await waitForSweeps(collector, GAMES, pausedAt);
+    for (const appId of GAMES)
+      expect(await warehouseLiveIds(collector, appId)).toEqual(await apiLiveIds(t, key, appId));
+
+    const [events] = await collector.warehouse.query(
+      'SELECT count(*) AS n, count(DISTINCT event_id) AS distinct_ids FROM listing_events',
+    );
+    expect(Number(events?.n)).toBeGreaterThan(50);
+    expect(Number(events?.distinct_ids)).toBe(Number(events?.n));
+    const [snapshots] = await collector.warehouse.query(
+      'SELECT count(*) AS n, count(DISTINCT etag) AS etags FROM price_snapshots',
+    );
+    expect(Number(snapshots?.n)).toBeGreaterThan(0);
+    const fetches = await collector.warehouse.query(
+      'SELECT status, count(*) AS n FROM snapshot_fetches GROUP BY status',
+    );
+    expect(fetches.map((r) => r.status)).toContain('downloaded');
+    const minask = await collector.warehouse.query(
+      'SELECT app_id, count(*) AS n FROM minask_prices GROUP BY app_id ORDER BY app_id',
+    );
+    expect(minask.map((r) => Number(r.app_id))).toEqual([570, 730, 252490]);
+    const [fx] = await collector.warehouse.query('SELECT count(DISTINCT currency) AS n FROM fx_rates');
+    expect(Number(fx?.n)).toBe(20);
+    const statuses = collector.status();
+    expect(statuses.find((s) => s.name === 'stream')?.connected).toBe(true);
+    expect(statuses.every((s) => s.stopped === null)).toBe(true);
+  });
+
+  it('records an unchanged snapshot as unchanged (304)', async () => {
+    const active = collector as RunningCollector;
+    const deadline = Date.now() + 15_000;
+    let unchanged = 0;
+    while (Date.now() < deadline && unchanged === 0) {
+      const [row] = await active.warehouse.query(
+        "SELECT count(*) AS n FROM snapshot_fetches WHERE status = 'unchanged'",
+      );
+      unchanged = Number(row?.n);
+      await new Promise((r) => setTimeout(r, 250));
+    }
+    expect(unchanged).toBeGreaterThan(0);
+  });
+
+  it('resumes from the stored Last-Event-ID after a restart, with nothing lost or landed twice', async () => {
+    await collector?.stop();
+    collector = null;
+    await t.sandbox('/simulator', { paused: false, rate_per_second: 150 });
+    await new Promise((r) => setTimeout(r, 1500));
+    await t.sandbox('/simulator', { paused: true });
+    collector = await startTestCollector(t, key);
+    await waitForStreamHead(t, collector);
+    const [events] = await collector.warehouse.query(
+      'SELECT count(*) AS n, count(DISTINCT event_id) AS d FROM listing_events',
+    );
+    expect(Number(events?.d)).toBe(Number(events?.n));
+    const log = t.service.context.catalogue.log;
+    const logged = await t.service.context.db.read<{ n: number }>(
+      `SELECT count(*) AS n FROM listing_events WHERE app_id = 730 AND position > 0`,
+    );
+    expect(Number(events?.n)).toBeLessThanOrEqual(Number(logged[0]?.n));
+    expect(log.head).toBeGreaterThan(0);
+    expect(await warehouseLiveIds(collector, 730)).toEqual(await apiLiveIds(t, key, 730));
+  });
+});
+
+describe('stream recovery', () => {
+  it('catches up after a resync and records it in the gap ledger', async () => {
+    const t = await startTestService({
+      listings: 800,
+      retention: { maxRows: 20 },
+      rateLimits: { read: 1_000_000 },
+    });
+    const { key } = await t.account({ balance_usd: 5 });
+    let collector = await startTestCollector(t, key, { games: [730] });
+    try {
+      await t.sandbox('/simulator', { paused: false, rate_per_second: 100 });
+      await new Promise((r) => setTimeout(r, 1000));
+      await collector.stop();
+      await new Promise((r) => setTimeout(r, 1500));
+      await t.sandbox('/simulator', { paused: true });
+      await t.service.context.catalogue.log.prune(t.clock.now());
+      collector = await startTestCollector(t, key, { games: [730] });
+      const deadline = Date.now() + 20_000;
+      let gaps: Record<string, unknown>[] = [];
+      while (Date.now() < deadline) {
+        gaps = await collector.warehouse.query(
+          "SELECT kind, rows, detail FROM ingest_gaps WHERE kind = 'catch_up'",
+        );
+        if (gaps.length > 0) break;
+        await new Promise((r) => setTimeout(r, 200));
+      }
+      expect(gaps.length).toBe(1);
+      expect(Number(gaps[0]?.rows)).toBeGreaterThan(500);
+      expect(String(gaps[0]?.detail)).toContain('resync');
+      expect(await warehouseLiveIds(collector, 730)).toEqual(await apiLiveIds(t, key, 730));
+    } finally {
+      await collector.stop();
+      await t.close();
+    }
+  });
+
+  it('reconnects a silent connection through the watchdog', async () => {
+    const t = await startTestService({ listings: 200, heartbeatMs: 60_000 });
+    const { key } = await t.account({ balance_usd: 5 });
+    const collector = await startTestCollector(t, key, { games: [730], watchdogMs: 800 });
+    try {
+      const deadline = Date.now() + 15_000;
+      let gaps: Record<string, unknown>[] = [];
+      while (Date.now() < deadline && gaps.length < 2) {
+        gaps = await collector.warehouse.query(
+          "SELECT kind FROM ingest_gaps WHERE kind = 'watchdog_reconnect'",
+        );
+        await new Promise((r) => setTimeout(r, 200));
+      }
+      expect(gaps.length).toBeGreaterThanOrEqual(2);
+    } finally {
+      await collector.stop();
+      await t.close();
+    }
+  });
+});
+
+describe('an unfunded account', () => {
+  it('reports the 402 on prices once and keeps collecting the rest', async () => {
+    const t = await startTestService({ listings: 300, rateLimits: { read: 1_000_000 } });
+    const { key } = await t.account({ balance_usd: 0 });
+    const collector = await startTestCollector(t, key);
+    try {
+      await waitFor(() => collector.status().filter((s) => s.stopped?.includes('402')).length >= 4, 15_000);
+      await waitForSweeps(collector, GAMES, 0);
+      for (const appId of GAMES)
+        expect(await warehouseLiveIds(collector, appId)).toEqual(await apiLiveIds(t, key, appId));
+      const stopped = collector
+        .status()
+        .filter((s) => s.stopped !== null)
+        .map((s) => s.name)
+        .sort();
+      expect(stopped).toEqual(['prices:252490', 'prices:570', 'prices:730', 'snapshot']);
+      expect(collector.status().find((s) => s.name === 'stream')?.connected).toBe(true);
+    } finally {
+      await collector.stop();
+      await t.close();
+    }
+  });
+});

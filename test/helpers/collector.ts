@@ -1,0 +1,82 @@
+/** Runs the real collector in-process against a test service, with fast schedules, and checks the warehouse. */
+import { join } from 'node:path';
+import { type CollectorOptions, type RunningCollector, startCollector } from '../../src/collector/daemon.js';
+import type { Listing } from '../../src/contract/listing.js';
+import { readAllListings } from './listings.js';
+import type { TestService } from './service.js';
+
+/** Starts a collector on `<service dir>/warehouse.duckdb` with schedules measured in seconds. */
+export function startTestCollector(
+  t: TestService,
+  key: string,
+  options: Partial<CollectorOptions> = {},
+): Promise<RunningCollector> {
+  return startCollector({
+    baseUrl: t.baseUrl,
+    apiKey: key,
+    warehousePath: join(t.dir, 'warehouse.duckdb'),
+    snapshotCron: '*/2 * * * * *',
+    pollIntervalMs: 1000,
+    sweepIntervalMs: 1500,
+    cs2SweepIntervalMs: 3000,
+    pricesIntervalMs: 2000,
+    fxIntervalMs: 2000,
+    flushMs: 100,
+    readBudget: 100_000,
+    onFatal: (error) => {
+      throw error;
+    },
+    ...options,
+  });
+}
+
+/** Waits until the collector has landed the service's last stream event. */
+export async function waitForStreamHead(
+  t: TestService,
+  collector: RunningCollector,
+  timeoutMs = 30_000,
+): Promise<void> {
+  const head = t.service.context.catalogue.log.eventId(t.service.context.catalogue.log.head);
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const [row] = await collector.warehouse.query(
+      "SELECT value FROM collector_state WHERE source = 'stream' AND key = 'last_event_id'",
+    );
+    if (row?.value === head) return;
+    if (Date.now() > deadline) throw new Error(`stream did not reach ${head} (at ${String(row?.value)})`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+/** Waits until a complete sweep of every game started after `since` (epoch ms) has landed. */
+export async function waitForSweeps(
+  collector: RunningCollector,
+  games: number[],
+  since: number,
+  timeoutMs = 30_000,
+) {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const rows = await collector.warehouse.query(
+      "SELECT source, value FROM collector_state WHERE key = 'last_sweep_at'",
+    );
+    const done = games.every((g) => rows.some((r) => r.source === `sweep:${g}` && Number(r.value) > since));
+    if (done) return;
+    if (Date.now() > deadline) throw new Error('sweeps did not complete in time');
+    await new Promise((r) => setTimeout(r, 200));
+  }
+}
+
+/** The ids of live_listings of a game in the warehouse. */
+export async function warehouseLiveIds(collector: RunningCollector, appId: number): Promise<string[]> {
+  const rows = await collector.warehouse.query(
+    `SELECT listing_id FROM live_listings WHERE app_id = ${appId} ORDER BY listing_id`,
+  );
+  return rows.map((r) => String(r.listing_id));
+}
+
+/** The ids of a game's live listings as the API reports them. */
+export async function apiLiveIds(t: TestService, key: string, appId: number): Promise<string[]> {
+  const rows: Listing[] = await readAllListings(t, key, `&appId=${appId}`);
+  return rows.map((l) => l.id).sort();
+}

@@ -1,0 +1,119 @@
+/** Test fixtures of the warehouse: listings, events, temp folders, and a child process runner. */
+import { spawn } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { Listing } from '../../src/contract/listing.js';
+import type { ObservationRow, StreamEventRow } from '../../src/warehouse/index.js';
+
+/** Epoch ms all fixture times count from: 2026-11-01T00:00:00.000Z. */
+export const T0 = Date.parse('2026-11-01T00:00:00.000Z');
+
+/** A CS2 listing with id `id`; `overrides` replace fields. */
+export function makeListing(id: string, overrides: Partial<Listing> = {}): Listing {
+  return {
+    id,
+    market_hash_name: 'AK-47 | Redline (Field-Tested)',
+    wear: 'Field-Tested',
+    doppler_phase: null,
+    float_value: 0.1834,
+    paint_seed: 412,
+    stickers: [
+      { name: 'Sticker | Crown (Foil)', image: 'https://cdn.example/crown.png', slot: 1, wear: 0.25 },
+    ],
+    price_usd: 12.34,
+    category: 'Rifle',
+    rarity: 'Classified',
+    image: 'https://cdn.example/ak.png',
+    inspect_link: 'steam://rungame/730/inspect',
+    tradable: false,
+    tradable_at: '2026-11-08T09:30:00.000Z',
+    delivery: 'hold',
+    refund_percent: 50,
+    listed_at: '2026-10-31T23:59:59.123Z',
+    ...overrides,
+  };
+}
+
+/** A `new` event for listing `listingId`, received `at`. */
+export function newEvent(
+  eventId: string,
+  listingId: string,
+  at: number,
+  overrides: Partial<Listing> = {},
+): StreamEventRow {
+  return {
+    eventId,
+    kind: 'new',
+    listingId,
+    appId: 730,
+    listing: makeListing(listingId, overrides),
+    receivedAt: at,
+  };
+}
+
+/** A `gone` event for listing `listingId`, received `at`. */
+export function goneEvent(eventId: string, listingId: string, at: number): StreamEventRow {
+  return { eventId, kind: 'gone', listingId, appId: 730, listing: null, receivedAt: at };
+}
+
+/** An observation of listing `listingId` by a pass. */
+export function observation(
+  listingId: string,
+  at: number,
+  passId: string,
+  overrides: Partial<Listing> = {},
+  via: ObservationRow['via'] = 'poll',
+): ObservationRow {
+  return { appId: 730, listing: makeListing(listingId, overrides), observedAt: at, via, passId };
+}
+
+/** A fresh temp folder and its removal. */
+export function makeTempDir(): { dir: string; cleanup: () => void } {
+  const dir = mkdtempSync(join(tmpdir(), 'warehouse-test-'));
+  return { dir, cleanup: () => rmSync(dir, { recursive: true, force: true }) };
+}
+
+/** A child process started by {@link startScript}. */
+export interface ChildRun {
+  /** Resolves when the child exits. */
+  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null; stdout: string; stderr: string }>;
+  /** Resolves once the child's stdout contains `text`. */
+  waitFor(text: string): Promise<void>;
+  kill(signal: NodeJS.Signals): void;
+}
+
+/** Runs a TypeScript script of this folder with `node --import tsx`. */
+export function startScript(script: string, args: readonly string[]): ChildRun {
+  const child = spawn(process.execPath, ['--import', 'tsx', join(import.meta.dirname, script), ...args], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let stdout = '';
+  let stderr = '';
+  const waiters: { text: string; resolve: () => void }[] = [];
+  child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
+    stdout += chunk;
+    for (const w of waiters.filter((x) => stdout.includes(x.text))) w.resolve();
+  });
+  child.stderr.setEncoding('utf8').on('data', (chunk: string) => {
+    stderr += chunk;
+  });
+  const exited = new Promise<{
+    code: number | null;
+    signal: NodeJS.Signals | null;
+    stdout: string;
+    stderr: string;
+  }>((resolve) => child.on('exit', (code, signal) => resolve({ code, signal, stdout, stderr })));
+  return {
+    exited,
+    waitFor: (text) =>
+      new Promise<void>((resolve, reject) => {
+        if (stdout.includes(text)) return resolve();
+        waiters.push({ text, resolve });
+        void exited.then(({ code, stderr: err }) =>
+          reject(new Error(`child exited (${code}) before "${text}": ${err}`)),
+        );
+      }),
+    kill: (signal) => child.kill(signal),
+  };
+}

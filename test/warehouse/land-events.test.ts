@@ -1,0 +1,152 @@
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { Warehouse } from '../../src/warehouse/index.js';
+import { goneEvent, makeTempDir, newEvent, T0 } from './fixtures.js';
+
+let warehouse: Warehouse;
+let cleanup: () => void;
+
+beforeEach(async () => {
+  const temp = makeTempDir();
+  cleanup = temp.cleanup;
+  warehouse = await Warehouse.open(join(temp.dir, 'wh.duckdb'), { clock: () => T0 + 1_000_000 });
+});
+
+afterEach(async () => {
+  await warehouse.close();
+  cleanup();
+});
+
+async function live() {
+  return warehouse.query(
+    'SELECT listing_id, price_usd, first_seen_at, last_seen_at, last_event_id, source FROM live_listings ORDER BY listing_id',
+  );
+}
+
+async function count(table: string): Promise<number> {
+  const [row] = await warehouse.query(`SELECT count(*) AS n FROM ${table}`);
+  return row?.n as number;
+}
+
+describe('Warehouse.write: stream events', () => {
+  it('lands every listing field with money as DECIMAL(18,2) and times as UTC timestamps', async () => {
+    await warehouse.write([{ source: 'stream', events: [newEvent('e1', 'A', T0 + 5, { price_usd: 0.29 })] }]);
+    const [row] = await warehouse.query('SELECT * EXCLUDE (load_id) FROM listing_events');
+    expect(row).toEqual({
+      event_id: 'e1',
+      kind: 'new',
+      listing_id: 'A',
+      app_id: 730,
+      market_hash_name: 'AK-47 | Redline (Field-Tested)',
+      wear: 'Field-Tested',
+      doppler_phase: null,
+      float_value: 0.1834,
+      paint_seed: 412,
+      stickers: [
+        { name: 'Sticker | Crown (Foil)', image: 'https://cdn.example/crown.png', slot: 1, wear: 0.25 },
+      ],
+      price_usd: 0.29,
+      category: 'Rifle',
+      rarity: 'Classified',
+      image: 'https://cdn.example/ak.png',
+      inspect_link: 'steam://rungame/730/inspect',
+      tradable: false,
+      tradable_at: '2026-11-08T09:30:00.000Z',
+      delivery: 'hold',
+      refund_percent: 50,
+      listed_at: '2026-10-31T23:59:59.123Z',
+      received_at: '2026-11-01T00:00:00.005Z',
+      ingested_at: '2026-11-01T00:16:40.000Z',
+    });
+    const [types] = await warehouse.query(
+      'SELECT typeof(price_usd) AS price, typeof(received_at) AS received FROM listing_events',
+    );
+    expect(types).toEqual({ price: 'DECIMAL(18,2)', received: 'TIMESTAMP' });
+  });
+
+  it('upserts live_listings on new (keeping first_seen_at) and deletes on gone', async () => {
+    await warehouse.write([
+      { source: 'stream', events: [newEvent('e1', 'A', T0 + 1), newEvent('e2', 'B', T0 + 2)] },
+    ]);
+    await warehouse.write([
+      {
+        source: 'stream',
+        events: [newEvent('e3', 'A', T0 + 3, { price_usd: 9.99 }), goneEvent('e4', 'B', T0 + 4)],
+      },
+    ]);
+    expect(await live()).toEqual([
+      {
+        listing_id: 'A',
+        price_usd: 9.99,
+        first_seen_at: '2026-11-01T00:00:00.001Z',
+        last_seen_at: '2026-11-01T00:00:00.003Z',
+        last_event_id: 'e3',
+        source: 'stream',
+      },
+    ]);
+    expect(await count('listing_events')).toBe(4);
+  });
+
+  it('applies events in order within a batch: gone then new again starts a new first_seen_at', async () => {
+    await warehouse.write([{ source: 'stream', events: [newEvent('e1', 'A', T0 + 1)] }]);
+    await warehouse.write([
+      {
+        source: 'stream',
+        events: [
+          newEvent('e2', 'A', T0 + 2),
+          goneEvent('e3', 'A', T0 + 3),
+          newEvent('e4', 'A', T0 + 4, { price_usd: 5 }),
+          newEvent('e5', 'A', T0 + 5, { price_usd: 6 }),
+          newEvent('e6', 'B', T0 + 6),
+          goneEvent('e7', 'B', T0 + 7),
+        ],
+      },
+    ]);
+    expect(await live()).toEqual([
+      {
+        listing_id: 'A',
+        price_usd: 6,
+        first_seen_at: '2026-11-01T00:00:00.004Z',
+        last_seen_at: '2026-11-01T00:00:00.005Z',
+        last_event_id: 'e5',
+        source: 'stream',
+      },
+    ]);
+  });
+
+  it('adds nothing when the same batch is written twice, and does not apply a replayed event again', async () => {
+    const batch = { source: 'stream', events: [newEvent('e1', 'A', T0 + 1), newEvent('e2', 'B', T0 + 2)] };
+    await warehouse.write([batch]);
+    await warehouse.write([{ source: 'stream', events: [goneEvent('e3', 'A', T0 + 3)] }]);
+    const replay = await warehouse.write([batch]);
+    expect(replay.rows).toBe(0);
+    expect(await count('listing_events')).toBe(3);
+    expect((await live()).map((r) => r.listing_id)).toEqual(['B']);
+  });
+
+  it('lands an event id repeated within one batch once, applying its first occurrence', async () => {
+    await warehouse.write([
+      {
+        source: 'stream',
+        events: [
+          newEvent('e1', 'A', T0 + 1, { price_usd: 1 }),
+          newEvent('e1', 'A', T0 + 2, { price_usd: 2 }),
+        ],
+      },
+    ]);
+    expect(await count('listing_events')).toBe(1);
+    expect((await live())[0]?.price_usd).toBe(1);
+  });
+
+  it('lands a batch of 5,000 events in well under a second', async () => {
+    const events = Array.from({ length: 5000 }, (_, i) =>
+      i % 5 === 4 ? goneEvent(`e${i}`, `L${i - 1}`, T0 + i) : newEvent(`e${i}`, `L${i}`, T0 + i),
+    );
+    const started = performance.now();
+    const summary = await warehouse.write([{ source: 'stream', events, state: { last_event_id: 'e4999' } }]);
+    const ms = performance.now() - started;
+    expect(summary.loads[0]?.tables.listing_events).toBe(5000);
+    expect(await count('live_listings')).toBe(3000);
+    expect(ms).toBeLessThan(1500);
+  });
+});
