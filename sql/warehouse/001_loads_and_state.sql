@@ -5,7 +5,7 @@ CREATE TABLE loads (
   load_id VARCHAR PRIMARY KEY,        -- id of the batch; every row it landed carries it
   source VARCHAR NOT NULL,            -- collector source, e.g. stream, poll:730, sweep:570, snapshot, prices:730, fx
   started_at TIMESTAMP NOT NULL,      -- when the write transaction that committed the batch began (UTC)
-  rows BIGINT NOT NULL                -- rows the batch inserted, updated or deleted across the landing tables
+  rows BIGINT NOT NULL                -- rows the batch landed (inserted, or updated for gaps); live_listings changes not counted
 );
 
 CREATE TABLE collector_state (

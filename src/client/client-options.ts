@@ -49,7 +49,7 @@ export interface MarketClientOptions {
   dispatcher?: Dispatcher;
   /** Clock of the budget and of Retry-After dates. @default Date.now */
   clock?: ClientClock;
-  /** How the client waits between retries and for budget. @default a timer */
+  /** How the client waits between retries and for budget; a fake one must move `clock` by `ms`. @default a timer */
   sleep?: Sleep;
   /** Source of the backoff jitter, uniform in [0, 1). @default Math.random */
   random?: () => number;

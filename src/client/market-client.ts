@@ -91,9 +91,6 @@ export class MarketClient {
     this.clock = options.clock ?? { now: Date.now };
     this.sleep = options.sleep ?? ((ms) => delay(ms));
     this.random = options.random ?? Math.random;
-    this.ownsDispatcher = options.dispatcher === undefined;
-    this.dispatcher =
-      options.dispatcher ?? new Agent({ keepAliveTimeout: 10_000, connect: { timeout: this.timeoutMs } });
     const claim = claimBudget(
       this.baseUrl,
       this.apiKey ?? '',
@@ -103,6 +100,9 @@ export class MarketClient {
     );
     this.budget = claim.budget;
     this.releaseBudget = claim.release;
+    this.ownsDispatcher = options.dispatcher === undefined;
+    this.dispatcher =
+      options.dispatcher ?? new Agent({ keepAliveTimeout: 10_000, connect: { timeout: this.timeoutMs } });
   }
 
   /** `GET /health` (no key, outside the budget): status, price groups and price-list age. */

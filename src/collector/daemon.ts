@@ -107,6 +107,7 @@ export async function startCollector(options: CollectorOptions): Promise<Running
       await writer.close();
       await control.close();
       await warehouse.close();
+      await client.close();
     },
   };
 }

@@ -98,9 +98,9 @@ export interface WarehouseBatch {
 export interface LoadSummary {
   loadId: string;
   source: string;
-  /** Rows inserted, updated or deleted across the landing tables (state excluded). */
+  /** Rows the batch landed in the landing tables (`loads.rows`); changes to `live_listings` and state are not counted. */
   rows: number;
-  /** The same count per table, for the tables the batch touched. */
+  /** Rows inserted, updated or deleted per table, `live_listings` included, for the tables the batch touched. */
   tables: Record<string, number>;
 }
 

@@ -1,6 +1,7 @@
 /** Lands stream events: the event log, deduplicated on event id, and their effect on the live set. */
 import type { StreamEventRow } from './batch.js';
 import {
+  firstOfEachKey,
   type LandingContext,
   LISTING_TYPE,
   listingColumnList,
@@ -29,7 +30,7 @@ const EVENT_COLUMNS = {
  */
 export async function landEvents(context: LandingContext, events: readonly StreamEventRow[]): Promise<void> {
   if (events.length === 0) return;
-  const rows = events.map((e, i) => ({
+  const rows = firstOfEachKey(events, (e) => e.eventId).map((e, i) => ({
     o: i,
     e: e.eventId,
     k: e.kind,
@@ -47,8 +48,7 @@ export async function landEvents(context: LandingContext, events: readonly Strea
                 ${selectListingColumns('x')}, ${msToTimestamp('t')} AS received_at
          FROM ${from}
        ) s
-       WHERE NOT EXISTS (SELECT 1 FROM listing_events e WHERE e.event_id = s.event_id)
-       QUALIFY row_number() OVER (PARTITION BY s.event_id ORDER BY s.ord) = 1`,
+       WHERE NOT EXISTS (SELECT 1 FROM listing_events e WHERE e.event_id = s.event_id)`,
       params,
     ),
   );

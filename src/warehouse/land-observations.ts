@@ -1,6 +1,7 @@
 /** Lands what polls and sweeps saw: observations (deduplicated per pass) and listings found gone. */
 import type { GoneRow, ObservationRow } from './batch.js';
 import {
+  firstOfEachKey,
   type LandingContext,
   LISTING_TYPE,
   listingColumnList,
@@ -33,7 +34,8 @@ export async function landObservations(
   observations: readonly ObservationRow[],
 ): Promise<void> {
   if (observations.length === 0) return;
-  const rows = observations.map((o, i) => ({
+  const unique = firstOfEachKey(observations, (o) => `${o.via}\u0000${o.passId}\u0000${o.listing.id}`);
+  const rows = unique.map((o, i) => ({
     o: i,
     a: o.appId,
     t: o.observedAt,
@@ -53,8 +55,7 @@ export async function landObservations(
        WHERE NOT EXISTS (
          SELECT 1 FROM listing_observations o
          WHERE o.via = s.via AND o.pass_id = s.pass_id AND o.listing_id = s.listing_id
-       )
-       QUALIFY row_number() OVER (PARTITION BY s.via, s.pass_id, s.listing_id ORDER BY s.ord) = 1`,
+       )`,
       params,
     ),
   );
@@ -98,7 +99,8 @@ export async function landObservations(
  */
 export async function landGone(context: LandingContext, gone: readonly GoneRow[]): Promise<void> {
   if (gone.length === 0) return;
-  const rows = gone.map((g, i) => ({ o: i, a: g.appId, l: g.listingId, t: g.detectedAt, v: g.via }));
+  const unique = firstOfEachKey(gone, (g) => `${g.via}\u0000${g.listingId}\u0000${g.detectedAt}`);
+  const rows = unique.map((g, i) => ({ o: i, a: g.appId, l: g.listingId, t: g.detectedAt, v: g.via }));
   await withStagedRows(context, rows, GONE_COLUMNS, (from, params) =>
     run(
       context,
@@ -110,8 +112,7 @@ export async function landGone(context: LandingContext, gone: readonly GoneRow[]
        WHERE NOT EXISTS (
          SELECT 1 FROM listing_gone g
          WHERE g.via = s.via AND g.listing_id = s.listing_id AND g.detected_at = s.detected_at
-       )
-       QUALIFY row_number() OVER (PARTITION BY s.via, s.listing_id, s.detected_at ORDER BY s.ord) = 1`,
+       )`,
       params,
     ),
   );

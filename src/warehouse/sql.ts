@@ -82,10 +82,19 @@ export function unnestJson(param: string, structure: unknown): string {
   return `(SELECT unnest(from_json_strict($${param}, '${shape}')) AS r)`;
 }
 
+/** The first row of each key, in order: duplicates within one batch land once, as their first occurrence. */
+export function firstOfEachKey<T>(rows: readonly T[], key: (row: T) => string): T[] {
+  const seen = new Set<string>();
+  return rows.filter((row) => {
+    const k = key(row);
+    if (seen.has(k)) return false;
+    seen.add(k);
+    return true;
+  });
+}
+
 /** Runs a statement inside the batch and returns how many rows it changed. */
 export async function run(context: LandingContext, sql: string, params: Params = {}): Promise<number> {
-  const t = performance.now();
   const result = await context.connection.run(sql, params);
-  if (process.env.WH_PROFILE) console.log((performance.now() - t).toFixed(0), 'ms', sql.replace(/\s+/g, ' ').slice(0, 90));
   return result.rowsChanged;
 }

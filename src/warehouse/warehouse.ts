@@ -175,7 +175,10 @@ export class Warehouse {
     if (batch.fx) await landFx(context, batch.fx);
     if (batch.gaps) await landGaps(context, batch.gaps);
     if (batch.state) await landState(context, batch.state);
-    const rows = Object.values(tables).reduce((sum, n) => sum + n, 0);
+    const rows = Object.entries(tables).reduce(
+      (sum, [table, n]) => (table === 'live_listings' ? sum : sum + n),
+      0,
+    );
     await landLoad(context, rows);
     return { loadId: context.loadId, source: batch.source, rows, tables };
   }

@@ -92,7 +92,11 @@ describe('MarketClient reads', () => {
       const floats = await client.listings({ min_float: 0.0000001, max_float: 0.5, limit: 5 });
       expect(floats.items.every((l) => (l.float_value ?? 0) <= 0.5)).toBe(true);
 
-      const newest = await client.listings({ sort: 'newest', available_after: '2000-01-01T00:00:00Z', limit: 3 });
+      const newest = await client.listings({
+        sort: 'newest',
+        available_after: '2000-01-01T00:00:00Z',
+        limit: 3,
+      });
       expect(newest.items).toHaveLength(3);
       expect(newest.items[0]?.listed_at).toEqual(expect.any(String));
     });

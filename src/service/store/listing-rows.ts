@@ -93,6 +93,7 @@ export async function* readListings(db: Database): AsyncGenerator<ListingRow> {
      FROM listings`,
   );
   for await (const rows of result.yieldRowsJs()) {
-    for (const [appId, json] of rows) yield { appId: Number(appId), listing: JSON.parse(String(json)) as Listing };
+    for (const [appId, json] of rows)
+      yield { appId: Number(appId), listing: JSON.parse(String(json)) as Listing };
   }
 }

@@ -1,0 +1,156 @@
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { type GoneRow, Warehouse } from '../../src/warehouse/index.js';
+import { goneEvent, makeTempDir, newEvent, observation, T0 } from './fixtures.js';
+
+let warehouse: Warehouse;
+let cleanup: () => void;
+
+beforeEach(async () => {
+  const temp = makeTempDir();
+  cleanup = temp.cleanup;
+  warehouse = await Warehouse.open(join(temp.dir, 'wh.duckdb'));
+});
+
+afterEach(async () => {
+  await warehouse.close();
+  cleanup();
+});
+
+async function live() {
+  return warehouse.query(
+    'SELECT listing_id, price_usd, first_seen_at, last_seen_at, last_event_id, source FROM live_listings ORDER BY listing_id',
+  );
+}
+
+async function count(table: string): Promise<number> {
+  const [row] = await warehouse.query(`SELECT count(*) AS n FROM ${table}`);
+  return row?.n as number;
+}
+
+function gone(listingId: string, at: number, via: GoneRow['via'] = 'sweep'): GoneRow {
+  return { appId: 730, listingId, detectedAt: at, via };
+}
+
+describe('Warehouse.write: observations', () => {
+  it('inserts an unseen listing with first and last seen at the observation time', async () => {
+    await warehouse.write([{ source: 'poll:730', observations: [observation('A', T0 + 10, 'w1')] }]);
+    expect(await live()).toEqual([
+      {
+        listing_id: 'A',
+        price_usd: 12.34,
+        first_seen_at: '2026-11-01T00:00:00.010Z',
+        last_seen_at: '2026-11-01T00:00:00.010Z',
+        last_event_id: null,
+        source: 'poll:730',
+      },
+    ]);
+    const [row] = await warehouse.query('SELECT * EXCLUDE (load_id, ingested_at) FROM listing_observations');
+    expect(row).toMatchObject({
+      app_id: 730,
+      listing_id: 'A',
+      price_usd: 12.34,
+      tradable_at: '2026-11-08T09:30:00.000Z',
+      observed_at: '2026-11-01T00:00:00.010Z',
+      via: 'poll',
+      pass_id: 'w1',
+    });
+  });
+
+  it('updates fields and last_seen_at of a live listing, keeping first_seen_at and last_event_id', async () => {
+    await warehouse.write([{ source: 'stream', events: [newEvent('e1', 'A', T0 + 1)] }]);
+    await warehouse.write([
+      { source: 'sweep:730', observations: [observation('A', T0 + 20, 's1', { price_usd: 3 }, 'sweep')] },
+    ]);
+    expect(await live()).toEqual([
+      {
+        listing_id: 'A',
+        price_usd: 3,
+        first_seen_at: '2026-11-01T00:00:00.001Z',
+        last_seen_at: '2026-11-01T00:00:00.020Z',
+        last_event_id: 'e1',
+        source: 'sweep:730',
+      },
+    ]);
+  });
+
+  it('does not roll a listing back to an observation older than its last sighting', async () => {
+    await warehouse.write([{ source: 'stream', events: [newEvent('e1', 'A', T0 + 50, { price_usd: 7 })] }]);
+    await warehouse.write([
+      { source: 'poll:730', observations: [observation('A', T0 + 40, 'w1', { price_usd: 6 })] },
+    ]);
+    expect((await live())[0]).toMatchObject({ price_usd: 7, last_seen_at: '2026-11-01T00:00:00.050Z' });
+    expect(await count('listing_observations')).toBe(1);
+  });
+
+  it('lands a listing once per (via, pass_id) and again for another pass', async () => {
+    await warehouse.write([
+      {
+        source: 'poll:730',
+        observations: [
+          observation('A', T0 + 1, 'w1'),
+          observation('A', T0 + 2, 'w1'),
+          observation('A', T0 + 3, 'w2'),
+        ],
+      },
+    ]);
+    await warehouse.write([
+      { source: 'sweep:730', observations: [observation('A', T0 + 4, 'w1', {}, 'sweep')] },
+    ]);
+    const rows = await warehouse.query(
+      'SELECT via, pass_id, observed_at FROM listing_observations ORDER BY observed_at',
+    );
+    expect(rows).toEqual([
+      { via: 'poll', pass_id: 'w1', observed_at: '2026-11-01T00:00:00.001Z' },
+      { via: 'poll', pass_id: 'w2', observed_at: '2026-11-01T00:00:00.003Z' },
+      { via: 'sweep', pass_id: 'w1', observed_at: '2026-11-01T00:00:00.004Z' },
+    ]);
+  });
+
+  it('adds nothing when the same batch is written twice, even after the listing went', async () => {
+    const batch = {
+      source: 'poll:730',
+      observations: [observation('A', T0 + 1, 'w1'), observation('B', T0 + 1, 'w1')],
+    };
+    await warehouse.write([batch]);
+    await warehouse.write([{ source: 'stream', events: [goneEvent('e9', 'A', T0 + 5)] }]);
+    const replay = await warehouse.write([batch]);
+    expect(replay.rows).toBe(0);
+    expect(await count('listing_observations')).toBe(2);
+    expect((await live()).map((r) => r.listing_id)).toEqual(['B']);
+  });
+});
+
+describe('Warehouse.write: gone rows', () => {
+  it('deletes a live listing, lands the verdict once, and ignores a listing that is not live', async () => {
+    await warehouse.write([{ source: 'poll:730', observations: [observation('A', T0 + 1, 'w1')] }]);
+    const batch = { source: 'sweep:730', gone: [gone('A', T0 + 10), gone('Z', T0 + 10)] };
+    await warehouse.write([batch]);
+    await warehouse.write([batch]);
+    expect(await live()).toEqual([]);
+    expect(await warehouse.query('SELECT listing_id, detected_at, via FROM listing_gone ORDER BY 1')).toEqual(
+      [
+        { listing_id: 'A', detected_at: '2026-11-01T00:00:00.010Z', via: 'sweep' },
+        { listing_id: 'Z', detected_at: '2026-11-01T00:00:00.010Z', via: 'sweep' },
+      ],
+    );
+  });
+
+  it('keeps a listing seen live after the gone verdict was reached', async () => {
+    await warehouse.write([{ source: 'stream', events: [newEvent('e1', 'A', T0 + 30)] }]);
+    await warehouse.write([{ source: 'sweep:730', gone: [gone('A', T0 + 20)] }]);
+    expect((await live()).map((r) => r.listing_id)).toEqual(['A']);
+  });
+
+  it('applies a batch as events, then observations, then gone rows', async () => {
+    await warehouse.write([
+      {
+        source: 'sweep:730',
+        gone: [gone('A', T0 + 10, 'catch_up')],
+        observations: [observation('A', T0 + 5, 's1', {}, 'catch_up')],
+        events: [newEvent('e1', 'B', T0 + 1)],
+      },
+    ]);
+    expect((await live()).map((r) => r.listing_id)).toEqual(['B']);
+  });
+});

@@ -1,0 +1,120 @@
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { findMigrationsDir, isWarehouseLockedError, Warehouse } from '../../src/warehouse/index.js';
+import { makeTempDir, newEvent, startScript, T0 } from './fixtures.js';
+
+const LANDING_TABLES = [
+  'collector_state',
+  'fx_rates',
+  'ingest_gaps',
+  'listing_events',
+  'listing_gone',
+  'listing_observations',
+  'live_listings',
+  'loads',
+  'minask_prices',
+  'price_snapshots',
+  'schema_migrations',
+  'snapshot_fetches',
+];
+
+let dir: string;
+let cleanup: () => void;
+
+beforeEach(() => {
+  ({ dir, cleanup } = makeTempDir());
+});
+
+afterEach(() => cleanup());
+
+describe('Warehouse.open', () => {
+  it('creates the folders and the file, applies the migrations once and records them', async () => {
+    const path = join(dir, 'nested', 'deeper', 'wh.duckdb');
+    const first = await Warehouse.open(path);
+    const tables = await first.query(
+      "SELECT table_name FROM information_schema.tables WHERE table_schema = 'main' ORDER BY 1",
+    );
+    expect(tables.map((t) => t.table_name)).toEqual(LANDING_TABLES);
+    await first.close();
+    const again = await Warehouse.open(path);
+    const versions = await again.query('SELECT version FROM schema_migrations ORDER BY version');
+    expect(versions.map((v) => v.version)).toEqual([
+      '001_loads_and_state.sql',
+      '002_listings.sql',
+      '003_prices.sql',
+    ]);
+    await again.close();
+  });
+
+  it('refuses a second open from another process with a message naming the file', async () => {
+    const path = join(dir, 'wh.duckdb');
+    const warehouse = await Warehouse.open(path);
+    try {
+      const child = startScript('scripts/open-warehouse.ts', [path]);
+      const { code, stdout, stderr } = await child.exited;
+      expect(stdout).not.toContain('opened');
+      expect(code).toBe(3);
+      expect(stderr).toContain('in use by another collector (or process)');
+      expect(stderr).toContain(path);
+    } finally {
+      await warehouse.close();
+    }
+  });
+
+  it('refuses a second open of the same file in this process, and allows it after close', async () => {
+    const path = join(dir, 'wh.duckdb');
+    const warehouse = await Warehouse.open(path);
+    const second = await Warehouse.open(path).catch((e: unknown) => e);
+    expect(isWarehouseLockedError(second)).toBe(true);
+    expect((second as Error).message).toContain(path);
+    await warehouse.close();
+    await (await Warehouse.open(path)).close();
+  });
+
+  it('opens read-only for queries and refuses writes there', async () => {
+    const path = join(dir, 'wh.duckdb');
+    const writer = await Warehouse.open(path);
+    await writer.write([{ source: 'stream', events: [newEvent('e1', 'A', T0)] }]);
+    await writer.close();
+    const reader = await Warehouse.open(path, { readOnly: true });
+    expect(await reader.query('SELECT count(*) AS n FROM listing_events')).toEqual([{ n: 1 }]);
+    await expect(reader.write([{ source: 'stream' }])).rejects.toThrow(/read-only/);
+    await reader.close();
+  });
+});
+
+describe('Warehouse.query', () => {
+  it('answers JSON-safe values: integers and decimals as numbers, timestamps as ISO UTC', async () => {
+    const warehouse = await Warehouse.open(join(dir, 'wh.duckdb'));
+    const rows = await warehouse.query(
+      `SELECT count(*) AS n, sum(x) AS total, 12.34::DECIMAL(18,2) AS price, 9007199254740993::BIGINT AS big,
+              TIMESTAMP '2026-11-21 12:00:00.123' AS at, [1, 2] AS list, {'a': 1} AS struct
+       FROM (VALUES (1), (2)) t(x)`,
+    );
+    expect(rows).toEqual([
+      {
+        n: 2,
+        total: 3,
+        price: 12.34,
+        big: '9007199254740993',
+        at: '2026-11-21T12:00:00.123Z',
+        list: [1, 2],
+        struct: { a: 1 },
+      },
+    ]);
+    expect(JSON.parse(JSON.stringify(rows))).toEqual(rows);
+    await warehouse.close();
+  });
+});
+
+describe('findMigrationsDir', () => {
+  it('finds sql/warehouse of the project from src/ and from a compiled copy in .build/src/', () => {
+    mkdirSync(join(dir, 'sql', 'warehouse'), { recursive: true });
+    mkdirSync(join(dir, '.build', 'src', 'warehouse'), { recursive: true });
+    writeFileSync(join(dir, 'package.json'), '{}');
+    writeFileSync(join(dir, '.build', 'package.json'), '{}');
+    expect(findMigrationsDir(join(dir, 'src', 'warehouse'))).toBe(join(dir, 'sql', 'warehouse'));
+    expect(findMigrationsDir(join(dir, '.build', 'src', 'warehouse'))).toBe(join(dir, 'sql', 'warehouse'));
+  });
+});
