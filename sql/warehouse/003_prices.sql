@@ -1,6 +1,6 @@
 -- Market prices: the CS2 price snapshot file, the per-game minAsk price lists, and FX rates.
 CREATE TABLE price_snapshots (
-  etag VARCHAR NOT NULL,              -- ETag of the snapshot file; a snapshot is landed once per ETag
+  etag VARCHAR NOT NULL,              -- ETag of the snapshot file; landed once per ETag ('' when the service sent none)
   generated_at TIMESTAMP,             -- when the service built it (X-Generated-At), null when not sent (UTC)
   fetched_at TIMESTAMP NOT NULL,      -- when the collector downloaded it (UTC)
   market_hash_name VARCHAR NOT NULL,  -- item name

@@ -37,6 +37,9 @@ export class BatchWriter {
   private timer: NodeJS.Timeout | undefined;
   private lastFlush: Promise<void> = Promise.resolve();
   private closed = false;
+  /** A write is in flight; size and time triggers then wait for it and take everything queued meanwhile. */
+  private writing = false;
+  private flushWanted = false;
 
   constructor(
     private readonly warehouse: Warehouse,
@@ -57,6 +60,19 @@ export class BatchWriter {
     return committed;
   }
 
+  /** Rows queued and not yet committed. */
+  get backlog(): number {
+    return this.pendingRows;
+  }
+
+  /** Resolves once fewer than `rows` rows wait to be written (a source's backpressure). */
+  async room(rows: number): Promise<void> {
+    while (this.pendingRows >= rows && !this.closed) {
+      this.flushInBackground();
+      await this.lastFlush;
+    }
+  }
+
   /** Writes everything queued now in one transaction; resolves once it (and every earlier flush) is done. */
   flush(): Promise<void> {
     clearTimeout(this.timer);
@@ -65,16 +81,19 @@ export class BatchWriter {
     this.pending = [];
     this.pendingRows = 0;
     if (taken.length === 0) return this.lastFlush;
-    const flushed = this.warehouse.write(mergeBatches(taken.map((p) => p.batch))).then(
-      () => {
-        for (const p of taken) p.resolve();
-      },
-      (error: unknown) => {
-        for (const p of taken) p.reject(error);
-        throw error;
-      },
-    );
-    this.lastFlush = flushed.catch(() => undefined);
+    this.writing = true;
+    const flushed = this.lastFlush
+      .then(() => this.warehouse.write(mergeBatches(taken.map((p) => p.batch))))
+      .then(
+        () => {
+          for (const p of taken) p.resolve();
+        },
+        (error: unknown) => {
+          for (const p of taken) p.reject(error);
+          throw error;
+        },
+      );
+    this.lastFlush = flushed.catch(() => undefined).finally(() => this.afterWrite(flushed));
     return flushed;
   }
 
@@ -85,6 +104,20 @@ export class BatchWriter {
   }
 
   private flushInBackground(): void {
+    if (this.writing) {
+      this.flushWanted = true;
+      return;
+    }
     this.flush().catch((error: unknown) => this.onError?.(error));
+  }
+
+  /** Group commit: what queued up while a write was in flight goes out together in the next one. */
+  private afterWrite(finished: Promise<void>): void {
+    void finished.catch(() => undefined);
+    this.writing = false;
+    if (this.pending.length > 0 && (this.flushWanted || this.pendingRows >= this.maxRows)) {
+      this.flushWanted = false;
+      this.flushInBackground();
+    }
   }
 }

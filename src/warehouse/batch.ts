@@ -53,7 +53,7 @@ export type SnapshotFetch =
       etag: string;
       generatedAt: number | null;
       fetchedAt: number;
-      /** A local `.ndjson.gz` (or `.ndjson`) file of PriceRow lines; the caller deletes it after the write. */
+      /** A local `.ndjson.gz` (or `.ndjson`) file of PriceRow lines; keep it until the write has committed. */
       file: string;
     }
   | { status: 'unchanged'; etag: string; fetchedAt: number };

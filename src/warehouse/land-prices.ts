@@ -18,7 +18,8 @@ const SNAPSHOT_COLUMNS = `{${Object.entries(PRICE_ROW_COLUMNS)
 /**
  * Records a snapshot fetch in `snapshot_fetches` (once per ETag and fetch time). A downloaded file
  * is loaded into `price_snapshots` with DuckDB's `read_json` (gzip is read transparently), unless
- * rows of that ETag are already there: the same ETag means the same prices.
+ * rows of that ETag are already there: the same ETag means the same prices. Without an ETag (`''`)
+ * only a replay of the same fetch is skipped.
  */
 export async function landSnapshot(context: LandingContext, snapshot: SnapshotFetch): Promise<void> {
   let landed = 0;
@@ -29,7 +30,10 @@ export async function landSnapshot(context: LandingContext, snapshot: SnapshotFe
        SELECT $etag, ${msToTimestamp('$generated')}, ${msToTimestamp('$fetched')}, market_hash_name, wear,
               doppler_phase, min_ask_usd, listed_count, $load, ${msToTimestamp('$now')}
        FROM read_json($file, format = 'newline_delimited', columns = ${SNAPSHOT_COLUMNS})
-       WHERE NOT EXISTS (SELECT 1 FROM price_snapshots WHERE etag = $etag)`,
+       WHERE NOT EXISTS (
+         SELECT 1 FROM price_snapshots
+         WHERE etag = $etag AND ($etag <> '' OR fetched_at = ${msToTimestamp('$fetched')})
+       )`,
       {
         etag: snapshot.etag,
         generated: snapshot.generatedAt,

@@ -1,12 +1,22 @@
 /** Bulk rows reach DuckDB as a temporary NDJSON file read back with `read_json`, which parses in parallel. */
-import { open, rm } from 'node:fs/promises';
+import { open, readdir, rm, rmdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { LandingContext, Params } from './sql.js';
 
 /** Lines written to the staging file per system call. */
 const LINES_PER_WRITE = 2000;
 
+/** Ending of staging files; only files with it are ever deleted from the staging folder. */
+const SUFFIX = '.staged.ndjson';
+
 let fileCounter = 0;
+
+/** Deletes the staging files in `dir` (left by a crash, or at close) and, with `removeDir`, the folder if then empty. */
+export async function clearStagingDir(dir: string, removeDir: boolean): Promise<void> {
+  const names = await readdir(dir).catch(() => []);
+  await Promise.all(names.filter((n) => n.endsWith(SUFFIX)).map((n) => rm(join(dir, n), { force: true })));
+  if (removeDir) await rmdir(dir).catch(() => undefined);
+}
 
 /**
  * Writes `rows` as NDJSON in the staging folder and calls `use` with a FROM item reading them back
@@ -23,7 +33,7 @@ export async function withStagedRows<T>(
   use: (from: string, params: Params) => Promise<T>,
 ): Promise<T> {
   fileCounter += 1;
-  const file = join(context.stagingDir, `${context.loadId}-${fileCounter}.ndjson`);
+  const file = join(context.stagingDir, `${context.loadId}-${fileCounter}${SUFFIX}`);
   try {
     await writeNdjson(file, rows);
     const types = Object.entries(columns)

@@ -1,9 +1,9 @@
 /** The warehouse file: opening it (one writer per file), migrating, atomic batch writes, state, ad hoc SQL. */
 import { randomUUID } from 'node:crypto';
-import { mkdir, mkdtemp, rm } from 'node:fs/promises';
+import { mkdir, mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
-import { type DuckDBConnection, DuckDBInstance } from '@duckdb/node-api';
+import { type DuckDBConnection, DuckDBInstance, type DuckDBResultReader } from '@duckdb/node-api';
 import type { LoadSummary, WarehouseBatch, WriteSummary } from './batch.js';
 import { WarehouseLockedError, WarehouseWriteError } from './errors.js';
 import { jsonSafeConverter } from './json-values.js';
@@ -12,7 +12,8 @@ import { landEvents } from './land-events.js';
 import { landGone, landObservations } from './land-observations.js';
 import { landFx, landMinAsk, landSnapshot } from './land-prices.js';
 import { applyMigrations, findMigrationsDir, listMigrations, readAppliedMigrations } from './migrations.js';
-import type { LandingContext } from './sql.js';
+import type { LandingContext, Params } from './sql.js';
+import { clearStagingDir } from './staging.js';
 
 /** Options of {@link Warehouse.open}. */
 export interface WarehouseOptions {
@@ -23,10 +24,10 @@ export interface WarehouseOptions {
   /** Clock of `ingested_at` and `loads.started_at`, in epoch ms. @default Date.now */
   clock?: () => number;
   /**
-   * Folder under which bulk rows are staged as NDJSON files during a write; a private folder is
-   * created in it and removed on close. @default the system temp folder
+   * Folder where bulk rows are staged as NDJSON files during a write; files a crash left there are
+   * removed on open. @default `<file>.staging` beside the warehouse file (a temp folder for `:memory:`)
    */
-  stagingRoot?: string;
+  stagingDir?: string;
 }
 
 /** Files this process has open, so a second open in the same process is refused like one from another. */
@@ -34,7 +35,8 @@ const openPaths = new Set<string>();
 
 /**
  * The DuckDB warehouse the collectors land data in. Writes run one at a time, each in one
- * transaction; `query` and `readState` read committed data on a second connection.
+ * transaction on the writer connection; `query` and `readState` read committed data, each on a
+ * connection of its own, so they never see a write in progress nor disturb it.
  *
  * @example
  * const warehouse = await Warehouse.open('data/warehouse.duckdb');
@@ -43,6 +45,7 @@ const openPaths = new Set<string>();
  */
 export class Warehouse {
   private queue: Promise<unknown> = Promise.resolve();
+  private readonly reads = new Set<Promise<unknown>>();
   private closed = false;
 
   private constructor(
@@ -53,7 +56,6 @@ export class Warehouse {
     private readonly key: string,
     private readonly instance: DuckDBInstance,
     private readonly writer: DuckDBConnection,
-    private readonly reader: DuckDBConnection,
     private readonly clock: () => number,
     private readonly stagingDir: string,
   ) {}
@@ -70,25 +72,12 @@ export class Warehouse {
     const instance = await createInstance(path, readOnly);
     openPaths.add(key);
     try {
-      const writer = await instance.connect();
-      const reader = await instance.connect();
-      for (const connection of [writer, reader]) await connection.run("SET TimeZone = 'UTC'");
+      const writer = await connectUtc(instance);
       const dir = options.migrationsDir ?? findMigrationsDir();
-      if (readOnly) await checkMigrated(reader, dir, path);
+      if (readOnly) await checkMigrated(writer, dir, path);
       else await applyMigrations(writer, dir);
-      const stagingDir = readOnly
-        ? ''
-        : await mkdtemp(join(options.stagingRoot ?? tmpdir(), 'warehouse-staging-'));
-      return new Warehouse(
-        path,
-        readOnly,
-        key,
-        instance,
-        writer,
-        reader,
-        options.clock ?? Date.now,
-        stagingDir,
-      );
+      const stagingDir = readOnly ? '' : await prepareStagingDir(path, options.stagingDir);
+      return new Warehouse(path, readOnly, key, instance, writer, options.clock ?? Date.now, stagingDir);
     } catch (error) {
       openPaths.delete(key);
       instance.closeSync();
@@ -98,18 +87,37 @@ export class Warehouse {
 
   /** The committed progress markers of `source` (empty when it has none yet). */
   async readState(source: string): Promise<Record<string, string>> {
-    const reader = await this.reader.runAndReadAll(
+    const reader = await this.read(
       'SELECT key, value FROM collector_state WHERE source = $source ORDER BY key',
-      { source },
+      {
+        source,
+      },
     );
     return Object.fromEntries(reader.getRowObjectsJS().map((r) => [String(r.key), String(r.value)]));
   }
 
   /**
-   * Lands `batches` in ONE transaction, in order, after any write in progress: each batch gets a
-   * `load_id` (and a `loads` row), its rows land (see {@link WarehouseBatch} for the order), and
-   * its `state` is upserted. On any error everything rolls back and a {@link WarehouseWriteError}
-   * is thrown: no row and no state of any batch lands.
+   * Lands `batches` in ONE transaction, in order, after any write in progress. Each batch gets a
+   * `load_id` and a `loads` row; every row it lands carries that `load_id` and `ingested_at`.
+   * Money lands as DECIMAL(18,2), epoch-ms times as UTC TIMESTAMP. Within a batch, in this order:
+   *
+   * - `events` apply one after the other; an event whose id is already landed is skipped, so a
+   *   replay neither lands it again nor changes `live_listings` again. `new` upserts the listing
+   *   (`first_seen_at` kept when the row exists, `last_seen_at` = receivedAt, `last_event_id` set),
+   *   `gone` deletes it.
+   * - `observations` land once per (via, passId, listing id). A fresh one upserts the listing:
+   *   inserted with `first_seen_at` when absent, else fields and `last_seen_at` updated (unless the
+   *   row already reflects a later sighting).
+   * - `gone` rows land once per (via, listing id, detectedAt) in `listing_gone` and delete the live
+   *   listing, unless it was seen after detectedAt.
+   * - `snapshot`: a downloaded file is read with `read_json` into `price_snapshots` (once per ETag);
+   *   `snapshot_fetches` records every fetch, a 304 as `unchanged`.
+   * - `minask` lands once per (app, generatedAt, group); `fx` once per (currency, updatedAt);
+   *   `gaps` upsert by source, kind and start.
+   * - `state` is upserted key by key, committed with the rows it covers.
+   *
+   * On any error everything rolls back and a {@link WarehouseWriteError} is thrown: no row and no
+   * state of any batch lands.
    */
   write(batches: readonly WarehouseBatch[]): Promise<WriteSummary> {
     if (this.readOnly) return Promise.reject(new Error(`the warehouse ${this.path} is open read-only`));
@@ -121,20 +129,35 @@ export class Warehouse {
 
   /** Runs ad hoc SQL on committed data and returns its rows with JSON-safe values (see `jsonSafeConverter`). */
   async query(sql: string): Promise<Record<string, unknown>[]> {
-    const reader = await this.reader.runAndReadAll(sql);
+    const reader = await this.read(sql);
     return reader.convertRowObjects(jsonSafeConverter);
   }
 
-  /** Waits for the write in progress, then closes the file. */
+  /** Waits for the write and the reads in progress, then closes the file. */
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
-    await this.queue;
-    this.reader.closeSync();
+    await Promise.allSettled([this.queue, ...this.reads]);
     this.writer.closeSync();
     this.instance.closeSync();
     openPaths.delete(this.key);
-    if (this.stagingDir) await rm(this.stagingDir, { recursive: true, force: true });
+    if (this.stagingDir) await clearStagingDir(this.stagingDir, true);
+  }
+
+  /** Runs `sql` on a connection of its own and reads all its rows. */
+  private read(sql: string, params?: Params): Promise<DuckDBResultReader> {
+    if (this.closed) return Promise.reject(new Error(`the warehouse ${this.path} is closed`));
+    const reading = (async () => {
+      const connection = await connectUtc(this.instance);
+      try {
+        return await connection.runAndReadAll(sql, params);
+      } finally {
+        connection.closeSync();
+      }
+    })();
+    this.reads.add(reading);
+    void reading.finally(() => this.reads.delete(reading)).catch(() => undefined);
+    return reading;
   }
 
   private async writeNow(batches: readonly WarehouseBatch[]): Promise<WriteSummary> {
@@ -146,7 +169,8 @@ export class Warehouse {
       await this.writer.run('COMMIT');
       return { loads, rows: loads.reduce((sum, l) => sum + l.rows, 0) };
     } catch (cause) {
-      await this.writer.run('ROLLBACK');
+      // A failed rollback leaves the transaction open, and the next write's BEGIN says so.
+      await this.writer.run('ROLLBACK').catch(() => undefined);
       const sources = [...new Set(batches.map((b) => b.source))].join(', ');
       throw new WarehouseWriteError(
         `warehouse write of ${batches.length} batch(es) from ${sources} failed and was rolled back, nothing landed: ${(cause as Error).message}`,
@@ -187,7 +211,9 @@ export class Warehouse {
 /** Creates the DuckDB instance, turning DuckDB's lock conflict into a {@link WarehouseLockedError}. */
 async function createInstance(path: string, readOnly: boolean): Promise<DuckDBInstance> {
   try {
-    return await DuckDBInstance.create(path, readOnly ? { access_mode: 'READ_ONLY' } : {});
+    // A bounded buffer pool keeps a months-long daemon's memory flat; DuckDB spills beyond it.
+    const settings = { memory_limit: '192MB', threads: '2' };
+    return await DuckDBInstance.create(path, readOnly ? { ...settings, access_mode: 'READ_ONLY' } : settings);
   } catch (cause) {
     const message = (cause as Error).message;
     if (/could not set lock|conflicting lock/i.test(message)) {
@@ -195,6 +221,22 @@ async function createInstance(path: string, readOnly: boolean): Promise<DuckDBIn
     }
     throw new Error(`cannot open the warehouse ${path}: ${message}`, { cause });
   }
+}
+
+/** Creates the staging folder, clearing files a crashed writer left behind (this process now holds the lock). */
+async function prepareStagingDir(path: string, chosen: string | undefined): Promise<string> {
+  if (!chosen && path === ':memory:') return mkdtemp(join(tmpdir(), 'warehouse-staging-'));
+  const dir = chosen ?? `${path}.staging`;
+  await mkdir(dir, { recursive: true });
+  await clearStagingDir(dir, false);
+  return dir;
+}
+
+/** A new connection whose session time zone is UTC, like every timestamp of the warehouse. */
+async function connectUtc(instance: DuckDBInstance): Promise<DuckDBConnection> {
+  const connection = await instance.connect();
+  await connection.run("SET TimeZone = 'UTC'");
+  return connection;
 }
 
 /** Refuses a read-only open of a file that lacks some migrations (it cannot migrate it). */

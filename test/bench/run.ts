@@ -6,6 +6,7 @@ const BENCHMARKS: Record<string, () => Promise<void>> = {
   listings: async () => (await import('./listings.bench.js')).run(),
   stream: async () => (await import('./stream.bench.js')).run(),
   snapshot: async () => (await import('./snapshot.bench.js')).run(),
+  ingest: async () => (await import('./ingest.bench.js')).run(),
 };
 
 const wanted = process.argv.slice(2);

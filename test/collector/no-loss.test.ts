@@ -122,7 +122,9 @@ describe('no loss across crashes', () => {
       body: '{"paused": true}',
     });
     const pausedAt = Date.now();
-    const head = ((await (await fetch(`${origin}/sandbox/events?limit=1`)).json()) as { head: string }).head;
+    const head = (
+      (await (await fetch(`${origin}/sandbox/events?app_id=730&limit=1`)).json()) as { last: string }
+    ).last;
     const query = async (sql: string) =>
       JSON.parse(
         (await runMarket(['sql', '--warehouse', warehousePath, '--format', 'json', sql])).stdout || '[]',

@@ -214,7 +214,8 @@ describe('stream retention and restarts', () => {
       const got = b.events.map((e: SeenEvent) => e.id);
       expect(got).toEqual(expected);
       expect(new Set(got).size).toBe(got.length);
-      expect(got[0]).toBe(second.service.context.catalogue.log.eventId(positionOf(resumeFrom) + 1));
+      expect(got.length).toBeGreaterThan(0);
+      expect(positionOf(got[0] as string)).toBeGreaterThan(positionOf(resumeFrom));
     } finally {
       await second.close();
       await first.close().catch(() => undefined);

@@ -30,13 +30,13 @@ export function startTestCollector(
   });
 }
 
-/** Waits until the collector has landed the service's last stream event. */
+/** Waits until the collector has landed the service's last CS2 event (the stream carries CS2 only). */
 export async function waitForStreamHead(
   t: TestService,
   collector: RunningCollector,
   timeoutMs = 30_000,
 ): Promise<void> {
-  const head = t.service.context.catalogue.log.eventId(t.service.context.catalogue.log.head);
+  const head = await t.service.context.catalogue.log.lastEventIdOf(730);
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const [row] = await collector.warehouse.query(

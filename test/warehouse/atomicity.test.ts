@@ -3,7 +3,7 @@ import { setTimeout as delay } from 'node:timers/promises';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Listing } from '../../src/contract/listing.js';
 import { isWarehouseWriteError, Warehouse, type WarehouseBatch } from '../../src/warehouse/index.js';
-import { makeTempDir, newEvent, observation, startScript, T0 } from './fixtures.js';
+import { makeTempDir, newEvent, observation, startScript, stopScripts, T0 } from './fixtures.js';
 
 let dir: string;
 let cleanup: () => void;
@@ -12,7 +12,10 @@ beforeEach(() => {
   ({ dir, cleanup } = makeTempDir());
 });
 
-afterEach(() => cleanup());
+afterEach(() => {
+  stopScripts();
+  cleanup();
+});
 
 const TABLES = [
   'loads',
@@ -94,14 +97,14 @@ describe('Warehouse crash safety', () => {
   it('keeps exactly the committed batches and their state across SIGKILLs at random moments', async () => {
     const path = join(dir, 'wh.duckdb');
     let previous = -1;
-    for (let round = 0; round < 4; round += 1) {
-      const child = startScript('scripts/crash-writer.ts', [path, dir]);
+    for (let round = 0; round < 5; round += 1) {
+      const child = startScript('scripts/crash-writer.ts', [path]);
       await child.waitFor(`committed ${previous + 1}\n`);
-      await delay(Math.floor(Math.random() * 400));
+      await delay(Math.floor(Math.random() * 500));
       child.kill('SIGKILL');
       expect((await child.exited).signal).toBe('SIGKILL');
 
-      const warehouse = await Warehouse.open(path, { stagingRoot: dir });
+      const warehouse = await Warehouse.open(path);
       try {
         const n = Number((await warehouse.readState('crash')).n);
         expect(n).toBeGreaterThan(previous);

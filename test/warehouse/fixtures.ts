@@ -1,5 +1,5 @@
 /** Test fixtures of the warehouse: listings, events, temp folders, and a child process runner. */
-import { spawn } from 'node:child_process';
+import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -83,11 +83,21 @@ export interface ChildRun {
   kill(signal: NodeJS.Signals): void;
 }
 
+const running = new Set<ChildProcess>();
+
+/** Kills (SIGKILL) every script started by {@link startScript} that is still running; for `afterEach`. */
+export function stopScripts(): void {
+  for (const child of running) child.kill('SIGKILL');
+  running.clear();
+}
+
 /** Runs a TypeScript script of this folder with `node --import tsx`. */
 export function startScript(script: string, args: readonly string[]): ChildRun {
   const child = spawn(process.execPath, ['--import', 'tsx', join(import.meta.dirname, script), ...args], {
     stdio: ['ignore', 'pipe', 'pipe'],
   });
+  running.add(child);
+  child.on('exit', () => running.delete(child));
   let stdout = '';
   let stderr = '';
   const waiters: { text: string; resolve: () => void }[] = [];

@@ -125,6 +125,17 @@ describe('Warehouse.write: price snapshot', () => {
       { rows: 0 },
     ]);
   });
+
+  it('lands every download when the service sent no ETag, once per fetch', async () => {
+    const file = writeSnapshotFile(PRICE_ROWS);
+    const download = (fetchedAt: number): WarehouseBatch => ({
+      source: 'snapshot',
+      snapshot: { status: 'downloaded', etag: '', generatedAt: null, fetchedAt, file },
+    });
+    await warehouse.write([download(T0), download(T0), download(T0 + 60_000)]);
+    expect(await count('price_snapshots')).toBe(6);
+    expect(await count('snapshot_fetches')).toBe(2);
+  });
 });
 
 describe('Warehouse.write: minAsk prices and FX', () => {

@@ -1,8 +1,8 @@
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { findMigrationsDir, isWarehouseLockedError, Warehouse } from '../../src/warehouse/index.js';
-import { makeTempDir, newEvent, startScript, T0 } from './fixtures.js';
+import { makeTempDir, newEvent, startScript, stopScripts, T0 } from './fixtures.js';
 
 const LANDING_TABLES = [
   'collector_state',
@@ -26,7 +26,10 @@ beforeEach(() => {
   ({ dir, cleanup } = makeTempDir());
 });
 
-afterEach(() => cleanup());
+afterEach(() => {
+  stopScripts();
+  cleanup();
+});
 
 describe('Warehouse.open', () => {
   it('creates the folders and the file, applies the migrations once and records them', async () => {
@@ -70,6 +73,19 @@ describe('Warehouse.open', () => {
     expect((second as Error).message).toContain(path);
     await warehouse.close();
     await (await Warehouse.open(path)).close();
+  });
+
+  it('clears staging files a crash left beside the file, and removes the staging folder on close', async () => {
+    const path = join(dir, 'wh.duckdb');
+    mkdirSync(`${path}.staging`);
+    writeFileSync(join(`${path}.staging`, 'crashed-1.staged.ndjson'), '{}');
+    writeFileSync(join(`${path}.staging`, 'keep.txt'), 'not ours');
+    const warehouse = await Warehouse.open(path);
+    expect(readdirSync(`${path}.staging`)).toEqual(['keep.txt']);
+    await warehouse.write([{ source: 'stream', events: [newEvent('e1', 'A', T0)] }]);
+    rmSync(join(`${path}.staging`, 'keep.txt'));
+    await warehouse.close();
+    expect(existsSync(`${path}.staging`)).toBe(false);
   });
 
   it('opens read-only for queries and refuses writes there', async () => {

@@ -27,6 +27,8 @@ export interface StreamSourceOptions {
 }
 
 const SOURCE = 'stream';
+/** Events queued for the warehouse before the stream stops reading. */
+const MAX_BACKLOG_ROWS = 20_000;
 
 /** Follows the listing stream until stopped. */
 export class StreamSource {
@@ -86,8 +88,12 @@ export class StreamSource {
       let lastByteAt = Date.now();
       let status = 0;
       let hadEvents = false;
+      const writer = this.writer;
       const tap = new TransformStream<Uint8Array, Uint8Array>({
-        transform(chunk, controller) {
+        // Backpressure: while the warehouse lags, stop reading; the server holds or drops us and we resume.
+        async transform(chunk, controller) {
+          lastByteAt = Date.now();
+          if (writer.backlog >= MAX_BACKLOG_ROWS) await writer.room(MAX_BACKLOG_ROWS / 2);
           lastByteAt = Date.now();
           controller.enqueue(chunk);
         },

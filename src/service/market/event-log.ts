@@ -116,6 +116,15 @@ export class EventLog {
     if (last) this.headPosition = last.position;
   }
 
+  /** The id of the last committed event of a game, or null when the log holds none. */
+  async lastEventIdOf(appId: number): Promise<string | null> {
+    const [row] = await this.db.read<{ position: number | null }>(
+      'SELECT max(position) AS position FROM listing_events WHERE app_id = $app AND position <= $head',
+      { app: appId, head: this.headPosition },
+    );
+    return row?.position === null || row?.position === undefined ? null : this.eventId(Number(row.position));
+  }
+
   /** Committed events after `position`, in order, at most `limit`. */
   async readAfter(position: number, limit: number): Promise<LogEvent[]> {
     const rows = await this.db.read<Record<string, unknown>>(

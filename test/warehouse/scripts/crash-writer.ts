@@ -5,9 +5,9 @@
 import { Warehouse } from '../../../src/warehouse/index.js';
 import { newEvent, T0 } from '../fixtures.js';
 
-const [path, stagingRoot] = process.argv.slice(2);
-if (!path || !stagingRoot) throw new Error('usage: crash-writer.ts <file> <staging folder>');
-const warehouse = await Warehouse.open(path, { stagingRoot });
+const path = process.argv[2];
+if (!path) throw new Error('usage: crash-writer.ts <file>');
+const warehouse = await Warehouse.open(path);
 const state = await warehouse.readState('crash');
 let i = state.n === undefined ? 0 : Number(state.n) + 1;
 for (;;) {

@@ -104,6 +104,7 @@ export function registerSandboxRoutes(app: FastifyInstance, context: ServiceCont
     const last = rows.at(-1);
     return {
       head: log.eventId(log.head),
+      last: await log.lastEventIdOf(app_id),
       ids: rows.map((r) => log.eventId(Number(r.position))),
       next_after: rows.length === limit && last ? Number(last.position) : null,
     };

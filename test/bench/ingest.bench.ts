@@ -1,0 +1,168 @@
+/**
+ * Ingest of a replay burst: a collector process resumes the stream from an old event id while the
+ * service replays 1,000,000 events, until the warehouse holds the last one. The baseline, in the
+ * same run, is DuckDB's own `read_json` of the same events written to an NDJSON file. Also the
+ * collector's peak RSS.
+ */
+import { existsSync } from 'node:fs';
+import { copyFile, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { DuckDBInstance } from '@duckdb/node-api';
+import { createClock } from '../../src/service/clock.js';
+import type { ListingChange } from '../../src/service/market/catalogue.js';
+import { startService } from '../../src/service/service.js';
+import { createListingGenerator } from '../../src/service/sim/generator.js';
+import { Random } from '../../src/service/sim/random.js';
+import { Warehouse } from '../../src/warehouse/index.js';
+import { spawnMarket } from '../helpers/cli.js';
+import { print } from './fixtures.js';
+import { rssMiB } from './service-process.js';
+
+const EVENTS = Number(process.env.BENCH_EVENTS ?? 1_000_000);
+
+/** Runs the benchmark and prints its figures. */
+export async function run(): Promise<void> {
+  const dir = await mkdtemp(join(tmpdir(), 'market-ingest-bench-'));
+  try {
+    const dbPath = join(dir, 'market.duckdb');
+    await copyFile(await eventLogDatabase(EVENTS), dbPath);
+    const service = await startService({
+      dbPath,
+      port: 0,
+      sandbox: true,
+      churnPaused: true,
+      rateLimits: { read: 1e8 },
+    });
+    try {
+      const log = service.context.catalogue.log;
+      const events = await service.context.db.read<{ n: number }>(
+        'SELECT count(*) AS n FROM listing_events WHERE app_id = 730',
+      );
+      const count = Number(events[0]?.n);
+      const baselineMs = await readJsonBaseline(service.context.db, dir);
+      const { rawKey } = await service.context.accounts.createAccount({ appIds: [730], balanceCents: 100 });
+      const warehousePath = join(dir, 'warehouse.duckdb');
+      const seed = await Warehouse.open(warehousePath);
+      await seed.write([{ source: 'stream', state: { last_event_id: log.eventId(log.oldest) } }]);
+      await seed.close();
+      const head = await log.lastEventIdOf(730);
+      const started = performance.now();
+      const collector = spawnMarket([
+        'collect',
+        '--base-url',
+        service.baseUrl,
+        '--api-key',
+        rawKey,
+        '--warehouse',
+        warehousePath,
+        '--games',
+        '730',
+        '--status-seconds',
+        '0',
+        '--poll-seconds',
+        '3600',
+        '--cs2-sweep-seconds',
+        '3600',
+        '--prices-seconds',
+        '3600',
+        '--fx-seconds',
+        '3600',
+        '--snapshot-cron',
+        '0 0 1 1 *',
+      ]);
+      let peakRss = 0;
+      const controlFile = `${warehousePath}.collector.json`;
+      for (;;) {
+        await new Promise((r) => setTimeout(r, 500));
+        if (collector.exitCode !== null) throw new Error('the collector exited');
+        peakRss = Math.max(peakRss, rssMiB(collector.pid));
+        if (!existsSync(controlFile)) continue;
+        const { port } = JSON.parse(
+          await import('node:fs/promises').then((fs) => fs.readFile(controlFile, 'utf8')),
+        ) as { port: number };
+        const res = await fetch(`http://127.0.0.1:${port}/sql`, {
+          method: 'POST',
+          body: "SELECT value FROM collector_state WHERE source = 'stream' AND key = 'last_event_id'",
+        });
+        const { rows } = (await res.json()) as { rows: { value: string }[] };
+        if (rows[0]?.value === head) break;
+      }
+      const oursMs = performance.now() - started;
+      collector.kill('SIGTERM');
+      print(
+        `DuckDB read_json of ${count} events from NDJSON`,
+        `${(baselineMs / 1000).toFixed(1)} s (${rate(count, baselineMs)} events/s)`,
+      );
+      print(
+        `replay of ${count} events into the warehouse by the collector`,
+        `${(oursMs / 1000).toFixed(1)} s (${rate(count, oursMs)} events/s)`,
+      );
+      print('throughput ratio, ours / read_json (goal >= 0.25)', (baselineMs / oursMs).toFixed(2));
+      print('collector peak RSS (goal < 300 MB)', `${peakRss.toFixed(0)} MiB`);
+    } finally {
+      await service.close();
+    }
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+
+/** Writes the CS2 events as NDJSON (as the stream carries them) and times DuckDB reading them into a table. */
+async function readJsonBaseline(
+  db: import('../../src/service/store/database.js').Database,
+  dir: string,
+): Promise<number> {
+  const file = join(dir, 'events.ndjson');
+  await db.read(
+    `COPY (SELECT position AS event_id, kind, listing_id, listing::JSON AS listing FROM listing_events WHERE app_id = 730 ORDER BY position)
+     TO '${file}' (FORMAT json)`,
+  );
+  const instance = await DuckDBInstance.create(join(dir, 'baseline.duckdb'));
+  const connection = await instance.connect();
+  const started = performance.now();
+  await connection.run(
+    `CREATE TABLE events AS SELECT * FROM read_json('${file}', format = 'newline_delimited')`,
+  );
+  const elapsed = performance.now() - started;
+  connection.closeSync();
+  instance.closeSync();
+  return elapsed;
+}
+
+/** A service database whose event log holds about `events` events (made once, kept in the temp folder). */
+async function eventLogDatabase(events: number): Promise<string> {
+  const path = join(tmpdir(), `market-bench-events-${events}.duckdb`);
+  if (existsSync(path)) return path;
+  const service = await startService({
+    dbPath: path,
+    port: 0,
+    listings: 20_000,
+    churnPaused: true,
+    clock: createClock(),
+    retention: { maxRows: events * 2 },
+  });
+  try {
+    const catalogue = service.context.catalogue;
+    const generator = createListingGenerator({ seed: 5, firstSequence: catalogue.nextSequence });
+    const random = new Random(5);
+    while (catalogue.log.head < events) {
+      const changes: ListingChange[] = [];
+      for (let i = 0; i < 2500; i++) {
+        const leaving = catalogue.sample(random.next());
+        if (leaving) changes.push({ kind: 'remove', id: leaving.id });
+        const next = generator.next(Date.now());
+        changes.push({ kind: 'add', appId: next.appId, listing: next.listing });
+      }
+      await catalogue.apply(changes, generator.nextSequence);
+    }
+    await writeFile(`${path}.done`, String(catalogue.log.head));
+  } finally {
+    await service.close();
+  }
+  return path;
+}
+
+function rate(count: number, ms: number): string {
+  return Math.round(count / (ms / 1000)).toLocaleString('en');
+}
