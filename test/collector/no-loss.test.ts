@@ -194,5 +194,5 @@ describe('no loss across crashes', () => {
       await warehouse.close();
       await stop(service, 'SIGTERM');
     }
-  });
+  }, 400_000);
 });

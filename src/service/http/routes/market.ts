@@ -3,7 +3,12 @@ import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { ApiError } from '../../../contract/api-error.js';
 import { APP_IDS, centsToUsd } from '../../../contract/common.js';
-import { type ListingsQuery, listingPageSchema, listingsQuerySchema } from '../../../contract/listing.js';
+import {
+  type ListingsQuery,
+  listingPageSchema,
+  listingsQuerySchema,
+  type StreamQuery,
+} from '../../../contract/listing.js';
 import {
   currencyResponseSchema,
   gamesResponseSchema,
@@ -13,7 +18,7 @@ import {
 } from '../../../contract/market.js';
 import type { ServiceContext } from '../../context.js';
 import { ALL_APP_IDS, gamesReadableBy, resolveAppId } from '../../market/games.js';
-import { type ListingSearch, renderListingPage } from '../../market/listing-index.js';
+import { type ListingFilter, type ListingSearch, renderListingPage } from '../../market/listing-index.js';
 import type { PriceQuery } from '../../market/price-list.js';
 import type { Account } from '../../store/accounts.js';
 import { authOf } from '../authenticate.js';
@@ -86,17 +91,7 @@ export function registerMarketRoutes(app: FastifyInstance, context: ServiceConte
     async (request) => {
       const { account } = authOf(request);
       const appId = resolveAppId(request.query.appId, account.appIds);
-      if (account.settledCents <= 0) {
-        throw new ApiError(
-          'insufficient_settled_balance',
-          'the price feed needs a funded account with settled funds',
-          {
-            balance_usd: centsToUsd(account.balanceCents),
-            required_usd: 0.01,
-            settled_usd: centsToUsd(account.settledCents),
-          },
-        );
-      }
+      requireSettledFunds(account);
       if (request.query.wear !== undefined && appId !== APP_IDS.cs2) {
         throw new ApiError('invalid_param', `wear is CS2-only; it cannot be used with appId ${appId}`);
       }
@@ -145,29 +140,36 @@ export function listingSearchOf(query: ListingsQuery, readable: readonly number[
     if (query.sort === 'newest')
       throw new ApiError('invalid_param', `sort=newest is CS2-only; use id, price_asc or price_desc`);
   }
-  checkRange('min_price', query.min_price, 'max_price', query.max_price);
   checkRange('min_float', query.min_float, 'max_float', query.max_float);
   const search: ListingSearch = { appId, sort: query.sort ?? 'id', limit: query.limit ?? 50 };
   const optional: Partial<ListingSearch> = {
+    ...listingFilterOf(query),
     cursor: query.cursor,
-    name: query.name,
     search: query.search,
-    category: query.category,
-    rarity: query.rarity,
-    wear: query.wear,
-    minPriceCents: query.min_price === undefined ? undefined : Math.ceil(query.min_price * 100 - 1e-6),
-    maxPriceCents: query.max_price === undefined ? undefined : Math.floor(query.max_price * 100 + 1e-6),
     minFloat: query.min_float,
     maxFloat: query.max_float,
-    delivery: query.delivery,
-    minRefundPercent: query.min_refund_percent,
-    statTrak: query.stat_trak,
-    souvenir: query.souvenir,
     availableAfterMs: query.available_after,
   };
   for (const [key, value] of Object.entries(optional))
     if (value !== undefined) Object.assign(search, { [key]: value });
   return search;
+}
+
+/** The filters `/listings` and `/listings/stream` share, validated the same way. */
+export function listingFilterOf(query: StreamQuery): ListingFilter {
+  checkRange('min_price', query.min_price, 'max_price', query.max_price);
+  return {
+    name: query.name,
+    category: query.category,
+    rarity: query.rarity,
+    wear: query.wear,
+    minPriceCents: query.min_price === undefined ? undefined : Math.ceil(query.min_price * 100 - 1e-6),
+    maxPriceCents: query.max_price === undefined ? undefined : Math.floor(query.max_price * 100 + 1e-6),
+    delivery: query.delivery,
+    minRefundPercent: query.min_refund_percent,
+    statTrak: query.stat_trak,
+    souvenir: query.souvenir,
+  };
 }
 
 /** The price feed needs a funded account: 402 insufficient_settled_balance without settled funds. */

@@ -6,12 +6,13 @@ import type { FastifyInstance, FastifyReply } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { ApiError } from '../../../contract/api-error.js';
-import { type StreamQuery, streamQuerySchema } from '../../../contract/listing.js';
+import { streamQuerySchema } from '../../../contract/listing.js';
 import type { ServiceContext } from '../../context.js';
 import { compileFilter, type ListingFilter } from '../../market/listing-filter.js';
 import { resyncFrame, StreamSession, type StreamSink } from '../../market/stream-session.js';
 import { authOf } from '../authenticate.js';
 import { AUTH_ERRORS, errorResponses } from '../openapi.js';
+import { listingFilterOf } from './market.js';
 
 /** Streams allowed per key at once. */
 export const MAX_STREAMS_PER_KEY = 3;
@@ -53,7 +54,7 @@ export function registerStreamRoutes(app: FastifyInstance, context: ServiceConte
     },
     async (request, reply) => {
       const { key } = authOf(request);
-      const filter = filterOf(request.query);
+      const filter = listingFilterOf(request.query);
       const lastEventId = headerValue(request.headers['last-event-id']) ?? request.query.last_event_id;
       const count = open.get(key.id) ?? 0;
       if (count >= MAX_STREAMS_PER_KEY) {
@@ -128,27 +129,6 @@ function resumePoint(
       : 'the last event id is older than the retained history';
   raw.write(resyncFrame(`${why}; re-read /listings?sort=newest, then reconnect without Last-Event-ID`));
   return null;
-}
-
-function filterOf(query: StreamQuery): ListingFilter {
-  if (query.min_price !== undefined && query.max_price !== undefined && query.min_price > query.max_price) {
-    throw new ApiError(
-      'invalid_param',
-      `min_price (${query.min_price}) is greater than max_price (${query.max_price})`,
-    );
-  }
-  return {
-    name: query.name,
-    category: query.category,
-    rarity: query.rarity,
-    wear: query.wear,
-    minPriceCents: query.min_price === undefined ? undefined : Math.ceil(query.min_price * 100 - 1e-6),
-    maxPriceCents: query.max_price === undefined ? undefined : Math.floor(query.max_price * 100 + 1e-6),
-    delivery: query.delivery,
-    minRefundPercent: query.min_refund_percent,
-    statTrak: query.stat_trak,
-    souvenir: query.souvenir,
-  };
 }
 
 function headerValue(value: string | string[] | undefined): string | undefined {
