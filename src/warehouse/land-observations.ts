@@ -27,7 +27,10 @@ const GONE_COLUMNS = { o: 'BIGINT', a: 'INTEGER', l: 'VARCHAR', t: 'DOUBLE', v: 
  * observation is skipped entirely. Each fresh one upserts `live_listings`: inserted with
  * `first_seen_at` = `last_seen_at` = observed time when absent; otherwise its fields and
  * `last_seen_at` are updated, unless the row already reflects a later sighting (an observation
- * older than `last_seen_at` does not roll a listing back). `last_event_id` is left as it was.
+ * older than `last_seen_at` does not roll a listing back, and one no newer than the listing's last
+ * landed departure — a `gone` event or a sweep's verdict — does not revive it; collectors stamp
+ * `observedAt` when the request starts, so a page can never postdate that stamp). `last_event_id`
+ * is left as it was.
  */
 export async function landObservations(
   context: LandingContext,
@@ -75,7 +78,15 @@ export async function landObservations(
                                   last_event_id, source, load_id, ingested_at)
        SELECT listing_id, app_id, ${listingColumnList()}, observed_at, observed_at, NULL,
               $source, $load, ${msToTimestamp('$now')}
-       FROM _wh_observations
+       FROM _wh_observations s
+       -- A page read before a listing left must not bring it back once its departure has landed.
+       WHERE NOT EXISTS (
+         SELECT 1 FROM listing_events e
+         WHERE e.listing_id = s.listing_id AND e.kind = 'gone' AND e.received_at >= s.observed_at
+       )
+       AND NOT EXISTS (
+         SELECT 1 FROM listing_gone g WHERE g.listing_id = s.listing_id AND g.detected_at >= s.observed_at
+       )
        QUALIFY row_number() OVER (PARTITION BY listing_id ORDER BY observed_at DESC, ord DESC) = 1
        ON CONFLICT (listing_id) DO UPDATE SET
          app_id = excluded.app_id,

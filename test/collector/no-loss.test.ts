@@ -129,17 +129,24 @@ describe('no loss across crashes', () => {
       JSON.parse(
         (await runMarket(['sql', '--warehouse', warehousePath, '--format', 'json', sql])).stdout || '[]',
       );
-    for (let i = 0; i < 200; i++) {
+    let caughtUp = false;
+    for (let i = 0; i < 480 && !caughtUp; i++) {
       const [stream] = await query(
         "SELECT value FROM collector_state WHERE source = 'stream' AND key = 'last_event_id'",
       );
-      const sweeps = await query("SELECT source, value FROM collector_state WHERE key = 'last_sweep_at'");
-      const swept = GAMES.every((g) =>
-        sweeps.some((r: any) => r.source === `sweep:${g}` && Number(r.value) > pausedAt + 500),
+      const sweeps = await query(
+        "SELECT source, value FROM collector_state WHERE key = 'last_sweep_started_at'",
       );
-      if (stream?.value === head && swept) break;
-      await new Promise((r) => setTimeout(r, 250));
+      const swept = GAMES.every((g) =>
+        sweeps.some((r: any) => r.source === `sweep:${g}` && Number(r.value) > pausedAt),
+      );
+      caughtUp = stream?.value === head && swept;
+      if (!caughtUp) await new Promise((r) => setTimeout(r, 250));
     }
+    expect(
+      caughtUp,
+      'the last collector caught up with the stream and swept every game after the pause',
+    ).toBe(true);
     await stop(last, 'SIGTERM');
     expect(last.exitCode).toBe(0);
 

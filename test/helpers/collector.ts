@@ -58,7 +58,7 @@ export async function waitForSweeps(
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const rows = await collector.warehouse.query(
-      "SELECT source, value FROM collector_state WHERE key = 'last_sweep_at'",
+      "SELECT source, value FROM collector_state WHERE key = 'last_sweep_started_at'",
     );
     const done = games.every((g) => rows.some((r) => r.source === `sweep:${g}` && Number(r.value) > since));
     if (done) return;

@@ -33,6 +33,26 @@ function gone(listingId: string, at: number, via: GoneRow['via'] = 'sweep'): Gon
 }
 
 describe('Warehouse.write: observations', () => {
+  it('does not revive a listing whose gone event landed after the observation was stamped', async () => {
+    await warehouse.write([
+      { source: 'stream', events: [newEvent('e1', 'A', T0), goneEvent('e2', 'A', T0 + 50)] },
+    ]);
+    await warehouse.write([
+      { source: 'sweep:730', observations: [observation('A', T0 + 20, 's1', {}, 'sweep')] },
+    ]);
+    expect(await live()).toEqual([]);
+    expect(await count('listing_observations')).toBe(1);
+    await warehouse.write([{ source: 'poll:730', observations: [observation('A', T0 + 60, 'p1')] }]);
+    expect((await live()).map((r) => r.listing_id)).toEqual(['A']);
+  });
+
+  it('does not revive a listing a sweep found gone after the observation was stamped', async () => {
+    await warehouse.write([{ source: 'poll:730', observations: [observation('B', T0, 'p1')] }]);
+    await warehouse.write([{ source: 'sweep:730', gone: [gone('B', T0 + 100)] }]);
+    await warehouse.write([{ source: 'poll:730', observations: [observation('B', T0 + 50, 'p2')] }]);
+    expect(await live()).toEqual([]);
+  });
+
   it('inserts an unseen listing with first and last seen at the observation time', async () => {
     await warehouse.write([{ source: 'poll:730', observations: [observation('A', T0 + 10, 'w1')] }]);
     expect(await live()).toEqual([

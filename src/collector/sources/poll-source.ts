@@ -34,6 +34,8 @@ export function createPollTask(
       let cursor: string | null = null;
       do {
         if (signal.aborted) break;
+        // Stamped before the request: the page shows the server at or after this instant.
+        const observedAt = Date.now();
         const page = await client.listings({
           appId: APP_IDS.cs2,
           sort: 'newest',
@@ -41,7 +43,6 @@ export function createPollTask(
           ...(after ? { available_after: after } : {}),
           ...(cursor ? { cursor } : {}),
         });
-        const observedAt = Date.now();
         for (const listing of page.items)
           watermark = Math.max(watermark, Date.parse(listing.listed_at ?? '') || 0);
         board.status.received += page.items.length;

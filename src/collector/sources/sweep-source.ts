@@ -34,7 +34,11 @@ export function createSweepTask(
       board.status.received += result.seen;
       await writer.add({
         source,
-        state: { last_sweep_at: String(Date.now()), last_sweep_rows: String(result.seen) },
+        state: {
+          last_sweep_at: String(Date.now()),
+          last_sweep_started_at: String(result.position.startedAt),
+          last_sweep_rows: String(result.seen),
+        },
       });
       return result.seen + result.gone;
     },
