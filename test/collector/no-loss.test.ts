@@ -1,5 +1,6 @@
 import type { ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
+import { existsSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -105,8 +106,12 @@ describe('no loss across crashes', () => {
     let restarts = 0;
     for (let kill = 1; kill <= KILLS; kill++) {
       const collector = startCollectorProcess(baseUrl, key, warehousePath);
-      await new Promise((r) => setTimeout(r, 700 + random.next() * 1800));
+      // Kill it while it works: once it holds the warehouse (its control file is there), at a random moment.
+      for (let i = 0; i < 200 && !existsSync(`${warehousePath}.collector.json`); i++)
+        await new Promise((r) => setTimeout(r, 50));
+      await new Promise((r) => setTimeout(r, 300 + random.next() * 1700));
       await stop(collector, 'SIGKILL');
+      await rm(`${warehousePath}.collector.json`, { force: true });
       if (restarts < SERVICE_RESTARTS && kill % 8 === 0) {
         await stop(service, 'SIGTERM');
         service = await startServiceProcess(port, db);
