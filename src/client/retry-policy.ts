@@ -54,8 +54,13 @@ export function retryDelayMs(error: unknown, context: RetryContext): number | nu
 }
 
 /** Full jitter: a uniform wait between 0 and min(cap, base × 2^attempt). */
-export function backoffMs(attempt: number, random: () => number): number {
-  return Math.floor(random() * Math.min(BACKOFF_CAP_MS, BACKOFF_BASE_MS * 2 ** attempt));
+export function backoffMs(
+  attempt: number,
+  random: () => number,
+  baseMs = BACKOFF_BASE_MS,
+  capMs = BACKOFF_CAP_MS,
+): number {
+  return Math.floor(random() * Math.min(capMs, baseMs * 2 ** attempt));
 }
 
 /** Reads a Retry-After header (integer seconds or an HTTP date) as milliseconds from `now`. */

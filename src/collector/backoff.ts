@@ -1,4 +1,5 @@
-/** Exponential backoff with full jitter, for reconnects and failed polls. */
+/** Exponential backoff with full jitter (the client's formula), for reconnects and failed polls. */
+import { backoffMs } from '../client/index.js';
 
 /** Backoff settings. */
 export interface BackoffOptions {
@@ -19,9 +20,9 @@ export class Backoff {
   /** The wait after one more failure: a random time up to base × 2^failures, capped. */
   next(): number {
     const { baseMs = 500, capMs = 30_000, random = Math.random } = this.options;
-    const ceiling = Math.min(capMs, baseMs * 2 ** this.failures);
+    const wait = backoffMs(this.failures, random, baseMs, capMs);
     this.failures = Math.min(this.failures + 1, 30);
-    return Math.floor(random() * ceiling);
+    return wait;
   }
 
   /** Forgets the failures after a success. */

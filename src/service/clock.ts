@@ -31,8 +31,3 @@ export function createClock(options: { start?: number; realNow?: () => number } 
     },
   };
 }
-
-/** Formats epoch milliseconds as an ISO 8601 UTC timestamp with milliseconds. */
-export function toIso(ms: number): string {
-  return new Date(ms).toISOString();
-}

@@ -66,3 +66,62 @@ describe('market keys', () => {
     expect(result.stderr).toContain('no key nokey');
   });
 });
+
+describe('market run (npm start)', () => {
+  it('runs the sandbox service and the collector, answers market status and market sql, and stops on SIGINT', async () => {
+    const warehouse = join(dir, 'run-warehouse.duckdb');
+    const child = spawnMarket([
+      'run',
+      '--port',
+      '0',
+      '--db',
+      join(dir, 'run.duckdb'),
+      '--warehouse',
+      warehouse,
+      '--listings',
+      '300',
+    ]);
+    await waitForLine(child, /^demo API key: svc_pub_/);
+    let live = 0;
+    for (let i = 0; i < 100 && live === 0; i++) {
+      const answer = await runMarket([
+        'sql',
+        '--warehouse',
+        warehouse,
+        '--format',
+        'json',
+        'SELECT count(*) AS n FROM live_listings',
+      ]);
+      live = answer.code === 0 ? Number(JSON.parse(answer.stdout)[0]?.n ?? 0) : 0;
+      if (live === 0) await new Promise((r) => setTimeout(r, 200));
+    }
+    expect(live).toBeGreaterThan(0);
+    const status = await runMarket(['status', '--warehouse', warehouse, '--json']);
+    expect(status.code).toBe(0);
+    const body = JSON.parse(status.stdout) as {
+      pid: number;
+      sources: { name: string; stopped: string | null }[];
+    };
+    expect(body.pid).toBe(child.pid);
+    expect(body.sources.map((s) => s.name)).toEqual(
+      expect.arrayContaining([
+        'stream',
+        'snapshot',
+        'poll:730',
+        'sweep:730',
+        'sweep:570',
+        'sweep:252490',
+        'fx',
+      ]),
+    );
+    expect(body.sources.every((s) => s.stopped === null)).toBe(true);
+    const text = await runMarket(['status', '--warehouse', warehouse]);
+    expect(text.stdout).toMatch(/^stream\s+(connected|disconnected) received=\d+ landed=\d+/m);
+    child.kill('SIGINT');
+    const [code] = await once(child, 'exit');
+    expect(code).toBe(0);
+    const after = await runMarket(['status', '--warehouse', warehouse]);
+    expect(after.code).toBe(2);
+    expect(after.stderr).toContain('no collector is running');
+  });
+});

@@ -77,10 +77,10 @@ export async function readRaw(
   return text;
 }
 
-/** Polls `check` every 20 ms until it is true, or fails after `timeoutMs`. */
-export async function waitFor(check: () => boolean, timeoutMs = 10_000): Promise<void> {
+/** Polls `check` (sync or async) every 20 ms until it is true, or fails after `timeoutMs`. */
+export async function waitFor(check: () => boolean | Promise<boolean>, timeoutMs = 10_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
-  while (!check()) {
+  while (!(await check())) {
     if (Date.now() > deadline) throw new Error('condition not met in time');
     await new Promise((r) => setTimeout(r, 20));
   }

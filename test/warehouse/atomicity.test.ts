@@ -120,7 +120,8 @@ describe('Warehouse crash safety', () => {
           ids: expected,
           loads: n + 1,
           live: expected,
-          last_batch: n,
+          // Batch 0 holds no event, so when only it committed there is no last batch to find.
+          last_batch: n === 0 ? null : n,
         });
         const wrong = await warehouse.query(`
           SELECT batch, count(*) AS n FROM (

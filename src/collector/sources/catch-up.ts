@@ -105,7 +105,7 @@ function persisted(
 }
 
 /** The state keys of a sweep position; a finished read clears them. */
-export function positionState(position: SweepPosition, finished: boolean): Record<string, string> {
+function positionState(position: SweepPosition, finished: boolean): Record<string, string> {
   if (finished) return { sweep_pass: '', sweep_started_at: '', sweep_cursor: '' };
   return {
     sweep_pass: position.passId,

@@ -46,7 +46,6 @@ export function createSnapshotTask(
           snapshot: { status: 'downloaded', etag, generatedAt, fetchedAt, file },
           state: { etag },
         });
-        await writer.flush();
         board.status.received += 1;
         return 1;
       } finally {

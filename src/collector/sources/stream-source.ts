@@ -10,7 +10,6 @@
  */
 import { EventSource } from 'eventsource';
 import type { MarketClient } from '../../client/index.js';
-import { isApiError } from '../../contract/api-error.js';
 import { APP_IDS } from '../../contract/common.js';
 import { type Listing, listingSchema } from '../../contract/listing.js';
 import type { BatchWriter, Warehouse } from '../../warehouse/index.js';
@@ -201,8 +200,3 @@ type FollowOutcome =
   | { kind: 'watchdog_reconnect'; reason: string }
   | { kind: 'resync'; detail: string }
   | { kind: 'terminal'; reason: string };
-
-/** True when an error means the source cannot go on (bad key, forbidden). */
-export function isTerminal(error: unknown): boolean {
-  return isApiError(error) && (error.status === 401 || error.status === 403);
-}

@@ -80,6 +80,11 @@ export function compileFilter(filter: ListingFilter): ListingPredicate {
   return buildPredicate(filter, nameTest(filter));
 }
 
+/** True when the filter restricts nothing (every listing passes). */
+export function isEmptyFilter(filter: ListingFilter): boolean {
+  return Object.values(filter).every((value) => value === undefined);
+}
+
 /** True when `listing` passes `filter`. Compile with {@link compileFilter} when testing many listings. */
 export function matchesFilters(listing: FilterFields, filter: ListingFilter): boolean {
   return compileFilter(filter)(listing);

@@ -53,9 +53,10 @@ export class StreamSession {
   private unsubscribe: (() => void) | undefined;
   private closed = false;
 
+  /** `keep` narrows new events; null keeps them all without looking (no filter was sent). */
   constructor(
     private readonly catalogue: Catalogue,
-    private readonly keep: ListingPredicate,
+    private readonly keep: ListingPredicate | null,
     private readonly sink: StreamSink,
     private readonly options: StreamSessionOptions = {},
   ) {
@@ -111,7 +112,7 @@ export class StreamSession {
       const { event, entry } = change;
       if (event.position <= this.lastSent || entry.appId !== APP_IDS.cs2) continue;
       this.lastSent = event.position;
-      if (event.kind === 'new' && !this.keep(entry)) continue;
+      if (event.kind === 'new' && this.keep !== null && !this.keep(entry)) continue;
       if (!this.sink.write(frameOf(event, this.catalogue.log.eventId(event.position)))) {
         this.fail('client too slow');
         return;
@@ -120,6 +121,7 @@ export class StreamSession {
   }
 
   private keepLogged(event: LogEvent): boolean {
+    if (this.keep === null) return true;
     const listing = JSON.parse(event.listing ?? 'null') as Listing | null;
     return listing !== null && this.keep(filterFieldsOf(listing));
   }

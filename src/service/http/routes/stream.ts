@@ -8,7 +8,7 @@ import { z } from 'zod';
 import { ApiError } from '../../../contract/api-error.js';
 import { streamQuerySchema } from '../../../contract/listing.js';
 import type { ServiceContext } from '../../context.js';
-import { compileFilter, type ListingFilter } from '../../market/listing-filter.js';
+import { compileFilter, isEmptyFilter, type ListingFilter } from '../../market/listing-filter.js';
 import { resyncFrame, StreamSession, type StreamSink } from '../../market/stream-session.js';
 import { authOf } from '../authenticate.js';
 import { AUTH_ERRORS, errorResponses } from '../openapi.js';
@@ -100,7 +100,11 @@ async function runStream(
     drained: () => (raw.writableNeedDrain ? new Promise((r) => raw.once('drain', r)) : Promise.resolve()),
     close: () => raw.destroy(),
   };
-  const session = new StreamSession(context.catalogue, compileFilter(filter), sink);
+  const session = new StreamSession(
+    context.catalogue,
+    isEmptyFilter(filter) ? null : compileFilter(filter),
+    sink,
+  );
   const heartbeat = setInterval(() => raw.write(': heartbeat\n\n'), stream.heartbeatMs);
   const end = once(() => {
     clearInterval(heartbeat);
