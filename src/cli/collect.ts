@@ -1,4 +1,5 @@
 /** `market collect`: runs the collector daemon until SIGINT or SIGTERM, then drains, flushes and exits 0. */
+import cron from 'node-cron';
 import { z } from 'zod';
 import { startCollector } from '../collector/daemon.js';
 import { CliError } from './cli-error.js';
@@ -26,6 +27,11 @@ const collectConfigSchema = z.object({
   fxSeconds: z.coerce.number().positive().default(300),
   watchdogSeconds: z.coerce.number().positive().default(40),
   readBudget: z.coerce.number().int().positive().default(95),
+  exportCron: z
+    .string()
+    .refine((v) => cron.validate(v), 'give a cron expression, e.g. "0 * * * *" (hourly)')
+    .optional(),
+  exportDir: z.string().min(1).default('data/exports'),
 });
 
 /** Starts the daemon and prints a status line on stderr every `--status-seconds`. */
@@ -46,6 +52,7 @@ export async function collect(flags: Record<string, unknown>): Promise<void> {
       fxIntervalMs: config.fxSeconds * 1000,
       watchdogMs: config.watchdogSeconds * 1000,
       readBudget: config.readBudget,
+      ...(config.exportCron ? { exportCron: config.exportCron, exportDir: config.exportDir } : {}),
       onFatal: (error) => {
         process.stderr.write(
           `market collect: cannot write the warehouse, stopping (a restart resumes): ${String(error)}\n`,

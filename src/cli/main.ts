@@ -72,6 +72,11 @@ program
   .option('--fx-seconds <n>', 'between reads of the FX rates', '300')
   .option('--watchdog-seconds <n>', 'silence after which the stream is reconnected', '40')
   .option('--read-budget <n>', 'requests per rolling minute this collector allows itself on the key', '95')
+  .option(
+    '--export-cron <expr>',
+    'cron schedule (UTC) of parquet exports of the days since yesterday; none by default (market run: 0 * * * *)',
+  )
+  .option('--export-dir <path>', 'folder of the scheduled parquet exports', 'data/exports')
   .action(async (flags) => (await import('./collect.js')).collect(flags));
 
 program
@@ -87,6 +92,17 @@ program
   .option('--warehouse <path>', 'the warehouse DuckDB file (MARKET_WAREHOUSE)')
   .option('--format <format>', 'table, csv or json', 'table')
   .action(async (query, flags) => (await import('./sql.js')).sql(query, flags));
+
+program
+  .command('export')
+  .description('export the SQL models to parquet, one file per model and day, with a manifest')
+  .option('--models <names>', 'comma-separated models; default every model with an export: line')
+  .option('--to <path>', 'the export folder', 'data/exports')
+  .option('--since <day>', 'first day to export, YYYY-MM-DD (UTC)')
+  .option('--until <day>', 'last day to export, YYYY-MM-DD (UTC)')
+  .option('--warehouse <path>', 'the warehouse DuckDB file (MARKET_WAREHOUSE)')
+  .option('--models-dir <path>', 'folder of the SQL models, when no collector runs; default sql/models')
+  .action(async (flags) => (await import('./export.js')).runExport(flags));
 
 program
   .command('run')

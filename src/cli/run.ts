@@ -1,8 +1,9 @@
 /**
  * `market run` (`npm start`): the main job on the embedded default. It starts the sandbox service
  * with its simulator on a local database, makes a funded account and key, and runs the collector
- * against it into the warehouse, until interrupted.
+ * against it into the warehouse, exporting the models to parquet every hour, until interrupted.
  */
+import { dirname, join } from 'node:path';
 import { startCollector } from '../collector/daemon.js';
 import { startService } from '../service/service.js';
 import { CliError } from './cli-error.js';
@@ -34,10 +35,13 @@ export async function run(flags: RunFlags): Promise<void> {
     appIds: [730, 570, 252490],
   });
   const warehousePath = flags.warehouse ?? 'data/warehouse.duckdb';
+  const exportDir = join(dirname(warehousePath), 'exports');
   const collector = await startCollector({
     baseUrl: service.baseUrl,
     apiKey: rawKey,
     warehousePath,
+    exportCron: '0 * * * *',
+    exportDir,
     onFatal: (error) => {
       process.stderr.write(`market run: the collector cannot write the warehouse: ${String(error)}\n`);
       process.exit(1);
@@ -49,6 +53,7 @@ export async function run(flags: RunFlags): Promise<void> {
       `demo API key: ${rawKey}`,
       `try: curl -H "Authorization: Bearer ${rawKey}" "${service.baseUrl}/listings?limit=2"`,
       `collecting into ${warehousePath}; query it with: npx market sql "SELECT count(*) FROM live_listings"`,
+      `parquet exports of the models every hour into ${exportDir}; one now: npx market export --warehouse ${warehousePath} --to ${exportDir}`,
       'press Ctrl-C to stop',
       '',
     ].join('\n'),

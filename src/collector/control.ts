@@ -1,12 +1,14 @@
 /**
- * The daemon's control endpoint on loopback: `GET /status` and `POST /sql` (read-only queries
- * through the daemon, which alone may open the warehouse while it runs). Its address is written
- * beside the warehouse (`<warehouse>.collector.json`) so `market status` and `market sql` find it.
+ * The daemon's control endpoint on loopback: `GET /status`, `POST /sql` (read-only queries
+ * through the daemon, which alone may open the warehouse while it runs) and `POST /export` (parquet
+ * exports, see control-export.ts). Its address is written beside the warehouse
+ * (`<warehouse>.collector.json`) so `market status`, `market sql` and `market export` find it.
  */
 import { unlink, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Warehouse } from '../warehouse/index.js';
+import { handleExport } from './control-export.js';
 import type { SourceStatus } from './source-status.js';
 
 /** The running control endpoint. */
@@ -32,6 +34,8 @@ export async function startControlServer(
     };
     if (request.method === 'GET' && request.url === '/status')
       return reply(200, { pid: process.pid, sources: status() });
+    if (request.method === 'POST' && request.url === '/export')
+      return handleExport(warehouse, request, response);
     if (request.method === 'POST' && request.url === '/sql') {
       let sql = '';
       request.on('data', (chunk) => {

@@ -8,6 +8,7 @@ import { MarketClient } from '../client/index.js';
 import { APP_IDS } from '../contract/common.js';
 import { BatchWriter, Warehouse } from '../warehouse/index.js';
 import { type ControlServer, startControlServer } from './control.js';
+import { scheduleExports } from './export-schedule.js';
 import { type PeriodicTask, runPeriodically } from './periodic.js';
 import type { SourceStatus } from './source-status.js';
 import { createPollTask } from './sources/poll-source.js';
@@ -44,6 +45,15 @@ export interface CollectorOptions {
   readBudget?: number;
   /** Called when the daemon cannot go on (a failed write); it should exit so a restart resumes. */
   onFatal?: (error: unknown) => void;
+  /**
+   * Cron schedule (UTC) of parquet exports of the models, each covering the days since yesterday;
+   * none when not given. `market run` passes `0 * * * *` (hourly).
+   */
+  exportCron?: string;
+  /** Folder of the scheduled exports. @default 'data/exports' */
+  exportDir?: string;
+  /** Folder of the SQL models. @default the project's `sql/models` */
+  modelsDir?: string;
 }
 
 /** A running collector. */
@@ -56,7 +66,12 @@ export interface RunningCollector {
 
 /** Opens the warehouse, resumes every source from its committed state, and starts them. */
 export async function startCollector(options: CollectorOptions): Promise<RunningCollector> {
-  const warehouse = await Warehouse.open(options.warehousePath ?? 'data/warehouse.duckdb');
+  if (options.exportCron !== undefined && !cron.validate(options.exportCron))
+    throw new Error(`the export schedule "${options.exportCron}" is not a cron expression, e.g. "0 * * * *"`);
+  const warehouse = await Warehouse.open(
+    options.warehousePath ?? 'data/warehouse.duckdb',
+    options.modelsDir ? { modelsDir: options.modelsDir } : {},
+  );
   const fatal =
     options.onFatal ?? ((error: unknown) => process.stderr.write(`market collect: ${String(error)}\n`));
   const writer = new BatchWriter(warehouse, { maxDelayMs: options.flushMs ?? 500, onError: fatal });
@@ -88,10 +103,21 @@ export async function startCollector(options: CollectorOptions): Promise<Running
   const schedule = snapshot
     ? scheduleSnapshot(snapshot, options.snapshotCron ?? '* * * * *', stopping.signal)
     : null;
+  const exports = options.exportCron
+    ? scheduleExports(warehouse, {
+        cron: options.exportCron,
+        ...(options.exportDir ? { dir: options.exportDir } : {}),
+        onError: (error) =>
+          process.stderr.write(
+            `market collect: scheduled export failed: ${error instanceof Error ? error.message : String(error)}\n`,
+          ),
+      })
+    : null;
   const boards = () => [
     ...(stream ? [stream.board] : []),
     ...(snapshot ? [snapshot.board] : []),
     ...tasks.map((t) => t.board),
+    ...(exports ? [exports.board] : []),
   ];
   const status = () => boards().map((b) => ({ ...b.status }));
   const control = await startControlServer(warehouse, status);
@@ -102,6 +128,7 @@ export async function startCollector(options: CollectorOptions): Promise<Running
     async stop() {
       stopping.abort();
       await schedule?.stop();
+      await exports?.stop();
       await stream?.stop();
       await Promise.all(running);
       await writer.close();

@@ -19,7 +19,18 @@ export {
   WarehouseLockedError,
   WarehouseWriteError,
 } from './errors.js';
+export {
+  ExportInputError,
+  type ExportOptions,
+  type ExportProgress,
+  type ExportSummary,
+  exportModels,
+  isDay,
+  isExportInputError,
+  type ModelExportSummary,
+} from './export/index.js';
 export { jsonSafeConverter } from './json-values.js';
 export { mergeBatches } from './merge-batches.js';
-export { findMigrationsDir } from './migrations.js';
-export { Warehouse, type WarehouseOptions } from './warehouse.js';
+export { findMigrationsDir, findSqlDir } from './migrations.js';
+export type { Model, ModelRunResult, ModelRunSummary, ModelTestResult } from './models/index.js';
+export { type ModelSelection, Warehouse, type WarehouseOptions } from './warehouse.js';

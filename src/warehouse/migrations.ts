@@ -5,15 +5,20 @@ import { fileURLToPath } from 'node:url';
 import type { DuckDBConnection } from '@duckdb/node-api';
 
 /**
- * Finds `sql/warehouse` by walking up from this module to the project folder (the one holding
+ * Finds `sql/<name>` by walking up from this module to the project folder (the one holding
  * package.json and that folder), so it works from `src/` and from a compiled copy in `.build/src/`.
  */
-export function findMigrationsDir(from: string = dirname(fileURLToPath(import.meta.url))): string {
+export function findSqlDir(name: string, from: string = dirname(fileURLToPath(import.meta.url))): string {
   for (let dir = from; ; dir = dirname(dir)) {
-    const candidate = join(dir, 'sql', 'warehouse');
+    const candidate = join(dir, 'sql', name);
     if (existsSync(join(dir, 'package.json')) && existsSync(candidate)) return candidate;
-    if (dirname(dir) === dir) throw new Error(`cannot find sql/warehouse in a parent folder of ${from}`);
+    if (dirname(dir) === dir) throw new Error(`cannot find sql/${name} in a parent folder of ${from}`);
   }
+}
+
+/** The folder of the warehouse migrations, `sql/warehouse` (see {@link findSqlDir}). */
+export function findMigrationsDir(from?: string): string {
+  return findSqlDir('warehouse', from);
 }
 
 /** The migration files of `dir` (`NNN_name.sql`), in the order they apply. */

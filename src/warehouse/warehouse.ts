@@ -11,7 +11,24 @@ import { landGaps, landLoad, landState } from './land-bookkeeping.js';
 import { landEvents } from './land-events.js';
 import { landGone, landObservations } from './land-observations.js';
 import { landFx, landMinAsk, landSnapshot } from './land-prices.js';
-import { applyMigrations, findMigrationsDir, listMigrations, readAppliedMigrations } from './migrations.js';
+import {
+  applyMigrations,
+  findMigrationsDir,
+  findSqlDir,
+  listMigrations,
+  readAppliedMigrations,
+} from './migrations.js';
+import {
+  loadModels,
+  type Model,
+  type ModelRunSummary,
+  type ModelTestResult,
+  orderModels,
+  type RunModelsOptions,
+  runModels,
+  runModelTests,
+  selectModels,
+} from './models/index.js';
 import type { LandingContext, Params } from './sql.js';
 import { clearStagingDir } from './staging.js';
 
@@ -28,6 +45,14 @@ export interface WarehouseOptions {
    * removed on open. @default `<file>.staging` beside the warehouse file (a temp folder for `:memory:`)
    */
   stagingDir?: string;
+  /** Folder of the SQL models. @default the project's `sql/models` */
+  modelsDir?: string;
+}
+
+/** Which models a refresh or a test run covers. */
+export interface ModelSelection {
+  /** Model names; with none, every model. Building a model also builds what it depends on. */
+  select?: readonly string[];
 }
 
 /** Files this process has open, so a second open in the same process is refused like one from another. */
@@ -46,6 +71,7 @@ const openPaths = new Set<string>();
 export class Warehouse {
   private queue: Promise<unknown> = Promise.resolve();
   private readonly reads = new Set<Promise<unknown>>();
+  private modelQueue: Promise<unknown> = Promise.resolve();
   private closed = false;
 
   private constructor(
@@ -56,8 +82,10 @@ export class Warehouse {
     private readonly key: string,
     private readonly instance: DuckDBInstance,
     private readonly writer: DuckDBConnection,
-    private readonly clock: () => number,
+    /** The clock given to `open` (epoch ms), for work that must agree with its timestamps. */
+    readonly clock: () => number,
     private readonly stagingDir: string,
+    private readonly modelsDir: string,
   ) {}
 
   /**
@@ -77,7 +105,17 @@ export class Warehouse {
       if (readOnly) await checkMigrated(writer, dir, path);
       else await applyMigrations(writer, dir);
       const stagingDir = readOnly ? '' : await prepareStagingDir(path, options.stagingDir);
-      return new Warehouse(path, readOnly, key, instance, writer, options.clock ?? Date.now, stagingDir);
+      const modelsDir = options.modelsDir ?? findSqlDir('models');
+      return new Warehouse(
+        path,
+        readOnly,
+        key,
+        instance,
+        writer,
+        options.clock ?? Date.now,
+        stagingDir,
+        modelsDir,
+      );
     } catch (error) {
       openPaths.delete(key);
       instance.closeSync();
@@ -133,11 +171,59 @@ export class Warehouse {
     return reader.convertRowObjects(jsonSafeConverter);
   }
 
+  /** The models of the models folder, in dependency order (read afresh, so edits take effect). */
+  models(): Model[] {
+    return orderModels(loadModels(this.modelsDir));
+  }
+
+  /**
+   * Builds the models (all, or the selected ones with what they depend on) in one transaction on a
+   * connection of their own, so landing writes go on meanwhile. One refresh runs at a time.
+   */
+  refreshModels(options: ModelSelection & RunModelsOptions = {}): Promise<ModelRunSummary> {
+    if (this.readOnly) return Promise.reject(new Error(`the warehouse ${this.path} is open read-only`));
+    const next = this.modelQueue.then(() => {
+      const all = this.models();
+      const chosen = options.select?.length ? selectModels(all, options.select, true) : all;
+      return this.withConnection((connection) =>
+        runModels(connection, chosen, { clock: this.clock, ...options }),
+      );
+    });
+    this.modelQueue = next.catch(() => undefined);
+    return next;
+  }
+
+  /** Runs the tests of the models (all, or the selected ones) on the models as last built. */
+  testModels(options: ModelSelection = {}): Promise<ModelTestResult[]> {
+    const all = this.models();
+    const chosen = options.select?.length ? selectModels(all, options.select, false) : all;
+    return this.withConnection((connection) => runModelTests(connection, chosen));
+  }
+
+  /**
+   * Runs `use` with a connection of its own (session time zone UTC), closed afterwards; `close`
+   * waits for it. For work that reads committed data at length, or builds models.
+   */
+  withConnection<T>(use: (connection: DuckDBConnection) => Promise<T>): Promise<T> {
+    if (this.closed) return Promise.reject(new Error(`the warehouse ${this.path} is closed`));
+    const using = (async () => {
+      const connection = await connectUtc(this.instance);
+      try {
+        return await use(connection);
+      } finally {
+        connection.closeSync();
+      }
+    })();
+    this.reads.add(using);
+    void using.finally(() => this.reads.delete(using)).catch(() => undefined);
+    return using;
+  }
+
   /** Waits for the write and the reads in progress, then closes the file. */
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
-    await Promise.allSettled([this.queue, ...this.reads]);
+    await Promise.allSettled([this.queue, this.modelQueue, ...this.reads]);
     this.writer.closeSync();
     this.instance.closeSync();
     openPaths.delete(this.key);
@@ -146,18 +232,7 @@ export class Warehouse {
 
   /** Runs `sql` on a connection of its own and reads all its rows. */
   private read(sql: string, params?: Params): Promise<DuckDBResultReader> {
-    if (this.closed) return Promise.reject(new Error(`the warehouse ${this.path} is closed`));
-    const reading = (async () => {
-      const connection = await connectUtc(this.instance);
-      try {
-        return await connection.runAndReadAll(sql, params);
-      } finally {
-        connection.closeSync();
-      }
-    })();
-    this.reads.add(reading);
-    void reading.finally(() => this.reads.delete(reading)).catch(() => undefined);
-    return reading;
+    return this.withConnection((connection) => connection.runAndReadAll(sql, params));
   }
 
   private async writeNow(batches: readonly WarehouseBatch[]): Promise<WriteSummary> {

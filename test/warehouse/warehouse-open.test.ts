@@ -4,7 +4,8 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { findMigrationsDir, isWarehouseLockedError, Warehouse } from '../../src/warehouse/index.js';
 import { makeTempDir, newEvent, startScript, stopScripts, T0 } from './fixtures.js';
 
-const LANDING_TABLES = [
+/** The landing tables, and the bookkeeping of migrations and models. */
+const WAREHOUSE_TABLES = [
   'collector_state',
   'fx_rates',
   'ingest_gaps',
@@ -14,6 +15,8 @@ const LANDING_TABLES = [
   'live_listings',
   'loads',
   'minask_prices',
+  'model_runs',
+  'model_state',
   'price_snapshots',
   'schema_migrations',
   'snapshot_fetches',
@@ -38,7 +41,7 @@ describe('Warehouse.open', () => {
     const tables = await first.query(
       "SELECT table_name FROM information_schema.tables WHERE table_schema = 'main' ORDER BY 1",
     );
-    expect(tables.map((t) => t.table_name)).toEqual(LANDING_TABLES);
+    expect(tables.map((t) => t.table_name)).toEqual(WAREHOUSE_TABLES);
     await first.close();
     const again = await Warehouse.open(path);
     const versions = await again.query('SELECT version FROM schema_migrations ORDER BY version');
@@ -46,6 +49,7 @@ describe('Warehouse.open', () => {
       '001_loads_and_state.sql',
       '002_listings.sql',
       '003_prices.sql',
+      '004_models.sql',
     ]);
     await again.close();
   });

@@ -1,0 +1,60 @@
+-- The cheapest ask and listed count of each group (item name, wear, Doppler phase), recomputed from
+-- the collector's own listings, at the end of every minute in which the group's live set changed
+-- (a spell started or ended). Between two rows the figures stand. To keep the join bounded, each
+-- spell is matched only against minutes of the hours it overlaps. An incremental build recomputes,
+-- for the groups whose spells changed, the minutes from the earliest one the change affects.
+-- Grain: one row per group and minute of change.
+-- materialized: incremental
+-- depends_on: int_listing_spells
+-- unique_key: app_id, market_hash_name, wear, doppler_phase, minute
+-- test: unique(app_id, market_hash_name, wear, doppler_phase, minute)
+-- test: not_null(app_id, market_hash_name, minute, listed_count, built_watermark)
+-- test: expression((listed_count = 0) = (min_ask_usd IS NULL))
+WITH affected AS (
+  -- Per group, the first minute whose live set may differ from what is built (all of them in a full build).
+  SELECT app_id, market_hash_name, wear, doppler_phase,
+    min(date_trunc('minute', {% if is_incremental %} changed_from {% else %} started_at {% endif %})) AS from_minute
+  FROM int_listing_spells
+  {% if is_incremental %} WHERE changed_at >= {{ since }} {% endif %}
+  GROUP BY ALL
+),
+spells AS (
+  SELECT s.app_id, s.market_hash_name, s.wear, s.doppler_phase, s.started_at, s.ended_at, s.ask_usd, a.from_minute
+  FROM int_listing_spells s
+  JOIN affected a
+    ON a.app_id = s.app_id AND a.market_hash_name = s.market_hash_name
+    AND a.wear IS NOT DISTINCT FROM s.wear AND a.doppler_phase IS NOT DISTINCT FROM s.doppler_phase
+  WHERE s.ended_at IS NULL OR s.ended_at >= a.from_minute
+),
+minutes AS (
+  SELECT DISTINCT app_id, market_hash_name, wear, doppler_phase, minute
+  FROM (
+    SELECT app_id, market_hash_name, wear, doppler_phase, from_minute, date_trunc('minute', started_at) AS minute FROM spells
+    UNION ALL
+    SELECT app_id, market_hash_name, wear, doppler_phase, from_minute, date_trunc('minute', ended_at) FROM spells
+    WHERE ended_at IS NOT NULL
+  )
+  WHERE minute >= from_minute
+),
+last_minute AS (SELECT max(minute) AS minute FROM minutes),
+spell_hours AS (
+  -- A spell counts at the end of minute m when started_at < m + 1 min <= ended_at: so for the
+  -- minutes from started_at - 1 min to ended_at - 1 min, in these hours.
+  SELECT s.*, unnest(generate_series(
+    date_trunc('hour', greatest(s.started_at - INTERVAL 1 MINUTE, s.from_minute)),
+    date_trunc('hour', coalesce(s.ended_at - INTERVAL 1 MINUTE, (SELECT minute FROM last_minute))),
+    INTERVAL 1 HOUR)) AS hour
+  FROM spells s
+)
+SELECT m.app_id, m.market_hash_name, m.wear, m.doppler_phase, m.minute,
+  min(s.ask_usd) AS min_ask_usd,
+  count(s.ask_usd) AS listed_count,
+  {{ watermark }} AS built_watermark
+FROM minutes m
+LEFT JOIN spell_hours s
+  ON s.app_id = m.app_id AND s.market_hash_name = m.market_hash_name
+  AND s.wear IS NOT DISTINCT FROM m.wear AND s.doppler_phase IS NOT DISTINCT FROM m.doppler_phase
+  AND s.hour = date_trunc('hour', m.minute)
+  AND s.started_at < m.minute + INTERVAL 1 MINUTE
+  AND (s.ended_at IS NULL OR s.ended_at >= m.minute + INTERVAL 1 MINUTE)
+GROUP BY ALL

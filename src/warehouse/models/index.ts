@@ -1,0 +1,17 @@
+/** SQL models: files of `sql/models`, built in dependency order, tested the way dbt tests them. */
+export {
+  loadModels,
+  type Materialization,
+  type Model,
+  orderModels,
+  parseModel,
+  selectModels,
+} from './model.js';
+export { compileTests, type ModelTest, type ModelTestResult, runModelTests } from './model-tests.js';
+export {
+  type ModelRunResult,
+  type ModelRunSummary,
+  type RunModelsOptions,
+  renderModelSql,
+  runModels,
+} from './run-models.js';

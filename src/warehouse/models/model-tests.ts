@@ -1,0 +1,147 @@
+/**
+ * Model tests in dbt's sense: each `-- test:` line of a model compiles to a query that returns the
+ * offending rows, and passes when it returns none.
+ *
+ * - `unique(a, b)`: no two rows share (a, b)
+ * - `not_null(a, b)`: no null in a nor in b
+ * - `accepted_values(col: 'x', 'y')`: col is null or one of the values
+ * - `relationships(a, b -> other)`: every (a, b) without a null has a row of `other` with the same values
+ * - `expression(<condition>)`: every row satisfies the SQL condition
+ * - `row_count(<op> <SQL scalar>)`: the row count compares so, e.g. `row_count(= SELECT count(*) FROM x)`
+ */
+import type { DuckDBConnection } from '@duckdb/node-api';
+import { jsonSafeConverter } from '../json-values.js';
+import type { Model } from './model.js';
+
+/** One compiled test. */
+export interface ModelTest {
+  model: string;
+  /** The test as written in the model, e.g. `unique(listing_id)`. */
+  name: string;
+  /** Returns the failing rows. */
+  sql: string;
+}
+
+/** Outcome of one test. */
+export interface ModelTestResult {
+  model: string;
+  name: string;
+  /** How many rows failed. */
+  failures: number;
+  /** Up to 5 failing rows, to say what is wrong. */
+  sample: Record<string, unknown>[];
+  /** Set when the test's query could not run (also a failure). */
+  error?: string;
+}
+
+/** Compiles the tests of `model`; throws naming the line when one cannot be read. */
+export function compileTests(model: Model): ModelTest[] {
+  return model.tests.flatMap((line) => {
+    const match = /^([a-z_]+)\(([\s\S]*)\)$/.exec(line.trim());
+    if (!match) throw new Error(`model ${model.name}: cannot read test "${line}"`);
+    const [, kind, args = ''] = match;
+    const m = model.name;
+    const columns = () =>
+      args
+        .split(',')
+        .map((c) => c.trim())
+        .filter(Boolean);
+    switch (kind) {
+      case 'unique': {
+        const list = columns().join(', ');
+        return [
+          {
+            model: m,
+            name: line,
+            sql: `SELECT ${list}, count(*) AS duplicates FROM ${m} GROUP BY ${list} HAVING count(*) > 1`,
+          },
+        ];
+      }
+      case 'not_null':
+        return columns().map((c) => ({
+          model: m,
+          name: `not_null(${c})`,
+          sql: `SELECT * FROM ${m} WHERE ${c} IS NULL`,
+        }));
+      case 'accepted_values': {
+        const [column, values] = splitOnce(args, ':', model, line);
+        return [
+          {
+            model: m,
+            name: line,
+            sql: `SELECT ${column}, count(*) AS n FROM ${m} WHERE ${column} IS NOT NULL AND ${column} NOT IN (${values}) GROUP BY ${column}`,
+          },
+        ];
+      }
+      case 'relationships': {
+        const [list, other] = splitOnce(args, '->', model, line);
+        const cols = list.split(',').map((c) => c.trim());
+        const same = cols.map((c) => `p.${c} = c.${c}`).join(' AND ');
+        const present = cols.map((c) => `c.${c} IS NOT NULL`).join(' AND ');
+        return [
+          {
+            model: m,
+            name: line,
+            sql: `SELECT DISTINCT ${cols.map((c) => `c.${c}`).join(', ')} FROM ${m} AS c WHERE ${present} AND NOT EXISTS (SELECT 1 FROM ${other} AS p WHERE ${same})`,
+          },
+        ];
+      }
+      case 'expression':
+        return [{ model: m, name: line, sql: `SELECT * FROM ${m} WHERE NOT coalesce((${args}), false)` }];
+      case 'row_count': {
+        const op = /^\s*(=|<>|!=|>=|<=|>|<)\s*([\s\S]+)$/.exec(args);
+        if (!op) throw new Error(`model ${m}: row_count needs an operator and a value in "${line}"`);
+        const value = /^\s*select\b/i.test(op[2] ?? '') ? `(${op[2]})` : op[2];
+        return [
+          {
+            model: m,
+            name: line,
+            sql: `SELECT rows, expected FROM (SELECT (SELECT count(*) FROM ${m}) AS rows, ${value} AS expected) WHERE NOT (rows ${op[1]} expected)`,
+          },
+        ];
+      }
+      default:
+        throw new Error(`model ${m}: unknown test ${kind} in "${line}"`);
+    }
+  });
+}
+
+/** Runs every test of `models` on `connection` and returns the outcomes, passing and failing. */
+export async function runModelTests(
+  connection: DuckDBConnection,
+  models: readonly Model[],
+): Promise<ModelTestResult[]> {
+  const tests = models.flatMap(compileTests);
+  const results: ModelTestResult[] = [];
+  for (const test of tests) {
+    try {
+      const count = await connection.runAndReadAll(`SELECT count(*) AS n FROM (${test.sql})`);
+      const failures = Number(count.getRows()[0]?.[0] ?? 0);
+      const sample =
+        failures > 0
+          ? (await connection.runAndReadAll(`${test.sql} LIMIT 5`)).convertRowObjects(jsonSafeConverter)
+          : [];
+      results.push({
+        model: test.model,
+        name: test.name,
+        failures,
+        sample: sample as Record<string, unknown>[],
+      });
+    } catch (error) {
+      results.push({
+        model: test.model,
+        name: test.name,
+        failures: 1,
+        sample: [],
+        error: (error as Error).message,
+      });
+    }
+  }
+  return results;
+}
+
+function splitOnce(args: string, separator: string, model: Model, line: string): [string, string] {
+  const at = args.indexOf(separator);
+  if (at < 0) throw new Error(`model ${model.name}: "${line}" needs "${separator}"`);
+  return [args.slice(0, at).trim(), args.slice(at + separator.length).trim()];
+}

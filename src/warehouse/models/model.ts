@@ -1,0 +1,158 @@
+/**
+ * A SQL model: one `.sql` file of `sql/models`, whose leading comment says what it is. The lines
+ * `-- key: value` of that comment configure it; the other comment lines describe it.
+ *
+ * @example
+ * -- Per listing: when it was first seen, when it left, and whether it came back.
+ * -- materialized: incremental
+ * -- depends_on: int_listing_spells
+ * -- unique_key: app_id, listing_id
+ * -- export: date(first_seen_at)
+ * -- test: unique(app_id, listing_id)
+ * -- test: not_null(first_seen_at)
+ * SELECT …
+ */
+import { createHash } from 'node:crypto';
+import { readdirSync, readFileSync } from 'node:fs';
+import { basename, join } from 'node:path';
+
+/** How a model is kept in the warehouse. */
+export type Materialization = 'view' | 'table' | 'incremental';
+
+/** A model as its file declares it. */
+export interface Model {
+  /** The file name without `.sql`; also the name of its view or table. */
+  name: string;
+  /** The prose of the leading comment. */
+  description: string;
+  materialized: Materialization;
+  /** Models this one reads (landing tables are not listed). */
+  dependsOn: string[];
+  /** Columns identifying a row; an incremental build replaces the rows whose key it rebuilds. */
+  uniqueKey: string[];
+  /**
+   * How the model is exported to parquet: the SQL expression of the DATE a row belongs to, or
+   * `snapshot` for a current-state model (its rows belong to the day of the export). Null: not exported.
+   */
+  exportDate: string | null;
+  /** The `test:` lines, as written. */
+  tests: string[];
+  /** The SQL after the leading comment (a template: see `renderModelSql`). */
+  sql: string;
+  /** Hash of the whole file: a changed model is rebuilt in full. */
+  hash: string;
+}
+
+const KEYS = ['materialized', 'depends_on', 'unique_key', 'export', 'test'] as const;
+
+/** Reads every `.sql` file of `dir` as a model, sorted by name. */
+export function loadModels(dir: string): Model[] {
+  return readdirSync(dir)
+    .filter((f) => f.endsWith('.sql'))
+    .sort()
+    .map((f) => parseModel(basename(f, '.sql'), readFileSync(join(dir, f), 'utf8')));
+}
+
+/** Parses one model file; throws naming the model and the line when its header is wrong. */
+export function parseModel(name: string, text: string): Model {
+  if (!/^[a-z][a-z0-9_]*$/.test(name)) throw new Error(`model ${name}: names are lower_snake_case`);
+  const lines = text.split('\n');
+  const description: string[] = [];
+  const config: Record<string, string[]> = {};
+  let body = 0;
+  for (; body < lines.length; body++) {
+    const line = lines[body] ?? '';
+    if (!line.startsWith('--')) break;
+    const content = line.replace(/^--\s?/, '');
+    const match = /^([a-z_]+):\s*(.*)$/.exec(content);
+    if (match && (KEYS as readonly string[]).includes(match[1] ?? '')) {
+      const key = match[1] as string;
+      config[key] = [...(config[key] ?? []), (match[2] ?? '').trim()];
+    } else description.push(content);
+  }
+  const materialized = single(name, config, 'materialized') ?? 'view';
+  if (!['view', 'table', 'incremental'].includes(materialized))
+    throw new Error(`model ${name}: materialized is view, table or incremental, not ${materialized}`);
+  const uniqueKey = commaList(single(name, config, 'unique_key'));
+  if (materialized === 'incremental' && uniqueKey.length === 0)
+    throw new Error(`model ${name}: an incremental model needs a unique_key`);
+  const sql = lines.slice(body).join('\n').trim().replace(/;\s*$/, '');
+  if (!sql) throw new Error(`model ${name}: no SQL after the header`);
+  return {
+    name,
+    description: description.join(' ').replace(/\s+/g, ' ').trim(),
+    materialized: materialized as Materialization,
+    dependsOn: commaList(single(name, config, 'depends_on')),
+    uniqueKey,
+    exportDate: single(name, config, 'export') ?? null,
+    tests: config.test ?? [],
+    sql,
+    hash: createHash('sha256').update(text).digest('hex').slice(0, 16),
+  };
+}
+
+function single(name: string, config: Record<string, string[]>, key: string): string | undefined {
+  const values = config[key];
+  if (values && values.length > 1) throw new Error(`model ${name}: ${key} is given more than once`);
+  return values?.[0];
+}
+
+function commaList(value: string | undefined): string[] {
+  return (value ?? '')
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
+}
+
+/**
+ * Orders `models` so each comes after what it depends on. Throws on an unknown dependency, a
+ * cycle, or SQL that reads another model it does not declare (the declared graph must be the real one).
+ */
+export function orderModels(models: readonly Model[]): Model[] {
+  const byName = new Map(models.map((m) => [m.name, m]));
+  for (const model of models) {
+    for (const dep of model.dependsOn) {
+      if (!byName.has(dep)) throw new Error(`model ${model.name} depends on ${dep}, which is not a model`);
+    }
+    for (const other of models) {
+      if (other !== model && readsName(model.sql, other.name) && !model.dependsOn.includes(other.name))
+        throw new Error(`model ${model.name} reads ${other.name} but does not list it in depends_on`);
+    }
+  }
+  const ordered: Model[] = [];
+  const state = new Map<string, 'visiting' | 'done'>();
+  const visit = (model: Model, path: string[]) => {
+    if (state.get(model.name) === 'done') return;
+    if (state.get(model.name) === 'visiting')
+      throw new Error(`models depend on each other in a cycle: ${[...path, model.name].join(' → ')}`);
+    state.set(model.name, 'visiting');
+    for (const dep of model.dependsOn) visit(byName.get(dep) as Model, [...path, model.name]);
+    state.set(model.name, 'done');
+    ordered.push(model);
+  };
+  for (const model of models) visit(model, []);
+  return ordered;
+}
+
+/** `models` narrowed to `names` and, with `withUpstream`, everything they depend on (in order). */
+export function selectModels(
+  ordered: readonly Model[],
+  names: readonly string[],
+  withUpstream: boolean,
+): Model[] {
+  const byName = new Map(ordered.map((m) => [m.name, m]));
+  for (const name of names) if (!byName.has(name)) throw new Error(`no model is named ${name}`);
+  const wanted = new Set(names);
+  if (withUpstream) {
+    const add = (name: string) => {
+      wanted.add(name);
+      for (const dep of byName.get(name)?.dependsOn ?? []) add(dep);
+    };
+    for (const name of names) add(name);
+  }
+  return ordered.filter((m) => wanted.has(m.name));
+}
+
+function readsName(sql: string, name: string): boolean {
+  return new RegExp(`(?<![\\w.])${name}(?!\\w)`, 'i').test(sql.replace(/--.*$/gm, ''));
+}

@@ -1,0 +1,183 @@
+/**
+ * Builds models in the warehouse, in dependency order, all in ONE transaction: every model of a
+ * run reads the same committed landing data, analysts see the whole refresh or none of it, and an
+ * incremental model's watermark commits with the rows it covers.
+ */
+import { randomUUID } from 'node:crypto';
+import type { DuckDBConnection } from '@duckdb/node-api';
+import type { Model } from './model.js';
+
+/** How a run builds its models. */
+export interface RunModelsOptions {
+  /** Rebuild incremental models from scratch. @default false */
+  fullRefresh?: boolean;
+  /** Called after each model is built. */
+  onModel?: (result: ModelRunResult) => void;
+  /** Clock of `model_runs`, epoch ms. @default Date.now */
+  clock?: () => number;
+}
+
+/** What building one model did. */
+export interface ModelRunResult {
+  model: string;
+  materialized: Model['materialized'];
+  mode: 'view' | 'full' | 'incremental';
+  /** Rows written (new or replaced rows when incremental); null for a view. */
+  rows: number | null;
+  durationMs: number;
+}
+
+/** What a run did. */
+export interface ModelRunSummary {
+  runId: string;
+  models: ModelRunResult[];
+  durationMs: number;
+}
+
+/** Builds `ordered` (already in dependency order) on `connection`, committing all of it or nothing. */
+export async function runModels(
+  connection: DuckDBConnection,
+  ordered: readonly Model[],
+  options: RunModelsOptions = {},
+): Promise<ModelRunSummary> {
+  const clock = options.clock ?? Date.now;
+  const runId = randomUUID();
+  const started = performance.now();
+  const models: ModelRunResult[] = [];
+  await connection.run('BEGIN TRANSACTION');
+  try {
+    // Read inside the transaction: the newest load this run's snapshot of the landing tables holds.
+    const watermark = await scalar(
+      connection,
+      "SELECT CAST(coalesce(max(started_at), TIMESTAMP '1970-01-01') AS VARCHAR) FROM loads",
+    );
+    for (const model of ordered) {
+      const begun = performance.now();
+      const startedAt = new Date(clock()).toISOString().replace('Z', '');
+      const { mode, rows } = await buildModel(connection, model, watermark, options.fullRefresh ?? false);
+      const result = {
+        model: model.name,
+        materialized: model.materialized,
+        mode,
+        rows,
+        durationMs: performance.now() - begun,
+      };
+      await connection.run(
+        'INSERT INTO model_runs VALUES ($run, $model, $materialized, $mode, $rows, $at, $ms)',
+        {
+          run: runId,
+          model: model.name,
+          materialized: model.materialized,
+          mode,
+          rows,
+          at: startedAt,
+          ms: result.durationMs,
+        },
+      );
+      models.push(result);
+      options.onModel?.(result);
+    }
+    await connection.run('COMMIT');
+  } catch (cause) {
+    await connection.run('ROLLBACK').catch(() => undefined);
+    const failed = ordered[models.length]?.name ?? 'the run';
+    throw new Error(`building model ${failed} failed, no model changed: ${(cause as Error).message}`, {
+      cause,
+    });
+  }
+  return { runId, models, durationMs: performance.now() - started };
+}
+
+async function buildModel(
+  connection: DuckDBConnection,
+  model: Model,
+  watermark: string,
+  fullRefresh: boolean,
+): Promise<{ mode: ModelRunResult['mode']; rows: number | null }> {
+  const existing = await relationKind(connection, model.name);
+  if (model.materialized === 'view') {
+    // A model that changed from table to view leaves a table to drop first (and the other way round).
+    if (existing === 'table') await connection.run(`DROP TABLE ${model.name}`);
+    await connection.run(`CREATE OR REPLACE VIEW ${model.name} AS ${renderModelSql(model, null, watermark)}`);
+    return { mode: 'view', rows: null };
+  }
+  const state = await connection.runAndReadAll(
+    'SELECT CAST(watermark AS VARCHAR) AS watermark, sql_hash FROM model_state WHERE model = $model',
+    { model: model.name },
+  );
+  const [previous] = state.getRowObjectsJS() as { watermark: string; sql_hash: string }[];
+  const incremental =
+    model.materialized === 'incremental' &&
+    !fullRefresh &&
+    existing === 'table' &&
+    previous?.sql_hash === model.hash;
+  let rows: number;
+  if (incremental) rows = await mergeIncrement(connection, model, previous.watermark, watermark);
+  else {
+    if (existing === 'view') await connection.run(`DROP VIEW ${model.name}`);
+    await connection.run(
+      `CREATE OR REPLACE TABLE ${model.name} AS ${renderModelSql(model, null, watermark)}`,
+    );
+    rows = Number(await scalar(connection, `SELECT count(*) FROM ${model.name}`));
+  }
+  await connection.run(
+    `INSERT OR REPLACE INTO model_state VALUES ($model, $hash, CAST($watermark AS TIMESTAMP), now()::TIMESTAMP)`,
+    { model: model.name, hash: model.hash, watermark },
+  );
+  return { mode: incremental ? 'incremental' : 'full', rows };
+}
+
+/** Builds the rows changed since `since` aside, then replaces the rows with the same unique key. */
+async function mergeIncrement(
+  connection: DuckDBConnection,
+  model: Model,
+  since: string,
+  watermark: string,
+): Promise<number> {
+  const increment = `__increment_${model.name}`;
+  await connection.run(
+    `CREATE OR REPLACE TEMP TABLE ${increment} AS ${renderModelSql(model, since, watermark)}`,
+  );
+  const sameKey = model.uniqueKey.map((k) => `${model.name}.${k} IS NOT DISTINCT FROM i.${k}`).join(' AND ');
+  await connection.run(`DELETE FROM ${model.name} USING ${increment} AS i WHERE ${sameKey}`);
+  const inserted = await connection.run(`INSERT INTO ${model.name} BY NAME SELECT * FROM ${increment}`);
+  await connection.run(`DROP TABLE ${increment}`);
+  return inserted.rowsChanged;
+}
+
+/**
+ * The model's SQL with its template filled in: `{{ this }}` is the model's own table,
+ * `{{ since }}` the watermark of its previous build (a TIMESTAMP literal; 1970 in a full build),
+ * `{{ watermark }}` the newest load this build reads (rows a build writes can carry it, so a model
+ * downstream finds them with `built_watermark >= {{ since }}`), and
+ * `{% if is_incremental %} … {% else %} … {% endif %}` keeps the first part in an incremental
+ * build (`since` given) and the `else` part, if any, in a full one.
+ */
+export function renderModelSql(model: Model, since: string | null, watermark: string): string {
+  const blocks = /\{%\s*if\s+is_incremental\s*%\}([\s\S]*?)(?:\{%\s*else\s*%\}([\s\S]*?))?\{%\s*endif\s*%\}/g;
+  const sql = model.sql
+    .replace(blocks, (_, whenIncremental: string, otherwise?: string) =>
+      since === null ? (otherwise ?? '') : whenIncremental,
+    )
+    .replace(/\{\{\s*this\s*\}\}/g, model.name)
+    .replace(/\{\{\s*since\s*\}\}/g, `TIMESTAMP '${since ?? '1970-01-01 00:00:00'}'`)
+    .replace(/\{\{\s*watermark\s*\}\}/g, `TIMESTAMP '${watermark}'`);
+  const leftover = /\{[{%][^}]*[}%]\}/.exec(sql);
+  if (leftover) throw new Error(`model ${model.name}: unknown template ${leftover[0]}`);
+  return sql;
+}
+
+/** Whether `name` is a table or a view of the main schema now, or neither. */
+async function relationKind(connection: DuckDBConnection, name: string): Promise<'table' | 'view' | null> {
+  const reader = await connection.runAndReadAll(
+    "SELECT table_type FROM information_schema.tables WHERE table_name = $name AND table_schema = 'main'",
+    { name },
+  );
+  const type = reader.getRows()[0]?.[0];
+  return type === undefined ? null : type === 'VIEW' ? 'view' : 'table';
+}
+
+async function scalar(connection: DuckDBConnection, sql: string): Promise<string> {
+  const reader = await connection.runAndReadAll(sql);
+  return String(reader.getRows()[0]?.[0]);
+}
