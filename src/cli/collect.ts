@@ -32,6 +32,10 @@ const collectConfigSchema = z.object({
     .refine((v) => cron.validate(v), 'give a cron expression, e.g. "0 * * * *" (hourly)')
     .optional(),
   exportDir: z.string().min(1).default('data/exports'),
+  modelsCron: z
+    .string()
+    .refine((v) => v === 'off' || cron.validate(v), 'give a cron expression, e.g. "* * * * *", or off')
+    .default('* * * * *'),
 });
 
 /** Starts the daemon and prints a status line on stderr every `--status-seconds`. */
@@ -53,6 +57,7 @@ export async function collect(flags: Record<string, unknown>): Promise<void> {
       watchdogMs: config.watchdogSeconds * 1000,
       readBudget: config.readBudget,
       ...(config.exportCron ? { exportCron: config.exportCron, exportDir: config.exportDir } : {}),
+      modelsCron: config.modelsCron === 'off' ? null : config.modelsCron,
       onFatal: (error) => {
         process.stderr.write(
           `market collect: cannot write the warehouse, stopping (a restart resumes): ${String(error)}\n`,

@@ -77,6 +77,7 @@ program
     'cron schedule (UTC) of parquet exports of the days since yesterday; none by default (market run: 0 * * * *)',
   )
   .option('--export-dir <path>', 'folder of the scheduled parquet exports', 'data/exports')
+  .option('--models-cron <expr>', 'cron schedule (UTC) of the SQL model refresh, or off', '* * * * *')
   .action(async (flags) => (await import('./collect.js')).collect(flags));
 
 program
@@ -91,7 +92,27 @@ program
   .description('run ad hoc SQL on the warehouse (through the running collector, or directly)')
   .option('--warehouse <path>', 'the warehouse DuckDB file (MARKET_WAREHOUSE)')
   .option('--format <format>', 'table, csv or json', 'table')
+  .option('--out <file.parquet>', 'write the rows to this parquet file instead of printing them')
   .action(async (query, flags) => (await import('./sql.js')).sql(query, flags));
+
+const models = program
+  .command('models')
+  .description('the SQL models of sql/models (through the running collector, or directly)');
+models
+  .command('run')
+  .description('build the models in dependency order (incremental ones from where they left off)')
+  .option('--warehouse <path>', 'the warehouse DuckDB file (MARKET_WAREHOUSE)')
+  .option('--select <models>', 'comma-separated models to build, with what they depend on')
+  .option('--full-refresh', 'rebuild incremental models from scratch')
+  .action(async (flags) => (await import('./models.js')).modelsRun(flags));
+models
+  .command('test')
+  .description(
+    'run the model tests (unique, not_null, accepted_values, relationships, ...); exit 1 on a failure',
+  )
+  .option('--warehouse <path>', 'the warehouse DuckDB file (MARKET_WAREHOUSE)')
+  .option('--select <models>', 'comma-separated models whose tests to run')
+  .action(async (flags) => (await import('./models.js')).modelsTest(flags));
 
 program
   .command('export')

@@ -1,7 +1,9 @@
 /**
  * `market sql`: ad hoc SQL on the warehouse. While a collector runs, the query goes through it
- * (read-only); otherwise the file is opened read-only here. Prints a table, CSV or JSON.
+ * (read-only); otherwise the file is opened read-only here. Prints a table, CSV or JSON, or writes
+ * the rows to a parquet file (`--out`).
  */
+import { resolve } from 'node:path';
 import { Warehouse } from '../warehouse/index.js';
 import { CliError } from './cli-error.js';
 import { findControl } from './status.js';
@@ -9,22 +11,37 @@ import { findControl } from './status.js';
 interface SqlFlags {
   warehouse?: string;
   format?: string;
+  out?: string;
 }
 
-/** Runs one query and prints its rows. */
+/** Runs one query and prints its rows, or writes them to the `--out` parquet file. */
 export async function sql(query: string, flags: SqlFlags): Promise<void> {
   const format = flags.format ?? 'table';
   if (!['table', 'csv', 'json'].includes(format)) throw new CliError('--format is table, csv or json');
+  if (flags.out !== undefined && !flags.out.endsWith('.parquet'))
+    throw new CliError('--out writes parquet: give a file name ending in .parquet');
   const warehouse = flags.warehouse ?? process.env.MARKET_WAREHOUSE ?? 'data/warehouse.duckdb';
+  if (flags.out !== undefined) {
+    const out = resolve(flags.out);
+    const rows = await runQuery(warehouse, query, out);
+    process.stdout.write(`wrote ${rows as number} rows to ${out}\n`);
+    return;
+  }
   const rows = await runQuery(warehouse, query);
-  process.stdout.write(render(rows, format));
+  process.stdout.write(render(rows as Record<string, unknown>[], format));
 }
 
-async function runQuery(path: string, query: string): Promise<Record<string, unknown>[]> {
+/** The query's rows, or (with `out`) how many rows it wrote to that parquet file. */
+async function runQuery(
+  path: string,
+  query: string,
+  out?: string,
+): Promise<Record<string, unknown>[] | number> {
   const control = await findControl(path);
   if (control) {
-    const response = await fetch(`http://127.0.0.1:${control.port}/sql`, { method: 'POST', body: query });
-    const body = (await response.json()) as { rows?: Record<string, unknown>[]; error?: string };
+    const target = `http://127.0.0.1:${control.port}/sql${out ? `?out=${encodeURIComponent(out)}` : ''}`;
+    const response = await fetch(target, { method: 'POST', body: query });
+    const body = (await response.json()) as { rows?: Record<string, unknown>[] | number; error?: string };
     if (!response.ok) throw new CliError(body.error ?? `the collector answered ${response.status}`);
     return body.rows ?? [];
   }
@@ -35,7 +52,7 @@ async function runQuery(path: string, query: string): Promise<Record<string, unk
     throw new CliError((error as Error).message);
   }
   try {
-    return await warehouse.query(query);
+    return out ? await warehouse.queryToParquet(query, out) : await warehouse.query(query);
   } catch (error) {
     throw new CliError((error as Error).message);
   } finally {

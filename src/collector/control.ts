@@ -1,7 +1,8 @@
 /**
  * The daemon's control endpoint on loopback: `GET /status`, `POST /sql` (read-only queries
- * through the daemon, which alone may open the warehouse while it runs) and `POST /export` (parquet
- * exports, see control-export.ts). Its address is written beside the warehouse
+ * through the daemon, which alone may open the warehouse while it runs; `?out=` writes the rows to
+ * parquet), `POST /models/run` and `/models/test` (see control-models.ts) and `POST /export`
+ * (parquet exports, see control-export.ts). Its address is written beside the warehouse
  * (`<warehouse>.collector.json`) so `market status`, `market sql` and `market export` find it.
  */
 import { unlink, writeFile } from 'node:fs/promises';
@@ -9,6 +10,7 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Warehouse } from '../warehouse/index.js';
 import { handleExport } from './control-export.js';
+import { handleModels, handleSqlToParquet, readBody } from './control-models.js';
 import type { SourceStatus } from './source-status.js';
 
 /** The running control endpoint. */
@@ -36,16 +38,22 @@ export async function startControlServer(
       return reply(200, { pid: process.pid, sources: status() });
     if (request.method === 'POST' && request.url === '/export')
       return handleExport(warehouse, request, response);
-    if (request.method === 'POST' && request.url === '/sql') {
-      let sql = '';
-      request.on('data', (chunk) => {
-        sql += chunk;
-      });
-      request.on('end', () => {
+    const url = new URL(request.url ?? '/', 'http://127.0.0.1');
+    if (request.method === 'POST' && (url.pathname === '/models/run' || url.pathname === '/models/test')) {
+      const action = url.pathname === '/models/run' ? 'run' : 'test';
+      void readBody(request)
+        .then((body) => handleModels(warehouse, action, body))
+        .then(([code, answer]) => reply(code, answer));
+      return;
+    }
+    if (request.method === 'POST' && url.pathname === '/sql') {
+      void readBody(request).then(async (sql) => {
         if (!isReadOnly(sql))
           return reply(400, {
             error: 'only read-only queries (SELECT, WITH, SHOW, DESCRIBE, EXPLAIN) run through the daemon',
           });
+        const out = url.searchParams.get('out');
+        if (out) return reply(...(await handleSqlToParquet(warehouse, sql, out)));
         warehouse.query(sql).then(
           (rows) => reply(200, { rows }),
           (error: unknown) => reply(400, { error: error instanceof Error ? error.message : String(error) }),

@@ -8,6 +8,7 @@ import { MarketClient } from '../client/index.js';
 import { APP_IDS } from '../contract/common.js';
 import { BatchWriter, Warehouse } from '../warehouse/index.js';
 import { type ControlServer, startControlServer } from './control.js';
+import { scheduleCronJob } from './cron-job.js';
 import { scheduleExports } from './export-schedule.js';
 import { type PeriodicTask, runPeriodically } from './periodic.js';
 import type { SourceStatus } from './source-status.js';
@@ -54,6 +55,11 @@ export interface CollectorOptions {
   exportDir?: string;
   /** Folder of the SQL models. @default the project's `sql/models` */
   modelsDir?: string;
+  /**
+   * Cron schedule (UTC) of the model refresh, also run once at start; null for none.
+   * @default '* * * * *' (every minute)
+   */
+  modelsCron?: string | null;
 }
 
 /** A running collector. */
@@ -68,6 +74,9 @@ export interface RunningCollector {
 export async function startCollector(options: CollectorOptions): Promise<RunningCollector> {
   if (options.exportCron !== undefined && !cron.validate(options.exportCron))
     throw new Error(`the export schedule "${options.exportCron}" is not a cron expression, e.g. "0 * * * *"`);
+  const modelsCron = options.modelsCron === undefined ? '* * * * *' : options.modelsCron;
+  if (modelsCron !== null && !cron.validate(modelsCron))
+    throw new Error(`the model refresh schedule "${modelsCron}" is not a cron expression, e.g. "* * * * *"`);
   const warehouse = await Warehouse.open(
     options.warehousePath ?? 'data/warehouse.duckdb',
     options.modelsDir ? { modelsDir: options.modelsDir } : {},
@@ -113,10 +122,26 @@ export async function startCollector(options: CollectorOptions): Promise<Running
           ),
       })
     : null;
+  const models = modelsCron
+    ? scheduleCronJob({
+        name: 'models',
+        cron: modelsCron,
+        runAtStart: true,
+        async run() {
+          const summary = await warehouse.refreshModels();
+          return summary.models.reduce((sum, m) => sum + (m.rows ?? 0), 0);
+        },
+        onError: (error) =>
+          process.stderr.write(
+            `market collect: model refresh failed: ${error instanceof Error ? error.message : String(error)}\n`,
+          ),
+      })
+    : null;
   const boards = () => [
     ...(stream ? [stream.board] : []),
     ...(snapshot ? [snapshot.board] : []),
     ...tasks.map((t) => t.board),
+    ...(models ? [models.board] : []),
     ...(exports ? [exports.board] : []),
   ];
   const status = () => boards().map((b) => ({ ...b.status }));
@@ -128,6 +153,7 @@ export async function startCollector(options: CollectorOptions): Promise<Running
     async stop() {
       stopping.abort();
       await schedule?.stop();
+      await models?.stop();
       await exports?.stop();
       await stream?.stop();
       await Promise.all(running);

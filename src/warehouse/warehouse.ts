@@ -1,6 +1,6 @@
 /** The warehouse file: opening it (one writer per file), migrating, atomic batch writes, state, ad hoc SQL. */
 import { randomUUID } from 'node:crypto';
-import { mkdir, mkdtemp } from 'node:fs/promises';
+import { mkdir, mkdtemp, rename, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { type DuckDBConnection, DuckDBInstance, type DuckDBResultReader } from '@duckdb/node-api';
@@ -169,6 +169,24 @@ export class Warehouse {
   async query(sql: string): Promise<Record<string, unknown>[]> {
     const reader = await this.read(sql);
     return reader.convertRowObjects(jsonSafeConverter);
+  }
+
+  /**
+   * Writes the rows of a query to a parquet file, atomically (written aside, then renamed over
+   * `path`), and returns how many rows it holds.
+   */
+  async queryToParquet(sql: string, path: string): Promise<number> {
+    const aside = `${path}.${randomUUID()}.tmp`;
+    try {
+      const result = await this.withConnection((connection) =>
+        connection.run(`COPY (${sql}) TO '${aside.replaceAll("'", "''")}' (FORMAT parquet)`),
+      );
+      await rename(aside, path);
+      return result.rowsChanged;
+    } catch (error) {
+      await rm(aside, { force: true });
+      throw error;
+    }
   }
 
   /** The models of the models folder, in dependency order (read afresh, so edits take effect). */

@@ -23,6 +23,8 @@ export function startTestCollector(
     fxIntervalMs: 2000,
     flushMs: 100,
     readBudget: 100_000,
+    // Tests refresh models themselves, when they want them.
+    modelsCron: null,
     onFatal: (error) => {
       throw error;
     },

@@ -1,0 +1,195 @@
+/** The model runner on small models of the tests' own: headers, order, templates, builds, tests. */
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { Warehouse } from '../../src/warehouse/index.js';
+import { orderModels, parseModel, renderModelSql } from '../../src/warehouse/models/index.js';
+import { makeTempDir } from './fixtures.js';
+
+let dir: string;
+let cleanup: () => void;
+beforeEach(() => {
+  ({ dir, cleanup } = makeTempDir());
+});
+afterEach(() => cleanup());
+
+/** Writes models (name → file text) into a fresh folder and returns it. */
+function modelsDir(files: Record<string, string>): string {
+  const folder = join(dir, `models-${Math.random().toString(36).slice(2)}`);
+  mkdirSync(folder);
+  for (const [name, text] of Object.entries(files)) writeFileSync(join(folder, `${name}.sql`), text);
+  return folder;
+}
+
+/** Lands one FX rate per currency at `updatedAt` (epoch ms). */
+async function landRates(warehouse: Warehouse, updatedAt: number, rates: Record<string, number>) {
+  await warehouse.write([{ source: 'fx', fx: { updatedAt, fetchedAt: updatedAt, rates } }]);
+}
+
+const RATES_BY_CURRENCY = `-- Rate updates per currency.
+-- materialized: incremental
+-- unique_key: currency
+-- test: unique(currency)
+-- test: not_null(currency, updates)
+SELECT currency, count(*) AS updates, max(rate) AS top
+FROM fx_rates
+WHERE currency IN (SELECT currency FROM fx_rates WHERE ingested_at >= {{ since }})
+GROUP BY currency`;
+
+describe('model files', () => {
+  it('reads the header: description, materialization, dependencies, key, export and tests', () => {
+    const model = parseModel(
+      'fct_x',
+      '-- What it is,\n-- on two lines.\n-- materialized: incremental\n-- depends_on: a, b\n-- unique_key: k\n-- export: CAST(t AS DATE)\n-- test: unique(k)\n-- test: not_null(k)\nSELECT 1 AS k;\n',
+    );
+    expect(model).toMatchObject({
+      description: 'What it is, on two lines.',
+      materialized: 'incremental',
+      dependsOn: ['a', 'b'],
+      uniqueKey: ['k'],
+      exportDate: 'CAST(t AS DATE)',
+      tests: ['unique(k)', 'not_null(k)'],
+      sql: 'SELECT 1 AS k',
+    });
+  });
+
+  it('refuses a bad header, naming the model', () => {
+    expect(() => parseModel('m', '-- materialized: matview\nSELECT 1')).toThrow(
+      /model m: materialized is view/,
+    );
+    expect(() => parseModel('m', '-- materialized: incremental\nSELECT 1')).toThrow(/needs a unique_key/);
+    expect(() => parseModel('m', '-- materialized: table\n')).toThrow(/no SQL/);
+    expect(() => parseModel('Bad-Name', 'SELECT 1')).toThrow(/lower_snake_case/);
+  });
+
+  it('orders by dependency and refuses unknown, undeclared and circular ones', () => {
+    const a = parseModel('a', 'SELECT 1 AS x');
+    const b = parseModel('b', '-- depends_on: a\nSELECT x FROM a');
+    const c = parseModel('c', '-- depends_on: b\nSELECT x FROM b');
+    expect(orderModels([c, b, a]).map((m) => m.name)).toEqual(['a', 'b', 'c']);
+    expect(() => orderModels([parseModel('d', '-- depends_on: zz\nSELECT 1')])).toThrow(/depends on zz/);
+    expect(() => orderModels([a, parseModel('e', 'SELECT x FROM a')])).toThrow(
+      /reads a but does not list it/,
+    );
+    const x = parseModel('x', '-- depends_on: y\nSELECT * FROM y');
+    const y = parseModel('y', '-- depends_on: x\nSELECT * FROM x');
+    expect(() => orderModels([x, y])).toThrow(/cycle: x → y → x/);
+  });
+
+  it('fills in the template for full and incremental builds', () => {
+    const model = parseModel(
+      'm',
+      '-- materialized: incremental\n-- unique_key: k\nSELECT {{ watermark }} AS w FROM {{ this }} {% if is_incremental %}WHERE t >= {{ since }}{% else %}WHERE true{% endif %}',
+    );
+    expect(renderModelSql(model, null, '2026-01-02 00:00:00')).toBe(
+      "SELECT TIMESTAMP '2026-01-02 00:00:00' AS w FROM m WHERE true",
+    );
+    expect(renderModelSql(model, '2026-01-01 00:00:00', '2026-01-02 00:00:00')).toBe(
+      "SELECT TIMESTAMP '2026-01-02 00:00:00' AS w FROM m WHERE t >= TIMESTAMP '2026-01-01 00:00:00'",
+    );
+    expect(() => renderModelSql(parseModel('n', 'SELECT {{ that }}'), null, 'x')).toThrow(/unknown template/);
+  });
+});
+
+describe('building models', () => {
+  it('builds incrementally from the watermark, replacing rows by key, and equals a full rebuild', async () => {
+    const warehouse = await Warehouse.open(join(dir, 'w.duckdb'), {
+      modelsDir: modelsDir({ rates_by_currency: RATES_BY_CURRENCY }),
+    });
+    await landRates(warehouse, Date.UTC(2026, 0, 1), { EUR: 0.9, GBP: 0.8 });
+    const first = await warehouse.refreshModels();
+    expect(first.models[0]).toMatchObject({ mode: 'full', rows: 2 });
+    await landRates(warehouse, Date.UTC(2026, 0, 2), { EUR: 0.95 });
+    const second = await warehouse.refreshModels();
+    // Rows landed at the watermark itself are read again (a write committed later may share its
+    // millisecond), so GBP is rebuilt too: 2 rows replaced, not a full rebuild.
+    expect(second.models[0]).toMatchObject({ mode: 'incremental', rows: 2 });
+    const incremental = await warehouse.query('SELECT * FROM rates_by_currency ORDER BY currency');
+    expect(incremental).toEqual([
+      { currency: 'EUR', updates: 2, top: 0.95 },
+      { currency: 'GBP', updates: 1, top: 0.8 },
+    ]);
+    await warehouse.refreshModels({ fullRefresh: true });
+    expect(await warehouse.query('SELECT * FROM rates_by_currency ORDER BY currency')).toEqual(incremental);
+    const runs = await warehouse.query('SELECT mode, rows FROM model_runs ORDER BY started_at, mode');
+    expect(runs.map((r) => r.mode)).toEqual(['full', 'incremental', 'full']);
+    await warehouse.close();
+  });
+
+  it('rebuilds an incremental model in full when its SQL changed, and switches a table to a view', async () => {
+    const path = join(dir, 'w.duckdb');
+    let warehouse = await Warehouse.open(path, {
+      modelsDir: modelsDir({ rates_by_currency: RATES_BY_CURRENCY }),
+    });
+    await landRates(warehouse, Date.UTC(2026, 0, 1), { EUR: 0.9 });
+    await warehouse.refreshModels();
+    await warehouse.close();
+    const changed = `${RATES_BY_CURRENCY}\nHAVING count(*) > 0`;
+    warehouse = await Warehouse.open(path, { modelsDir: modelsDir({ rates_by_currency: changed }) });
+    expect((await warehouse.refreshModels()).models[0]?.mode).toBe('full');
+    await warehouse.close();
+    warehouse = await Warehouse.open(path, {
+      modelsDir: modelsDir({ rates_by_currency: 'SELECT currency FROM fx_rates' }),
+    });
+    expect((await warehouse.refreshModels()).models[0]?.mode).toBe('view');
+    const [kind] = await warehouse.query(
+      "SELECT table_type FROM information_schema.tables WHERE table_name = 'rates_by_currency'",
+    );
+    expect(kind?.table_type).toBe('VIEW');
+    await warehouse.close();
+  });
+
+  it('changes no model when one of the run fails to build', async () => {
+    const warehouse = await Warehouse.open(join(dir, 'w.duckdb'), {
+      modelsDir: modelsDir({
+        a_rates: '-- materialized: table\nSELECT currency, rate FROM fx_rates',
+        b_broken: '-- materialized: table\n-- depends_on: a_rates\nSELECT no_such_column FROM a_rates',
+      }),
+    });
+    await landRates(warehouse, Date.UTC(2026, 0, 1), { EUR: 0.9 });
+    await expect(warehouse.refreshModels()).rejects.toThrow(
+      /building model b_broken failed, no model changed/,
+    );
+    const tables = await warehouse.query(
+      "SELECT table_name FROM information_schema.tables WHERE table_name = 'a_rates'",
+    );
+    expect(tables).toEqual([]);
+    expect(await warehouse.query('SELECT * FROM model_runs')).toEqual([]);
+    await warehouse.close();
+  });
+
+  it('runs model tests and reports failing ones with the offending rows', async () => {
+    const warehouse = await Warehouse.open(join(dir, 'w.duckdb'), {
+      modelsDir: modelsDir({
+        rates: [
+          '-- materialized: table',
+          '-- test: unique(currency)',
+          '-- test: not_null(currency, rate)',
+          "-- test: accepted_values(currency: 'EUR')",
+          '-- test: expression(rate < 0.85)',
+          '-- test: row_count(= SELECT count(*) FROM fx_rates)',
+          '-- test: relationships(currency -> fx_rates)',
+          'SELECT currency, rate FROM fx_rates',
+        ].join('\n'),
+      }),
+    });
+    await landRates(warehouse, Date.UTC(2026, 0, 1), { EUR: 0.9, GBP: 0.8 });
+    await landRates(warehouse, Date.UTC(2026, 0, 2), { EUR: 0.8 });
+    await warehouse.refreshModels();
+    const results = await warehouse.testModels();
+    const failures = Object.fromEntries(results.map((r) => [r.name, r.failures]));
+    expect(failures).toEqual({
+      'unique(currency)': 1,
+      'not_null(currency)': 0,
+      'not_null(rate)': 0,
+      "accepted_values(currency: 'EUR')": 1,
+      'expression(rate < 0.85)': 1,
+      'row_count(= SELECT count(*) FROM fx_rates)': 0,
+      'relationships(currency -> fx_rates)': 0,
+    });
+    expect(results.find((r) => r.name === 'expression(rate < 0.85)')?.sample).toEqual([
+      { currency: 'EUR', rate: 0.9 },
+    ]);
+    await warehouse.close();
+  });
+});
