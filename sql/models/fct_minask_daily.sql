@@ -14,7 +14,7 @@ WITH touched AS (
   WHERE built_watermark >= {{ since }}
 )
 SELECT h.app_id, h.market_hash_name, h.wear, h.doppler_phase, CAST(h.hour AS DATE) AS day,
-  sum(h.minutes) AS minutes,
+  CAST(sum(h.minutes) AS BIGINT) AS minutes,
   min(h.service_min_ask_low_usd) AS service_min_ask_low_usd,
   arg_max_null(h.service_min_ask_close_usd, h.hour) AS service_min_ask_close_usd,
   arg_max_null(h.service_listed_count_close, h.hour) AS service_listed_count_close,

@@ -33,7 +33,7 @@ per_listing AS (
 )
 SELECT sticker_name,
   count(*) AS listings,
-  sum(applications) AS applications,
+  CAST(sum(applications) AS BIGINT) AS applications,
   list_sort(list_distinct(flatten(list(slots)))) AS slots,
   round(avg(sticker_wear), 9) AS sticker_wear_avg,
   list_sort(list_distinct(list(item_wear))) AS item_wears,

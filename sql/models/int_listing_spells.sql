@@ -45,9 +45,9 @@ ordered AS (
 ),
 numbered AS (
   SELECT *,
-    sum(CASE WHEN appears AND NOT coalesce(after_sighting, false) THEN 1 ELSE 0 END) OVER w AS stay,
-    sum(CASE WHEN appears AND (NOT coalesce(after_sighting, false) OR price_usd <> previous_ask) THEN 1 ELSE 0 END)
-      OVER w AS spell
+    CAST(sum(CASE WHEN appears AND NOT coalesce(after_sighting, false) THEN 1 ELSE 0 END) OVER w AS INTEGER) AS stay,
+    CAST(sum(CASE WHEN appears AND (NOT coalesce(after_sighting, false) OR price_usd <> previous_ask) THEN 1 ELSE 0 END)
+      OVER w AS INTEGER) AS spell
   FROM ordered
   WINDOW w AS (
     PARTITION BY app_id, listing_id ORDER BY happened_at, log_position NULLS FIRST, appears DESC ROWS UNBOUNDED PRECEDING
