@@ -24,7 +24,7 @@ spells AS (
   JOIN affected a
     ON a.app_id = s.app_id AND a.market_hash_name = s.market_hash_name
     AND a.wear IS NOT DISTINCT FROM s.wear AND a.doppler_phase IS NOT DISTINCT FROM s.doppler_phase
-  WHERE s.ended_at IS NULL OR s.ended_at >= a.from_minute
+  WHERE coalesce(s.ended_at, TIMESTAMP 'infinity') >= a.from_minute
 ),
 minutes AS (
   SELECT DISTINCT app_id, market_hash_name, wear, doppler_phase, minute
@@ -56,5 +56,6 @@ LEFT JOIN spell_hours s
   AND s.wear IS NOT DISTINCT FROM m.wear AND s.doppler_phase IS NOT DISTINCT FROM m.doppler_phase
   AND s.hour = date_trunc('hour', m.minute)
   AND s.started_at < m.minute + INTERVAL 1 MINUTE
-  AND (s.ended_at IS NULL OR s.ended_at >= m.minute + INTERVAL 1 MINUTE)
+  -- One range condition, no OR: with an OR the planner falls back to a nested-loop join.
+  AND coalesce(s.ended_at, TIMESTAMP 'infinity') >= m.minute + INTERVAL 1 MINUTE
 GROUP BY ALL

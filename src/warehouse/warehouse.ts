@@ -47,7 +47,12 @@ export interface WarehouseOptions {
   stagingDir?: string;
   /** Folder of the SQL models. @default the project's `sql/models` */
   modelsDir?: string;
+  /** DuckDB's memory limit, e.g. `4GB`. @default MARKET_WAREHOUSE_MEMORY, else `1GB` */
+  memoryLimit?: string;
 }
+
+/** Enough to build the models over about a million listing events; raise it for longer histories. */
+const DEFAULT_MEMORY_LIMIT = '1GB';
 
 /** Which models a refresh or a test run covers. */
 export interface ModelSelection {
@@ -97,7 +102,11 @@ export class Warehouse {
     const key = path === ':memory:' ? `:memory:${randomUUID()}` : resolve(path);
     if (openPaths.has(key)) throw new WarehouseLockedError(path, 'this process already has it open');
     if (!readOnly && path !== ':memory:') await mkdir(dirname(path), { recursive: true });
-    const instance = await createInstance(path, readOnly);
+    const instance = await createInstance(
+      path,
+      readOnly,
+      options.memoryLimit ?? process.env.MARKET_WAREHOUSE_MEMORY ?? DEFAULT_MEMORY_LIMIT,
+    );
     openPaths.add(key);
     try {
       const writer = await connectUtc(instance);
@@ -302,10 +311,12 @@ export class Warehouse {
 }
 
 /** Creates the DuckDB instance, turning DuckDB's lock conflict into a {@link WarehouseLockedError}. */
-async function createInstance(path: string, readOnly: boolean): Promise<DuckDBInstance> {
+async function createInstance(path: string, readOnly: boolean, memoryLimit: string): Promise<DuckDBInstance> {
   try {
-    // A bounded buffer pool keeps a months-long daemon's memory flat; DuckDB spills beyond it.
-    const settings = { memory_limit: '192MB', threads: '2' };
+    // A bounded buffer pool keeps a months-long daemon's memory flat; DuckDB spills beyond it. Model
+    // builds over a month of history need more than landing does (a few hundred MB per million
+    // listing events); nothing relies on the physical order of a query's output.
+    const settings = { memory_limit: memoryLimit, threads: '2', preserve_insertion_order: 'false' };
     return await DuckDBInstance.create(path, readOnly ? { ...settings, access_mode: 'READ_ONLY' } : settings);
   } catch (cause) {
     const message = (cause as Error).message;

@@ -1,0 +1,176 @@
+/**
+ * Refreshing the SQL models of a month-old warehouse: about 10,000,000 listing events and a price
+ * snapshot a minute, generated in DuckDB. After a first full build, each round lands one more
+ * minute through the real landing code, refreshes incrementally, then rebuilds everything in full;
+ * the full rebuild is the baseline of the ratio. Each round also checks that the incremental
+ * refresh left the same tables as the full rebuild.
+ *
+ * BENCH_EVENTS (default 10,000,000), BENCH_DAYS (30), BENCH_GROUPS (2,000), BENCH_ROUNDS (3);
+ * BENCH_MEMORY_LIMIT (e.g. 4GB) runs the refreshes with another DuckDB memory limit than the
+ * warehouse's own, to see what the models need.
+ */
+import { existsSync } from 'node:fs';
+import { mkdtemp, rm, stat } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { type ModelRunSummary, Warehouse } from '../../src/warehouse/index.js';
+import { print } from './fixtures.js';
+import { diffModelTables, keepModelTables, type ModelDiff } from './model-compare.js';
+import { generateWarehouse, planWarehouse } from './warehouse-generator.js';
+import { landMinute } from './warehouse-minute.js';
+
+const EVENTS = Number(process.env.BENCH_EVENTS ?? 10_000_000);
+const DAYS = Number(process.env.BENCH_DAYS ?? 30);
+const GROUPS = Number(process.env.BENCH_GROUPS ?? 2000);
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
+const MEMORY_LIMIT = process.env.BENCH_MEMORY_LIMIT;
+const MINUTE_MS = 60_000;
+
+/** One round: the minute landed, then its incremental refresh and a full rebuild. */
+interface Round {
+  incremental: ModelRunSummary;
+  incrementalMs: number;
+  full: ModelRunSummary;
+  fullMs: number;
+  diffs: ModelDiff[];
+}
+
+/** Runs the benchmark and prints its figures. */
+export async function run(): Promise<void> {
+  const dir = await mkdtemp(join(tmpdir(), 'market-models-bench-'));
+  // The data ends a few minutes ago, so the minutes the rounds land are in the past too.
+  const endMs = Math.floor(Date.now() / MINUTE_MS) * MINUTE_MS - 10 * MINUTE_MS;
+  const clock = { now: endMs };
+  try {
+    const path = join(dir, 'warehouse.duckdb');
+    const warehouse = await Warehouse.open(path, {
+      clock: () => clock.now,
+      ...(process.env.DEV_MODELS ? { modelsDir: process.env.DEV_MODELS } : {}),
+    });
+    try {
+      if (MEMORY_LIMIT) await warehouse.withConnection((c) => c.run(`SET memory_limit = '${MEMORY_LIMIT}'`));
+      const limit = await warehouse.query("SELECT current_setting('memory_limit') AS v");
+      print(
+        'DuckDB memory limit',
+        `${limit[0]?.v}${MEMORY_LIMIT ? " (BENCH_MEMORY_LIMIT; the warehouse's own is 192 MB)" : ''}`,
+      );
+      const plan = planWarehouse({ events: EVENTS, days: DAYS, groups: GROUPS, endMs });
+      const started = performance.now();
+      const counts = await generateWarehouse(warehouse, plan, dir, (day, days) => {
+        if (day % 5 === 0 || day === days) process.stdout.write(`(generated day ${day} of ${days})\n`);
+      });
+      const generationMs = performance.now() - started;
+      for (const [table, rows] of Object.entries(counts))
+        print(`  ${table}`, `${rows.toLocaleString('en')} rows`);
+      print(
+        `generated ${DAYS} days, ${GROUPS} groups, ${counts.listing_events?.toLocaleString('en')} events`,
+        `${seconds(generationMs)}, ${await sizeOnDisk(path)} on disk`,
+      );
+      const models = warehouse.models();
+      const tableModels = models.filter((m) => m.materialized !== 'view').map((m) => m.name);
+      if (models.length === 0) {
+        print('models in sql/models', 'none: nothing to refresh');
+        return;
+      }
+      clock.now = endMs + 1000;
+      let begun = performance.now();
+      const first = await warehouse.refreshModels({
+        onModel: (m) => process.stdout.write(`(built ${m.model} in ${seconds(m.durationMs)})\n`),
+      });
+      const firstMs = performance.now() - begun;
+      print(`first full build of ${first.models.length} models`, seconds(firstMs));
+      const rounds: Round[] = [];
+      for (let r = 0; r < ROUNDS; r++) {
+        const minute = await landMinute(warehouse, plan, clock, plan.endUs + r * MINUTE_MS * 1000, dir);
+        const landed = Object.entries(minute.tables)
+          .map(([table, n]) => `${table} ${n}`)
+          .join(', ');
+        clock.now = endMs + (r + 1) * MINUTE_MS + 1000;
+        begun = performance.now();
+        const incremental = await warehouse.refreshModels();
+        const incrementalMs = performance.now() - begun;
+        await keepModelTables(warehouse, tableModels);
+        begun = performance.now();
+        const full = await warehouse.refreshModels({ fullRefresh: true });
+        const fullMs = performance.now() - begun;
+        const diffs = await diffModelTables(warehouse, tableModels);
+        rounds.push({ incremental, incrementalMs, full, fullMs, diffs });
+        print(
+          `round ${r + 1}: one more minute in ${minute.writes} writes (${landed})`,
+          `incremental ${seconds(incrementalMs)}, full ${seconds(fullMs)}, ${(fullMs / incrementalMs).toFixed(1)}x`,
+        );
+        for (const diff of diffs) reportDiff(r + 1, diff);
+      }
+      printPerModel(first, rounds);
+      const incrementalMs = median(rounds.map((r) => r.incrementalMs));
+      const fullMs = median(rounds.map((r) => r.fullMs));
+      print(`incremental refresh of one more minute (median of ${ROUNDS})`, seconds(incrementalMs));
+      print(`full rebuild of the same data, the baseline (median of ${ROUNDS})`, seconds(fullMs));
+      print('speed-up, full / incremental (goal >= 20)', `${(fullMs / incrementalMs).toFixed(1)}x`);
+      const wrong = [...new Set(rounds.flatMap((r) => r.diffs.map((d) => d.model)))];
+      print(
+        `incremental tables equal a full rebuild (${tableModels.length} table models)`,
+        wrong.length === 0 ? 'yes' : `NO: ${wrong.join(', ')}`,
+      );
+      if (wrong.length > 0) process.exitCode = 1;
+    } finally {
+      await warehouse.close();
+    }
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+
+/** Per model: how it was built, its first build, and the medians of the rounds. */
+function printPerModel(first: ModelRunSummary, rounds: readonly Round[]): void {
+  process.stdout.write(
+    `\n${'model'.padEnd(32)} ${'materialized'.padEnd(12)} ${'first'.padStart(10)} ${'incr.'.padStart(10)} ${'full'.padStart(10)} ${'full/incr.'.padStart(10)}\n`,
+  );
+  for (const model of first.models) {
+    const durations = (pick: (r: Round) => ModelRunSummary) =>
+      median(
+        rounds.map((r) => pick(r).models.find((m) => m.model === model.model)?.durationMs ?? Number.NaN),
+      );
+    const incremental = durations((r) => r.incremental);
+    const full = durations((r) => r.full);
+    process.stdout.write(
+      `${model.model.padEnd(32)} ${model.materialized.padEnd(12)} ${ms(model.durationMs)} ${ms(incremental)} ${ms(full)} ${(full / incremental).toFixed(1).padStart(9)}x\n`,
+    );
+  }
+  process.stdout.write('\n');
+}
+
+function reportDiff(round: number, diff: ModelDiff): void {
+  process.stderr.write(
+    [
+      '',
+      `!!! MODEL ${diff.model} IS WRONG (round ${round}): the incremental refresh differs from a full rebuild`,
+      `!!!   rows: incremental ${diff.incrementalRows}, full ${diff.fullRows}; only in incremental ${diff.onlyIncremental}, only in full ${diff.onlyFull}`,
+      ...diff.sample.onlyIncremental.map((row) => `!!!   only in incremental: ${JSON.stringify(row)}`),
+      ...diff.sample.onlyFull.map((row) => `!!!   only in full:        ${JSON.stringify(row)}`),
+      '',
+    ].join('\n'),
+  );
+}
+
+async function sizeOnDisk(path: string): Promise<string> {
+  let bytes = (await stat(path)).size;
+  if (existsSync(`${path}.wal`)) bytes += (await stat(`${path}.wal`)).size;
+  return `${(bytes / 2 ** 30).toFixed(2)} GiB`;
+}
+
+function median(values: readonly number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = Math.floor(sorted.length / 2);
+  return sorted.length % 2 === 1
+    ? (sorted[mid] ?? Number.NaN)
+    : ((sorted[mid - 1] ?? 0) + (sorted[mid] ?? 0)) / 2;
+}
+
+function seconds(milliseconds: number): string {
+  return `${(milliseconds / 1000).toFixed(2)} s`;
+}
+
+function ms(milliseconds: number): string {
+  return `${milliseconds.toFixed(0)} ms`.padStart(10);
+}

@@ -1,0 +1,287 @@
+/**
+ * Fills a warehouse with what the collector would have landed from the service's simulator over
+ * days of CS2 trading, directly in DuckDB (INSERT … SELECT), a few hours at a time and in time order
+ * like the real landing: stream events, poll and sweep sightings, sweep verdicts, minute price
+ * snapshots with their fetches, minAsk lists, FX rates, a `loads` row per batch, and the live set.
+ */
+import { writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { DuckDBConnection } from '@duckdb/node-api';
+import type { Warehouse } from '../../src/warehouse/index.js';
+import { listingColumnList } from '../../src/warehouse/sql.js';
+import { benchGroups, benchMinAskItems, benchStickers } from './warehouse-groups.js';
+import {
+  defineMacros,
+  eventsSql,
+  fxSql,
+  goneSql,
+  listingColumnsSql,
+  minAskSql,
+  observationsSql,
+  planTableSql,
+  snapshotFetchesSql,
+  snapshotRowsSql,
+  type WarehousePlan,
+} from './warehouse-sql.js';
+
+/** What to generate. */
+export interface GenerateOptions {
+  /** Listing events, about. */
+  events: number;
+  days: number;
+  groups: number;
+  /** End of the data, epoch ms (a whole minute). */
+  endMs: number;
+}
+
+const DAY_US = 86_400_000_000;
+/** Rows are made a few hours at a time: each window's sort into time order then fits in memory. */
+const WINDOW_US = DAY_US / 4;
+/** DuckDB's memory limit while generating. */
+const GENERATION_MEMORY = '4GB';
+const MEAN_LIFE_US = 5_400_000_000;
+/** Share of listings that get a `gone` event (the rest stay, or only a sweep notices they left). */
+const GONE_SHARE = 0.987;
+
+/** The plan of a warehouse of about `events` events over `days` days ending at `endMs`. */
+export function planWarehouse(options: GenerateOptions): WarehousePlan {
+  const spanUs = options.days * DAY_US;
+  const goneShare = GONE_SHARE * (1 - MEAN_LIFE_US / spanUs);
+  return {
+    startUs: options.endMs * 1000 - spanUs,
+    endUs: options.endMs * 1000,
+    listings: Math.round(options.events / (1 + goneShare)),
+    groups: options.groups,
+    logId: 'mk4q2zxa',
+  };
+}
+
+/** Defines the generator's macros on `connection` (needed on every connection that runs its SQL). */
+export async function prepareConnection(connection: DuckDBConnection, plan: WarehousePlan): Promise<void> {
+  await defineMacros(connection, plan, benchStickers());
+}
+
+/** Generates the whole plan into `warehouse`; calls `onDay` after each day. Returns rows per table. */
+export async function generateWarehouse(
+  warehouse: Warehouse,
+  plan: WarehousePlan,
+  dir: string,
+  onDay: (day: number, days: number) => void = () => undefined,
+): Promise<Record<string, number>> {
+  return warehouse.withConnection(async (connection) => {
+    // Bulk inserts into the tables' primary-key indexes (event ids, load ids) need those indexes in
+    // memory, more than the warehouse's own limit allows a month of data: generate with more.
+    const limit = await connection.runAndReadAll("SELECT current_setting('memory_limit')");
+    await connection.run(`SET memory_limit = '${GENERATION_MEMORY}'`);
+    try {
+      await generateAll(connection, plan, dir, onDay);
+    } finally {
+      await connection.run(`SET memory_limit = '${String(limit.getRows()[0]?.[0])}'`);
+    }
+    const counts: Record<string, number> = {};
+    for (const table of TABLES) {
+      const reader = await connection.runAndReadAll(`SELECT count(*) FROM ${table}`);
+      counts[table] = Number(reader.getRows()[0]?.[0]);
+    }
+    return counts;
+  });
+}
+
+/** The landing tables the generator fills. */
+export const TABLES = [
+  'listing_events',
+  'listing_observations',
+  'listing_gone',
+  'live_listings',
+  'price_snapshots',
+  'snapshot_fetches',
+  'minask_prices',
+  'fx_rates',
+  'loads',
+] as const;
+
+/** SQL of a stream load's id and time (one batch per second of events, landed within the next second). */
+export const streamLoad = (at: string) => `b_uuid('stream:' || ((${at}) // 1000000))`;
+export const streamIngest = (at: string) =>
+  `((${at}) // 1000000 + 1) * 1000000 + CAST(floor(bu((${at}) // 1000000, 60) * 400) AS BIGINT) * 1000`;
+/** A poll or sweep page lands as one batch shortly after it was read. */
+const sightingLoad = (source: string, at: string) => `b_uuid(${source} || ':' || ${at})`;
+const sightingIngest = (source: string, at: string) =>
+  `${at} + CASE WHEN ${source} = 'poll:730' THEN 350000 ELSE 500000 END`;
+
+async function generateAll(
+  connection: DuckDBConnection,
+  plan: WarehousePlan,
+  dir: string,
+  onDay: (day: number, days: number) => void,
+): Promise<void> {
+  await createBenchTables(connection, plan, dir);
+  await prepareConnection(connection, plan);
+  await connection.run(planTableSql(`SELECT range AS seq FROM range(${plan.listings})`));
+  const days = Math.ceil((plan.endUs - plan.startUs) / DAY_US);
+  let position = 1;
+  for (let w0 = plan.startUs; w0 < plan.endUs; w0 += WINDOW_US) {
+    position += await landWindow(connection, plan, w0, Math.min(plan.endUs, w0 + WINDOW_US), position);
+    const day = (w0 + WINDOW_US - plan.startUs) / DAY_US;
+    if (Number.isInteger(day)) onDay(day, days);
+  }
+  await landLiveListings(connection, plan);
+  await connection.run(
+    `INSERT INTO collector_state VALUES ('stream', 'last_event_id', '${plan.logId}-${position - 1}', bts(${plan.endUs}))`,
+  );
+  await connection.run('DROP TABLE bench_plan');
+  await connection.run('CHECKPOINT');
+}
+
+async function createBenchTables(
+  connection: DuckDBConnection,
+  plan: WarehousePlan,
+  dir: string,
+): Promise<void> {
+  let cumulative = 0;
+  const groups = benchGroups(plan.groups).map((g, idx) => {
+    const row = { idx, cum_lo: cumulative, ...g };
+    cumulative += g.share;
+    return row;
+  });
+  const items = benchMinAskItems(40).map((item, idx) => ({ idx, ...item }));
+  await connection.run('CREATE SCHEMA IF NOT EXISTS bench');
+  for (const [name, rows] of [
+    ['groups', groups],
+    ['minask_items', items],
+  ] as const) {
+    const file = join(dir, `bench-${name}.json`);
+    await writeFile(file, rows.map((r) => JSON.stringify(r)).join('\n'));
+    await connection.run(
+      `CREATE OR REPLACE TABLE bench.${name} AS SELECT * FROM read_json('${file}', format = 'newline_delimited') ORDER BY idx`,
+    );
+  }
+}
+
+/** Lands every row of [w0, w1) in time order; returns the number of events landed. */
+async function landWindow(
+  connection: DuckDBConnection,
+  plan: WarehousePlan,
+  w0: number,
+  w1: number,
+  position: number,
+): Promise<number> {
+  const listing = listingColumnList();
+  const events = await connection.run(
+    `INSERT INTO listing_events
+     SELECT event_id, kind, listing_id, app_id, ${listing}, received_at, ${streamLoad('t_at')}, bts(${streamIngest('t_at')})
+     FROM (${eventsSql(plan, w0, w1, position)}) ORDER BY t_at, seq, kind`,
+  );
+  await connection.run(
+    `INSERT INTO listing_observations
+     SELECT app_id, listing_id, ${listing}, observed_at, via, pass_id, ${sightingLoad('source', 't_at')},
+            bts(${sightingIngest('source', 't_at')})
+     FROM (${observationsSql(w0, w1)}) ORDER BY t_at, seq`,
+  );
+  await connection.run(
+    `INSERT INTO listing_gone
+     SELECT app_id, listing_id, detected_at, via, b_uuid('sweep-gone:' || t_at), bts(t_at + 400000)
+     FROM (${goneSql(w0, w1)}) ORDER BY t_at, listing_id`,
+  );
+  await landPrices(connection, plan, w0, w1);
+  await landLoads(connection, w0, w1);
+  return events.rowsChanged;
+}
+
+async function landPrices(
+  connection: DuckDBConnection,
+  plan: WarehousePlan,
+  w0: number,
+  w1: number,
+): Promise<void> {
+  await connection.run(
+    `CREATE OR REPLACE TEMP TABLE bench_fetches AS
+     SELECT *, b_uuid('snapshot:' || m) AS load_id,
+            bts(fetched + 300000 + CAST(floor(bu(m, 61) * 500) AS BIGINT) * 1000) AS ingested_at
+     FROM (${snapshotFetchesSql(plan, w0, w1)})`,
+  );
+  await connection.run(
+    `INSERT INTO price_snapshots
+     SELECT s.etag, bts(s.generated), bts(s.fetched), s.market_hash_name, s.wear, s.doppler_phase, s.min_ask_usd,
+            s.listed_count, f.load_id, f.ingested_at
+     FROM (${snapshotRowsSql(plan, w0, w1)}) s JOIN bench_fetches f ON f.m = s.m ORDER BY s.m`,
+  );
+  await connection.run(
+    `INSERT INTO snapshot_fetches
+     SELECT bts(f.fetched), f.etag, CASE WHEN f.unchanged THEN 'unchanged' ELSE 'downloaded' END, coalesce(s.n, 0),
+            f.load_id, f.ingested_at
+     FROM bench_fetches f
+     LEFT JOIN (
+       SELECT load_id, count(*) AS n FROM price_snapshots
+       WHERE fetched_at >= bts(${w0}) AND fetched_at < bts(${w1}) GROUP BY load_id
+     ) s ON s.load_id = f.load_id
+     ORDER BY f.m`,
+  );
+  await connection.run('DROP TABLE bench_fetches');
+  await connection.run(
+    `INSERT INTO minask_prices
+     SELECT app_id, bts(fetched), bts(generated), market_hash_name, wear, doppler_phase, min_ask_usd, listed_count,
+            b_uuid('prices:' || app_id || ':' || m), bts(fetched + 250000)
+     FROM (${minAskSql(plan, w0, w1)}) ORDER BY fetched, app_id, market_hash_name`,
+  );
+  await connection.run(
+    `INSERT INTO fx_rates (currency, rate, base, updated_at, fetched_at, load_id, ingested_at)
+     SELECT currency, rate, 'USD', bts(updated), bts(fetched), b_uuid('fx:' || m), bts(fetched + 150000)
+     FROM (${fxSql(plan, w0, w1)}) ORDER BY fetched, currency`,
+  );
+}
+
+/** One `loads` row per batch of the window, counting the rows it landed (the live set not counted). */
+async function landLoads(connection: DuckDBConnection, w0: number, w1: number): Promise<void> {
+  const within = (column: string) => `${column} >= bts(${w0}) AND ${column} < bts(${w1})`;
+  await connection.run(
+    `INSERT INTO loads
+     SELECT load_id, source, started_at, sum(n) FROM (
+       SELECT load_id, 'stream' AS source, ingested_at AS started_at, count(*) AS n
+       FROM listing_events WHERE ${within('received_at')} GROUP BY ALL
+       UNION ALL
+       SELECT load_id, via || ':730', ingested_at, count(*) FROM listing_observations WHERE ${within('observed_at')} GROUP BY ALL
+       UNION ALL
+       SELECT load_id, 'sweep:730', ingested_at, count(*) FROM listing_gone WHERE ${within('detected_at')} GROUP BY ALL
+       UNION ALL
+       SELECT load_id, 'snapshot', ingested_at, count(*) FROM price_snapshots WHERE ${within('fetched_at')} GROUP BY ALL
+       UNION ALL
+       SELECT load_id, 'snapshot', ingested_at, count(*) FROM snapshot_fetches WHERE ${within('fetched_at')} GROUP BY ALL
+       UNION ALL
+       SELECT load_id, 'prices:' || app_id, ingested_at, count(*) FROM minask_prices WHERE ${within('fetched_at')} GROUP BY ALL
+       UNION ALL
+       SELECT load_id, 'fx', ingested_at, count(*) FROM fx_rates WHERE ${within('fetched_at')} GROUP BY ALL
+     ) GROUP BY load_id, source, started_at ORDER BY started_at, load_id`,
+  );
+}
+
+/**
+ * The live set at the end: listings first seen and neither gone by an event nor found gone by a
+ * sweep, as their last writer (the stream, or a later poll or sweep sighting) left them.
+ */
+async function landLiveListings(connection: DuckDBConnection, plan: WarehousePlan): Promise<void> {
+  const end = plan.endUs;
+  const valid = (column: string) =>
+    `CASE WHEN ${column} < least(coalesce(p.t_gone, 9e18), ${end}) THEN ${column} END`;
+  await connection.run(
+    `INSERT INTO live_listings
+     SELECT b_listing_id(p.seq), 730, ${listingColumnsSql()}, bts(p.t_new), bts(greatest(p.t_new, s.t_at)), e.event_id,
+            coalesce(s.source, 'stream'),
+            CASE WHEN s.t_at IS NULL THEN ${streamLoad('p.t_new')} ELSE ${sightingLoad('s.source', 's.t_at')} END,
+            bts(CASE WHEN s.t_at IS NULL THEN ${streamIngest('p.t_new')} ELSE ${sightingIngest('s.source', 's.t_at')} END)
+     FROM (
+       SELECT *, ${valid('p.poll_at')} AS poll, ${valid('p.sweep_at')} AS sweep
+       FROM bench_plan p
+       WHERE p.t_new < ${end}
+         AND (p.fate = 'stays' OR (p.fate = 'gone' AND p.t_gone >= ${end}) OR (p.fate = 'swept' AND p.detected >= ${end}))
+     ) p
+     JOIN bench.groups g ON g.idx = p.grp
+     JOIN listing_events e ON e.listing_id = b_listing_id(p.seq) AND e.kind = 'new'
+     LEFT JOIN LATERAL (
+       SELECT greatest(p.poll, p.sweep) AS t_at,
+              CASE WHEN p.sweep IS NULL OR p.poll > p.sweep THEN 'poll:730' ELSE 'sweep:730' END AS source
+       WHERE greatest(p.poll, p.sweep) IS NOT NULL
+     ) s ON true
+     ORDER BY p.seq`,
+  );
+}
