@@ -11,7 +11,7 @@
 WITH touched AS (
   SELECT DISTINCT app_id, market_hash_name, wear, doppler_phase, CAST(hour AS DATE) AS day
   FROM fct_minask_hourly
-  WHERE built_watermark >= {{ since }}
+  WHERE built_watermark > {{ since }}
 )
 SELECT h.app_id, h.market_hash_name, h.wear, h.doppler_phase, CAST(h.hour AS DATE) AS day,
   CAST(sum(h.minutes) AS BIGINT) AS minutes,

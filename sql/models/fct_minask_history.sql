@@ -39,38 +39,40 @@ in_force AS (
 ),
 changed AS (
   -- The first minute new data touches (every minute in a full build).
-  SELECT min(minute) AS minute FROM (
+  SELECT coalesce(min(minute), TIMESTAMP '1970-01-01') AS minute FROM (
     SELECT date_trunc('minute', fetched_at) AS minute FROM fetches WHERE ingested_at >= {{ since }}
     UNION ALL
-    SELECT minute FROM int_live_minask_changes WHERE built_watermark >= {{ since }}
+    SELECT minute FROM int_live_minask_changes WHERE built_watermark > {{ since }}
   )
 ),
-lists_from AS (
-  -- Lists are read from the one in force at that minute on.
-  SELECT coalesce(max(i.minute), min(c.minute)) AS minute
-  FROM changed c LEFT JOIN in_force i ON i.minute <= c.minute
+lists AS (
+  -- The fetch minutes to read lists at: per game, from the one in force at the changed minute on.
+  SELECT i.* FROM in_force i
+  WHERE i.minute >= (
+    SELECT coalesce(max(p.minute), (SELECT minute FROM changed)) FROM in_force p
+    WHERE p.app_id = i.app_id AND p.minute <= (SELECT minute FROM changed)
+  )
 ),
-list_rows AS (
-  SELECT 730 AS app_id, 'snapshot' AS source, etag AS list_id, fetched_at AS downloaded_at, market_hash_name, wear,
-    doppler_phase,
-    min_ask_usd, listed_count, generated_at
-  FROM price_snapshots
-  WHERE fetched_at >= (SELECT minute FROM lists_from)
-  UNION ALL
-  SELECT app_id, 'prices', CAST(generated_at AS VARCHAR), fetched_at, market_hash_name, wear, doppler_phase, min_ask_usd,
-    listed_count, generated_at
-  FROM minask_prices
-  WHERE app_id <> 730 AND fetched_at >= (SELECT minute FROM lists_from)
-),
-listed AS (
-  SELECT i.app_id, i.minute, r.market_hash_name, r.wear, r.doppler_phase
-  FROM in_force i
-  JOIN list_rows r
-    ON r.app_id = i.app_id AND r.source = i.source AND r.list_id = i.list_id AND r.downloaded_at = i.downloaded_at
-  WHERE i.minute >= (SELECT minute FROM changed)
+service AS (
+  -- Per fetch minute, every group the list in force lists.
+  SELECT l.app_id, r.market_hash_name, r.wear, r.doppler_phase, l.minute, r.min_ask_usd, r.listed_count,
+    r.generated_at
+  FROM lists l
+  JOIN (
+    SELECT 730 AS app_id, 'snapshot' AS source, etag AS list_id, fetched_at AS downloaded_at, market_hash_name,
+      wear, doppler_phase, min_ask_usd, listed_count, generated_at
+    FROM price_snapshots
+    WHERE fetched_at >= (SELECT min(downloaded_at) FROM lists)
+    UNION ALL
+    SELECT app_id, 'prices', CAST(generated_at AS VARCHAR), fetched_at, market_hash_name, wear, doppler_phase,
+      min_ask_usd, listed_count, generated_at
+    FROM minask_prices
+    WHERE app_id <> 730 AND fetched_at >= (SELECT min(downloaded_at) FROM lists)
+  ) r
+    ON r.app_id = l.app_id AND r.source = l.source AND r.list_id = l.list_id AND r.downloaded_at = l.downloaded_at
 ),
 live AS (
-  -- The collector's changes from the first changed minute on, and each group's last one before it.
+  -- The collector's changes from the changed minute on, and each group's last one before it.
   SELECT app_id, market_hash_name, wear, doppler_phase, minute, min_ask_usd, listed_count
   FROM int_live_minask_changes
   WHERE minute >= (SELECT minute FROM changed)
@@ -81,10 +83,24 @@ live AS (
   WHERE minute < (SELECT minute FROM changed)
   GROUP BY app_id, market_hash_name, wear, doppler_phase
 ),
-grid AS (
-  SELECT app_id, market_hash_name, wear, doppler_phase, minute FROM listed
-  UNION
-  SELECT app_id, market_hash_name, wear, doppler_phase, minute FROM live WHERE minute >= (SELECT minute FROM changed)
+carried AS (
+  -- One pass per group in time order carries each side's latest figure forward; at a minute with
+  -- both, the live change sorts first so the service row sees it.
+  SELECT app_id, market_hash_name, wear, doppler_phase, minute,
+    last_value(CASE WHEN side = 0 THEN {'ask': min_ask_usd, 'count': listed_count} END IGNORE NULLS) OVER w AS live,
+    last_value(CASE WHEN side = 1 THEN {'minute': minute, 'ask': min_ask_usd, 'count': listed_count,
+      'generated_at': generated_at} END IGNORE NULLS) OVER w AS listed,
+    lead(minute) OVER w AS next_minute
+  FROM (
+    SELECT app_id, market_hash_name, wear, doppler_phase, minute, 0 AS side, min_ask_usd, listed_count,
+      NULL::TIMESTAMP AS generated_at
+    FROM live
+    UNION ALL
+    SELECT app_id, market_hash_name, wear, doppler_phase, minute, 1, min_ask_usd, listed_count, generated_at
+    FROM service
+  )
+  WINDOW w AS (PARTITION BY app_id, market_hash_name, wear, doppler_phase ORDER BY minute, side
+    ROWS UNBOUNDED PRECEDING)
 ),
 feeds AS (
   -- Landings of listing data, for the age of the collector's figure.
@@ -96,36 +112,39 @@ feeds AS (
   WHERE (source = 'stream' OR source LIKE 'poll%' OR source LIKE 'sweep%')
     AND started_at < (SELECT minute FROM changed) - INTERVAL 1 MINUTE
 ),
-service AS (
-  SELECT g.*, i.source, i.list_id, i.downloaded_at, i.fetched_at
-  FROM grid g
-  ASOF LEFT JOIN in_force i ON i.app_id = g.app_id AND g.minute >= i.minute
+minutes AS (
+  -- Per game and minute from the changed one on: the list in force and the latest landing of listings.
+  SELECT m.app_id, m.minute, i.minute AS list_minute, i.source, i.fetched_at, f.started_at AS live_as_of
+  FROM (
+    SELECT app_id, unnest(generate_series((SELECT minute FROM changed), max(minute), INTERVAL 1 MINUTE)) AS minute
+    FROM carried
+    GROUP BY app_id
+  ) m
+  ASOF LEFT JOIN in_force i ON i.app_id = m.app_id AND m.minute >= i.minute
+  ASOF LEFT JOIN feeds f ON m.minute + INTERVAL 1 MINUTE >= f.started_at
 ),
 both_sides AS (
-  SELECT s.app_id, s.market_hash_name, s.wear, s.doppler_phase, s.minute, s.source AS service_source,
-    r.min_ask_usd AS service_min_ask_usd,
-    CASE WHEN s.list_id IS NULL THEN NULL ELSE coalesce(r.listed_count, 0) END AS service_listed_count,
-    r.generated_at AS service_generated_at,
-    s.fetched_at AS service_fetched_at,
-    l.min_ask_usd AS live_min_ask_usd,
-    coalesce(l.listed_count, 0) AS live_listed_count
-  FROM service s
-  LEFT JOIN list_rows r
-    ON r.app_id = s.app_id AND r.source = s.source AND r.list_id = s.list_id AND r.downloaded_at = s.downloaded_at
-    AND r.market_hash_name = s.market_hash_name AND r.wear IS NOT DISTINCT FROM s.wear
-    AND r.doppler_phase IS NOT DISTINCT FROM s.doppler_phase
-  -- Null-safe keys spelled with coalesce: ASOF joins match NULL keys unreliably with IS NOT DISTINCT FROM.
-  ASOF LEFT JOIN live l
-    ON l.app_id = s.app_id AND l.market_hash_name = s.market_hash_name
-    AND coalesce(l.wear, '') = coalesce(s.wear, '') AND coalesce(l.doppler_phase, '') = coalesce(s.doppler_phase, '')
-    AND s.minute >= l.minute
+  SELECT c.app_id, c.market_hash_name, c.wear, c.doppler_phase, c.minute, m.source AS service_source,
+    -- The group's row of the list in force, if that list lists it.
+    CASE WHEN c.listed.minute = m.list_minute THEN c.listed.ask END AS service_min_ask_usd,
+    CASE WHEN c.listed.minute = m.list_minute THEN c.listed.count WHEN m.list_minute IS NOT NULL THEN 0 END
+      AS service_listed_count,
+    CASE WHEN c.listed.minute = m.list_minute THEN c.listed.generated_at END AS service_generated_at,
+    m.fetched_at AS service_fetched_at,
+    c.live.ask AS live_min_ask_usd,
+    coalesce(c.live.count, 0) AS live_listed_count,
+    m.live_as_of
+  FROM carried c
+  JOIN minutes m ON m.app_id = c.app_id AND m.minute = c.minute
+  -- The last row of each group and minute holds both sides.
+  WHERE c.next_minute IS DISTINCT FROM c.minute
 )
-SELECT b.*,
-  date_diff('millisecond', coalesce(b.service_generated_at, b.service_fetched_at), b.minute + INTERVAL 1 MINUTE) / 1000.0
+SELECT app_id, market_hash_name, wear, doppler_phase, minute, service_source, service_min_ask_usd,
+  service_listed_count, service_generated_at, service_fetched_at, live_min_ask_usd, live_listed_count,
+  date_diff('millisecond', coalesce(service_generated_at, service_fetched_at), minute + INTERVAL 1 MINUTE) / 1000.0
     AS service_age_seconds,
-  f.started_at AS live_as_of,
-  date_diff('millisecond', f.started_at, b.minute + INTERVAL 1 MINUTE) / 1000.0 AS live_age_seconds,
-  b.service_min_ask_usd - b.live_min_ask_usd AS min_ask_diff_usd,
+  live_as_of,
+  date_diff('millisecond', live_as_of, minute + INTERVAL 1 MINUTE) / 1000.0 AS live_age_seconds,
+  service_min_ask_usd - live_min_ask_usd AS min_ask_diff_usd,
   {{ watermark }} AS built_watermark
-FROM both_sides b
-ASOF LEFT JOIN feeds f ON b.minute + INTERVAL 1 MINUTE >= f.started_at
+FROM both_sides

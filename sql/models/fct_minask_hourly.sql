@@ -11,7 +11,7 @@
 WITH touched AS (
   SELECT DISTINCT app_id, market_hash_name, wear, doppler_phase, date_trunc('hour', minute) AS hour
   FROM fct_minask_history
-  WHERE built_watermark >= {{ since }}
+  WHERE built_watermark > {{ since }}
 )
 SELECT h.app_id, h.market_hash_name, h.wear, h.doppler_phase, date_trunc('hour', h.minute) AS hour,
   count(*) AS minutes,

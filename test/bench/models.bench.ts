@@ -5,25 +5,24 @@
  * the full rebuild is the baseline of the ratio. Each round also checks that the incremental
  * refresh left the same tables as the full rebuild.
  *
- * BENCH_EVENTS (default 10,000,000), BENCH_DAYS (30), BENCH_GROUPS (2,000), BENCH_ROUNDS (3);
- * BENCH_MEMORY_LIMIT (e.g. 4GB) runs the refreshes with another DuckDB memory limit than the
- * warehouse's own, to see what the models need.
+ * BENCH_EVENTS (default 10,000,000), BENCH_DAYS (30), BENCH_GROUPS (2,000), BENCH_ROUNDS (3); the
+ * warehouse's memory limit is its own default (MARKET_WAREHOUSE_MEMORY sets another).
  */
 import { existsSync } from 'node:fs';
 import { mkdtemp, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { type ModelRunSummary, Warehouse } from '../../src/warehouse/index.js';
+import { type ModelRunResult, type ModelRunSummary, Warehouse } from '../../src/warehouse/index.js';
 import { print } from './fixtures.js';
 import { diffModelTables, keepModelTables, type ModelDiff } from './model-compare.js';
 import { generateWarehouse, planWarehouse } from './warehouse-generator.js';
 import { landMinute } from './warehouse-minute.js';
+import type { WarehousePlan } from './warehouse-sql.js';
 
 const EVENTS = Number(process.env.BENCH_EVENTS ?? 10_000_000);
 const DAYS = Number(process.env.BENCH_DAYS ?? 30);
 const GROUPS = Number(process.env.BENCH_GROUPS ?? 2000);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
-const MEMORY_LIMIT = process.env.BENCH_MEMORY_LIMIT;
 const MINUTE_MS = 60_000;
 
 /** One round: the minute landed, then its incremental refresh and a full rebuild. */
@@ -43,76 +42,30 @@ export async function run(): Promise<void> {
   const clock = { now: endMs };
   try {
     const path = join(dir, 'warehouse.duckdb');
-    const warehouse = await Warehouse.open(path, {
-      clock: () => clock.now,
-      ...(process.env.DEV_MODELS ? { modelsDir: process.env.DEV_MODELS } : {}),
-    });
+    const warehouse = await Warehouse.open(path, { clock: () => clock.now });
     try {
-      if (MEMORY_LIMIT) await warehouse.withConnection((c) => c.run(`SET memory_limit = '${MEMORY_LIMIT}'`));
       const limit = await warehouse.query("SELECT current_setting('memory_limit') AS v");
-      print(
-        'DuckDB memory limit',
-        `${limit[0]?.v}${MEMORY_LIMIT ? " (BENCH_MEMORY_LIMIT; the warehouse's own is 192 MB)" : ''}`,
-      );
-      const plan = planWarehouse({ events: EVENTS, days: DAYS, groups: GROUPS, endMs });
-      const started = performance.now();
-      const counts = await generateWarehouse(warehouse, plan, dir, (day, days) => {
-        if (day % 5 === 0 || day === days) process.stdout.write(`(generated day ${day} of ${days})\n`);
-      });
-      const generationMs = performance.now() - started;
-      for (const [table, rows] of Object.entries(counts))
-        print(`  ${table}`, `${rows.toLocaleString('en')} rows`);
-      print(
-        `generated ${DAYS} days, ${GROUPS} groups, ${counts.listing_events?.toLocaleString('en')} events`,
-        `${seconds(generationMs)}, ${await sizeOnDisk(path)} on disk`,
-      );
-      const models = warehouse.models();
-      const tableModels = models.filter((m) => m.materialized !== 'view').map((m) => m.name);
-      if (models.length === 0) {
+      print("the warehouse's DuckDB memory limit", String(limit[0]?.v));
+      const plan = await generate(warehouse, dir, endMs);
+      const tableModels = warehouse
+        .models()
+        .filter((m) => m.materialized !== 'view')
+        .map((m) => m.name);
+      if (warehouse.models().length === 0) {
         print('models in sql/models', 'none: nothing to refresh');
         return;
       }
       clock.now = endMs + 1000;
-      let begun = performance.now();
+      const begun = performance.now();
       const first = await warehouse.refreshModels({
         onModel: (m) => process.stdout.write(`(built ${m.model} in ${seconds(m.durationMs)})\n`),
       });
-      const firstMs = performance.now() - begun;
-      print(`first full build of ${first.models.length} models`, seconds(firstMs));
+      print(`first full build of ${first.models.length} models`, seconds(performance.now() - begun));
       const rounds: Round[] = [];
       for (let r = 0; r < ROUNDS; r++) {
-        const minute = await landMinute(warehouse, plan, clock, plan.endUs + r * MINUTE_MS * 1000, dir);
-        const landed = Object.entries(minute.tables)
-          .map(([table, n]) => `${table} ${n}`)
-          .join(', ');
-        clock.now = endMs + (r + 1) * MINUTE_MS + 1000;
-        begun = performance.now();
-        const incremental = await warehouse.refreshModels();
-        const incrementalMs = performance.now() - begun;
-        await keepModelTables(warehouse, tableModels);
-        begun = performance.now();
-        const full = await warehouse.refreshModels({ fullRefresh: true });
-        const fullMs = performance.now() - begun;
-        const diffs = await diffModelTables(warehouse, tableModels);
-        rounds.push({ incremental, incrementalMs, full, fullMs, diffs });
-        print(
-          `round ${r + 1}: one more minute in ${minute.writes} writes (${landed})`,
-          `incremental ${seconds(incrementalMs)}, full ${seconds(fullMs)}, ${(fullMs / incrementalMs).toFixed(1)}x`,
-        );
-        for (const diff of diffs) reportDiff(r + 1, diff);
+        rounds.push(await runRound(warehouse, plan, clock, r, tableModels, dir));
       }
-      printPerModel(first, rounds);
-      const incrementalMs = median(rounds.map((r) => r.incrementalMs));
-      const fullMs = median(rounds.map((r) => r.fullMs));
-      print(`incremental refresh of one more minute (median of ${ROUNDS})`, seconds(incrementalMs));
-      print(`full rebuild of the same data, the baseline (median of ${ROUNDS})`, seconds(fullMs));
-      print('speed-up, full / incremental (goal >= 20)', `${(fullMs / incrementalMs).toFixed(1)}x`);
-      const wrong = [...new Set(rounds.flatMap((r) => r.diffs.map((d) => d.model)))];
-      print(
-        `incremental tables equal a full rebuild (${tableModels.length} table models)`,
-        wrong.length === 0 ? 'yes' : `NO: ${wrong.join(', ')}`,
-      );
-      if (wrong.length > 0) process.exitCode = 1;
+      printSummary(first, rounds, tableModels);
     } finally {
       await warehouse.close();
     }
@@ -121,21 +74,100 @@ export async function run(): Promise<void> {
   }
 }
 
-/** Per model: how it was built, its first build, and the medians of the rounds. */
-function printPerModel(first: ModelRunSummary, rounds: readonly Round[]): void {
-  process.stdout.write(
-    `\n${'model'.padEnd(32)} ${'materialized'.padEnd(12)} ${'first'.padStart(10)} ${'incr.'.padStart(10)} ${'full'.padStart(10)} ${'full/incr.'.padStart(10)}\n`,
+/** Generates the warehouse and prints how long it took, its rows and its size. */
+async function generate(warehouse: Warehouse, dir: string, endMs: number): Promise<WarehousePlan> {
+  const plan = planWarehouse({ events: EVENTS, days: DAYS, groups: GROUPS, endMs });
+  const started = performance.now();
+  const counts = await generateWarehouse(warehouse, plan, dir, (day, days) => {
+    if (day % 5 === 0 || day === days) process.stdout.write(`(generated day ${day} of ${days})\n`);
+  });
+  const generationMs = performance.now() - started;
+  for (const [table, rows] of Object.entries(counts))
+    print(`  ${table}`, `${rows.toLocaleString('en')} rows`);
+  print(
+    `generated ${DAYS} days, ${GROUPS} groups, ${counts.listing_events?.toLocaleString('en')} events`,
+    `${seconds(generationMs)}, ${await sizeOnDisk(warehouse.path)} on disk`,
   );
+  return plan;
+}
+
+/** Round `r`: lands its minute, refreshes incrementally, keeps the tables, rebuilds in full, compares. */
+async function runRound(
+  warehouse: Warehouse,
+  plan: WarehousePlan,
+  clock: { now: number },
+  r: number,
+  tableModels: readonly string[],
+  dir: string,
+): Promise<Round> {
+  const minute = await landMinute(warehouse, plan, clock, plan.endUs + r * MINUTE_MS * 1000, dir);
+  clock.now = plan.endUs / 1000 + (r + 1) * MINUTE_MS + 1000;
+  let begun = performance.now();
+  const incremental = await warehouse.refreshModels();
+  const incrementalMs = performance.now() - begun;
+  await keepModelTables(warehouse, tableModels);
+  begun = performance.now();
+  const full = await warehouse.refreshModels({ fullRefresh: true });
+  const fullMs = performance.now() - begun;
+  const diffs = await diffModelTables(warehouse, tableModels);
+  const landed = Object.entries(minute.tables)
+    .map(([table, n]) => `${table} ${n}`)
+    .join(', ');
+  print(
+    `round ${r + 1}: one more minute in ${minute.writes} writes (${landed})`,
+    `incremental ${seconds(incrementalMs)}, full ${seconds(fullMs)}, ${(fullMs / incrementalMs).toFixed(1)}x`,
+  );
+  for (const diff of diffs) reportDiff(r + 1, diff);
+  return { incremental, incrementalMs, full, fullMs, diffs };
+}
+
+/** The per-model table, the medians, the ratio and the verdict of the comparisons (a failure sets the exit code). */
+function printSummary(
+  first: ModelRunSummary,
+  rounds: readonly Round[],
+  tableModels: readonly string[],
+): void {
+  printPerModel(first, rounds);
+  const incrementalMs = median(rounds.map((r) => r.incrementalMs));
+  const fullMs = median(rounds.map((r) => r.fullMs));
+  print(`incremental refresh of one more minute (median of ${rounds.length})`, seconds(incrementalMs));
+  print(`full rebuild of the same data, the baseline (median of ${rounds.length})`, seconds(fullMs));
+  print('speed-up, full / incremental (goal >= 20)', `${(fullMs / incrementalMs).toFixed(1)}x`);
+  const wrong = [...new Set(rounds.flatMap((r) => r.diffs.map((d) => d.model)))];
+  print(
+    `incremental tables equal a full rebuild (${tableModels.length} table models)`,
+    wrong.length === 0 ? 'yes' : `NO: ${wrong.join(', ')}`,
+  );
+  if (wrong.length > 0) process.exitCode = 1;
+}
+
+/** Per model: how it was built, its first build, and the medians of the rounds (rows: written incrementally). */
+function printPerModel(first: ModelRunSummary, rounds: readonly Round[]): void {
+  const columns = ['first', 'incr.', 'incr. rows', 'full', 'full/incr.'].map((c) => c.padStart(10)).join(' ');
+  process.stdout.write(`\n${'model'.padEnd(32)} ${'materialized'.padEnd(12)} ${columns}\n`);
   for (const model of first.models) {
-    const durations = (pick: (r: Round) => ModelRunSummary) =>
-      median(
-        rounds.map((r) => pick(r).models.find((m) => m.model === model.model)?.durationMs ?? Number.NaN),
-      );
-    const incremental = durations((r) => r.incremental);
-    const full = durations((r) => r.full);
-    process.stdout.write(
-      `${model.model.padEnd(32)} ${model.materialized.padEnd(12)} ${ms(model.durationMs)} ${ms(incremental)} ${ms(full)} ${(full / incremental).toFixed(1).padStart(9)}x\n`,
+    const of = (pick: (r: Round) => ModelRunSummary, value: (m: ModelRunResult) => number) =>
+      median(rounds.map((r) => value(pick(r).models.find((m) => m.model === model.model) ?? model)));
+    const incremental = of(
+      (r) => r.incremental,
+      (m) => m.durationMs,
     );
+    const rows = of(
+      (r) => r.incremental,
+      (m) => m.rows ?? Number.NaN,
+    );
+    const full = of(
+      (r) => r.full,
+      (m) => m.durationMs,
+    );
+    const cells = [
+      ms(model.durationMs),
+      ms(incremental),
+      (Number.isNaN(rows) ? '' : rows.toLocaleString('en')).padStart(10),
+      ms(full),
+      `${(full / incremental).toFixed(1)}x`.padStart(10),
+    ];
+    process.stdout.write(`${model.model.padEnd(32)} ${model.materialized.padEnd(12)} ${cells.join(' ')}\n`);
   }
   process.stdout.write('\n');
 }

@@ -88,7 +88,7 @@ export async function generateWarehouse(
 }
 
 /** The landing tables the generator fills. */
-export const TABLES = [
+const TABLES = [
   'listing_events',
   'listing_observations',
   'listing_gone',
@@ -101,8 +101,8 @@ export const TABLES = [
 ] as const;
 
 /** SQL of a stream load's id and time (one batch per second of events, landed within the next second). */
-export const streamLoad = (at: string) => `b_uuid('stream:' || ((${at}) // 1000000))`;
-export const streamIngest = (at: string) =>
+const streamLoad = (at: string) => `b_uuid('stream:' || ((${at}) // 1000000))`;
+const streamIngest = (at: string) =>
   `((${at}) // 1000000 + 1) * 1000000 + CAST(floor(bu((${at}) // 1000000, 60) * 400) AS BIGINT) * 1000`;
 /** A poll or sweep page lands as one batch shortly after it was read. */
 const sightingLoad = (source: string, at: string) => `b_uuid(${source} || ':' || ${at})`;

@@ -21,7 +21,7 @@ export interface WarehousePlan {
 /** Added to a listing's number to make its id (`c` + 10 base-36 digits, as the service makes them). */
 const SEQUENCE_OFFSET = 1_000_000;
 /** The currencies of the FX rates, with their rate per USD. */
-export const FX_BASE = {
+const FX_BASE = {
   EUR: 0.92,
   GBP: 0.79,
   CNY: 7.18,

@@ -116,6 +116,43 @@ describe('building models', () => {
     await warehouse.close();
   });
 
+  it('rebuilds a model in full when a model it reads was rebuilt in full after it', async () => {
+    const clock = { now: Date.UTC(2026, 0, 1) };
+    const downstream = `-- Currencies whose rates were rebuilt.
+-- materialized: incremental
+-- depends_on: rates_stamped
+-- unique_key: currency
+SELECT currency, updates FROM rates_stamped WHERE built_watermark > {{ since }}`;
+    const warehouse = await Warehouse.open(join(dir, 'w.duckdb'), {
+      clock: () => clock.now,
+      modelsDir: modelsDir({
+        rates_stamped: `-- materialized: incremental
+-- unique_key: currency
+SELECT currency, count(*) AS updates, {{ watermark }} AS built_watermark
+FROM fx_rates
+WHERE currency IN (SELECT currency FROM fx_rates WHERE ingested_at >= {{ since }})
+GROUP BY currency`,
+        rebuilt_currencies: downstream,
+      }),
+    });
+    await landRates(warehouse, clock.now, { EUR: 0.9, GBP: 0.8 });
+    await warehouse.refreshModels();
+    const modes = async (options: Parameters<Warehouse['refreshModels']>[0]) => {
+      clock.now += 60_000;
+      const run = await warehouse.refreshModels(options);
+      return Object.fromEntries(run.models.map((m) => [m.model, m.mode]));
+    };
+    // Nothing new: the upstream's rows carry the watermark the downstream already read.
+    expect(await modes({})).toEqual({ rates_stamped: 'incremental', rebuilt_currencies: 'incremental' });
+    expect(await warehouse.query('SELECT count(*)::INT AS n FROM rebuilt_currencies')).toEqual([{ n: 2 }]);
+    // The upstream alone rebuilt in full at the same watermark: the downstream cannot see what
+    // changed, so its next build is a full one.
+    expect(await modes({ select: ['rates_stamped'], fullRefresh: true })).toEqual({ rates_stamped: 'full' });
+    expect(await modes({})).toEqual({ rates_stamped: 'incremental', rebuilt_currencies: 'full' });
+    expect(await modes({})).toEqual({ rates_stamped: 'incremental', rebuilt_currencies: 'incremental' });
+    await warehouse.close();
+  });
+
   it('rebuilds an incremental model in full when its SQL changed, and switches a table to a view', async () => {
     const path = join(dir, 'w.duckdb');
     let warehouse = await Warehouse.open(path, {

@@ -110,7 +110,8 @@ async function buildModel(
     model.materialized === 'incremental' &&
     !fullRefresh &&
     existing === 'table' &&
-    previous?.sql_hash === model.hash;
+    previous?.sql_hash === model.hash &&
+    !(await upstreamRebuilt(connection, model));
   let rows: number;
   if (incremental) rows = await mergeIncrement(connection, model, previous.watermark, watermark);
   else {
@@ -125,6 +126,23 @@ async function buildModel(
     { model: model.name, hash: model.hash, watermark },
   );
   return { mode: incremental ? 'incremental' : 'full', rows };
+}
+
+/**
+ * Whether a model `model` reads was rebuilt in full after `model`'s own last build: its rows then
+ * carry no sign of what changed (a changed SQL, a `--full-refresh --select` of it), so an
+ * increment of `model` could miss them.
+ */
+async function upstreamRebuilt(connection: DuckDBConnection, model: Model): Promise<boolean> {
+  if (model.dependsOn.length === 0) return false;
+  // Model names are identifiers (checked when the models are loaded), safe to spell in the SQL.
+  const reader = await connection.runAndReadAll(
+    `SELECT count(*) FROM model_runs
+     WHERE model IN (${model.dependsOn.map((d) => `'${d}'`).join(', ')}) AND mode = 'full'
+       AND started_at > (SELECT max(started_at) FROM model_runs WHERE model = $model)`,
+    { model: model.name },
+  );
+  return Number(reader.getRows()[0]?.[0]) > 0;
 }
 
 /** Builds the rows changed since `since` aside, then replaces the rows with the same unique key. */
@@ -149,7 +167,7 @@ async function mergeIncrement(
  * The model's SQL with its template filled in: `{{ this }}` is the model's own table,
  * `{{ since }}` the watermark of its previous build (a TIMESTAMP literal; 1970 in a full build),
  * `{{ watermark }}` the newest load this build reads (rows a build writes can carry it, so a model
- * downstream finds them with `built_watermark >= {{ since }}`), and
+ * downstream finds the rows built after its own last build with `built_watermark > {{ since }}`), and
  * `{% if is_incremental %} … {% else %} … {% endif %}` keeps the first part in an incremental
  * build (`since` given) and the `else` part, if any, in a full one.
  */
