@@ -103,25 +103,46 @@ carried AS (
     ROWS UNBOUNDED PRECEDING)
 ),
 feeds AS (
-  -- Landings of listing data, for the age of the collector's figure.
-  SELECT started_at FROM loads
-  WHERE (source = 'stream' OR source LIKE 'poll%' OR source LIKE 'sweep%')
-    AND started_at >= (SELECT minute FROM changed) - INTERVAL 1 MINUTE
-  UNION ALL
-  SELECT max(started_at) FROM loads
-  WHERE (source = 'stream' OR source LIKE 'poll%' OR source LIKE 'sweep%')
-    AND started_at < (SELECT minute FROM changed) - INTERVAL 1 MINUTE
+  -- Landings of listing data, for the age of the collector's figure, by the first minute whose end
+  -- they precede: the ones from the changed minute on, and the latest before it.
+  SELECT CASE WHEN date_trunc('minute', shifted) = shifted THEN shifted ELSE date_trunc('minute', shifted) + INTERVAL 1 MINUTE END
+      AS minute,
+    max(started_at) AS started_at
+  FROM (
+    SELECT started_at, started_at - INTERVAL 1 MINUTE AS shifted FROM loads
+    WHERE (source = 'stream' OR source LIKE 'poll%' OR source LIKE 'sweep%')
+      AND started_at >= (SELECT minute FROM changed) - INTERVAL 1 MINUTE
+    UNION ALL
+    SELECT max(started_at), max(started_at) - INTERVAL 1 MINUTE FROM loads
+    WHERE (source = 'stream' OR source LIKE 'poll%' OR source LIKE 'sweep%')
+      AND started_at < (SELECT minute FROM changed) - INTERVAL 1 MINUTE
+  )
+  WHERE started_at IS NOT NULL
+  GROUP BY ALL
 ),
 minutes AS (
-  -- Per game and minute from the changed one on: the list in force and the latest landing of listings.
-  SELECT m.app_id, m.minute, i.minute AS list_minute, i.source, i.fetched_at, f.started_at AS live_as_of
+  -- Per game and minute from the changed one on: the list in force and the latest landing of
+  -- listings, carried forward in minute order (small: one row per game and minute).
+  SELECT app_id, minute, in_list.minute AS list_minute, in_list.source, in_list.fetched_at, live_as_of
   FROM (
-    SELECT app_id, unnest(generate_series((SELECT minute FROM changed), max(minute), INTERVAL 1 MINUTE)) AS minute
-    FROM carried
-    GROUP BY app_id
-  ) m
-  ASOF LEFT JOIN in_force i ON i.app_id = m.app_id AND m.minute >= i.minute
-  ASOF LEFT JOIN feeds f ON m.minute + INTERVAL 1 MINUTE >= f.started_at
+    SELECT app_id, minute, kind,
+      last_value(in_list IGNORE NULLS) OVER w AS in_list,
+      last_value(feed IGNORE NULLS) OVER w AS live_as_of
+    FROM (
+      SELECT app_id, minute, 0 AS kind, {'minute': minute, 'source': source, 'fetched_at': fetched_at} AS in_list,
+        NULL::TIMESTAMP AS feed
+      FROM lists
+      UNION ALL
+      SELECT a.app_id, f.minute, 1, NULL, f.started_at FROM feeds f CROSS JOIN (SELECT DISTINCT app_id FROM lists) a
+      UNION ALL
+      SELECT app_id, unnest(generate_series((SELECT minute FROM changed), max(minute), INTERVAL 1 MINUTE)), 2, NULL,
+        NULL
+      FROM (SELECT app_id, minute FROM lists UNION ALL SELECT app_id, minute FROM live)
+      GROUP BY app_id
+    )
+    WINDOW w AS (PARTITION BY app_id ORDER BY minute, kind ROWS UNBOUNDED PRECEDING)
+  )
+  WHERE kind = 2
 ),
 both_sides AS (
   SELECT c.app_id, c.market_hash_name, c.wear, c.doppler_phase, c.minute, m.source AS service_source,
