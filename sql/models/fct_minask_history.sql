@@ -15,6 +15,7 @@
 -- test: not_null(app_id, market_hash_name, minute, live_listed_count, built_watermark)
 -- test: accepted_values(service_source: 'snapshot', 'prices')
 -- test: expression(service_age_seconds >= 0 AND live_age_seconds >= 0)
+-- test: expression(live_listed_count = 0 OR live_as_of IS NOT NULL)
 -- test: expression((service_listed_count = 0) = (service_min_ask_usd IS NULL))
 -- test: relationships(app_id, market_hash_name -> dim_items)
 WITH fetches AS (
@@ -102,6 +103,9 @@ carried AS (
   WINDOW w AS (PARTITION BY app_id, market_hash_name, wear, doppler_phase ORDER BY minute, side
     ROWS UNBOUNDED PRECEDING)
 ),
+listing_loads AS (
+  SELECT started_at FROM loads WHERE source = 'stream' OR source LIKE 'poll%' OR source LIKE 'sweep%'
+),
 feeds AS (
   -- Landings of listing data, for the age of the collector's figure, by the first minute whose end
   -- they precede: the ones from the changed minute on, and the latest before it.
@@ -109,20 +113,24 @@ feeds AS (
       AS minute,
     max(started_at) AS started_at
   FROM (
-    SELECT started_at, started_at - INTERVAL 1 MINUTE AS shifted FROM loads
-    WHERE (source = 'stream' OR source LIKE 'poll%' OR source LIKE 'sweep%')
-      AND started_at >= (SELECT minute FROM changed) - INTERVAL 1 MINUTE
+    SELECT started_at, started_at - INTERVAL 1 MINUTE AS shifted FROM listing_loads
+    WHERE started_at >= (SELECT minute FROM changed) - INTERVAL 1 MINUTE
     UNION ALL
-    SELECT max(started_at), max(started_at) - INTERVAL 1 MINUTE FROM loads
-    WHERE (source = 'stream' OR source LIKE 'poll%' OR source LIKE 'sweep%')
-      AND started_at < (SELECT minute FROM changed) - INTERVAL 1 MINUTE
+    SELECT max(started_at), max(started_at) - INTERVAL 1 MINUTE FROM listing_loads
+    WHERE started_at < (SELECT minute FROM changed) - INTERVAL 1 MINUTE
   )
   WHERE started_at IS NOT NULL
   GROUP BY ALL
 ),
+series AS (
+  -- Every minute from the changed one on, for each game with a list or a live change in it.
+  SELECT app_id, unnest(generate_series((SELECT minute FROM changed), max(minute), INTERVAL 1 MINUTE)) AS minute
+  FROM (SELECT app_id, minute FROM lists UNION ALL SELECT app_id, minute FROM live)
+  GROUP BY app_id
+),
 minutes AS (
-  -- Per game and minute from the changed one on: the list in force and the latest landing of
-  -- listings, carried forward in minute order (small: one row per game and minute).
+  -- Per game and minute of the series: the list in force and the latest landing of listings,
+  -- carried forward in minute order (small: one row per game and minute).
   SELECT app_id, minute, in_list.minute AS list_minute, in_list.source, in_list.fetched_at, live_as_of
   FROM (
     SELECT app_id, minute, kind,
@@ -133,12 +141,9 @@ minutes AS (
         NULL::TIMESTAMP AS feed
       FROM lists
       UNION ALL
-      SELECT a.app_id, f.minute, 1, NULL, f.started_at FROM feeds f CROSS JOIN (SELECT DISTINCT app_id FROM lists) a
+      SELECT a.app_id, f.minute, 1, NULL, f.started_at FROM feeds f CROSS JOIN (SELECT DISTINCT app_id FROM series) a
       UNION ALL
-      SELECT app_id, unnest(generate_series((SELECT minute FROM changed), max(minute), INTERVAL 1 MINUTE)), 2, NULL,
-        NULL
-      FROM (SELECT app_id, minute FROM lists UNION ALL SELECT app_id, minute FROM live)
-      GROUP BY app_id
+      SELECT app_id, minute, 2, NULL, NULL FROM series
     )
     WINDOW w AS (PARTITION BY app_id ORDER BY minute, kind ROWS UNBOUNDED PRECEDING)
   )

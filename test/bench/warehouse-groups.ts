@@ -9,9 +9,10 @@ import { loadCatalogueFacts } from '../../src/service/sim/catalogue-facts.js';
 import {
   loadPreparedCatalogue,
   type PreparedSkin,
+  skinWeight,
   VARIANT,
 } from '../../src/service/sim/prepared-catalogue.js';
-import { WEAR_UPPER_BOUNDS } from '../../src/service/sim/pricing.js';
+import { WEAR_MULTIPLIERS, WEAR_UPPER_BOUNDS } from '../../src/service/sim/pricing.js';
 import { Random } from '../../src/service/sim/random.js';
 
 /** One CS2 group: the listings that share market_hash_name, wear and phase. */
@@ -46,16 +47,6 @@ export interface BenchMinAskItem {
   share: number;
 }
 
-const WEAR_PRICE = [1.9, 1.35, 1, 0.82, 0.72] as const;
-const RARITY_WEIGHTS: Readonly<Record<string, number>> = {
-  'Consumer Grade': 6,
-  'Industrial Grade': 6,
-  'Mil-Spec Grade': 5,
-  Restricted: 3.5,
-  Classified: 2,
-  Covert: 1.2,
-  Contraband: 0.2,
-};
 /** Groups always kept, so the data holds the names analysts look for first. */
 const ALWAYS = ['AK-47 | Redline (Field-Tested)', '★ Karambit | Doppler (Factory New)'];
 
@@ -121,8 +112,7 @@ export function benchMinAskItems(perGame: number): BenchMinAskItem[] {
 /** Every group of one finish: each wear its float range reaches, each variant, each phase. */
 function skinGroups(prepared: PreparedSkin): BenchGroup[] {
   const { skin } = prepared;
-  const weight =
-    skin.category === 'Knife' ? 0.22 : skin.category === 'Gloves' ? 0.3 : (RARITY_WEIGHTS[skin.rarity] ?? 1);
+  const weight = skinWeight(prepared);
   const variants: { index: number; share: number; price: number }[] = [
     { index: VARIANT.plain, share: 0.75, price: 1 },
   ];
@@ -159,7 +149,7 @@ function skinGroups(prepared: PreparedSkin): BenchGroup[] {
           price_cents: Math.max(
             3,
             Math.round(
-              prepared.pricing.fieldTestedCents * (WEAR_PRICE[w] ?? 1) * variant.price * phase.price,
+              prepared.pricing.fieldTestedCents * (WEAR_MULTIPLIERS[w] ?? 1) * variant.price * phase.price,
             ),
           ),
           share: weight * wearShare * variant.share * phase.share,

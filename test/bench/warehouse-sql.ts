@@ -4,6 +4,7 @@
  * other), and each SELECT here yields the landing rows of one window [w0, w1) of microseconds.
  */
 import type { DuckDBConnection } from '@duckdb/node-api';
+import { BASE_RATES } from '../../src/service/market/fx-rates.js';
 import type { BenchSticker } from './warehouse-groups.js';
 
 /** The fixed shape of a generated warehouse. Times are epoch microseconds. */
@@ -20,17 +21,6 @@ export interface WarehousePlan {
 
 /** Added to a listing's number to make its id (`c` + 10 base-36 digits, as the service makes them). */
 const SEQUENCE_OFFSET = 1_000_000;
-/** The currencies of the FX rates, with their rate per USD. */
-const FX_BASE = {
-  EUR: 0.92,
-  GBP: 0.79,
-  CNY: 7.18,
-  RUB: 92.5,
-  BRL: 5.45,
-  PLN: 3.98,
-  UAH: 41.2,
-  TRY: 34.1,
-};
 const MINUTE = 60_000_000;
 
 /** Defines the macros the SELECTs below use, on `connection` (temporary, so on each connection). */
@@ -208,7 +198,9 @@ export function minAskSql(plan: WarehousePlan, w0: number, w1: number): string {
 
 /** The FX rates read in the window (every 5 minutes): each currency drifts slowly around its base. */
 export function fxSql(plan: WarehousePlan, w0: number, w1: number): string {
-  const currencies = Object.entries(FX_BASE)
+  // The service's currencies and base rates; USD is the base, not a rate.
+  const currencies = Object.entries(BASE_RATES)
+    .filter(([code]) => code !== 'USD')
     .map(([code, rate], i) => `('${code}', ${rate}, ${i})`)
     .join(', ');
   return `SELECT c.code AS currency,

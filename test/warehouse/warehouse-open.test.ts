@@ -92,6 +92,29 @@ describe('Warehouse.open', () => {
     expect(existsSync(`${path}.staging`)).toBe(false);
   });
 
+  it('bounds DuckDB memory at 1 GB unless told otherwise, by option or MARKET_WAREHOUSE_MEMORY', async () => {
+    const limit = async (options: { memoryLimit?: string }) => {
+      const warehouse = await Warehouse.open(join(dir, 'w.duckdb'), options);
+      try {
+        const [row] = await warehouse.query("SELECT current_setting('memory_limit') AS v");
+        return row?.v;
+      } finally {
+        await warehouse.close();
+      }
+    };
+    const saved = process.env.MARKET_WAREHOUSE_MEMORY;
+    try {
+      delete process.env.MARKET_WAREHOUSE_MEMORY;
+      expect(await limit({})).toBe('953.6 MiB');
+      expect(await limit({ memoryLimit: '300MB' })).toBe('286.1 MiB');
+      process.env.MARKET_WAREHOUSE_MEMORY = '2GB';
+      expect(await limit({})).toBe('1.8 GiB');
+    } finally {
+      if (saved === undefined) delete process.env.MARKET_WAREHOUSE_MEMORY;
+      else process.env.MARKET_WAREHOUSE_MEMORY = saved;
+    }
+  });
+
   it('opens read-only for queries and refuses writes there', async () => {
     const path = join(dir, 'wh.duckdb');
     const writer = await Warehouse.open(path);

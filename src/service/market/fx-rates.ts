@@ -6,7 +6,7 @@ import { CURRENCIES, type Currency, type CurrencyResponse } from '../../contract
 import type { Clock } from '../clock.js';
 
 /** Units per 1 USD at the start of the walk (late-2026 magnitudes). */
-const BASE_RATES: Record<Currency, number> = {
+export const BASE_RATES: Record<Currency, number> = {
   USD: 1,
   EUR: 0.92,
   GBP: 0.79,

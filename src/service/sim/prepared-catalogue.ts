@@ -144,7 +144,8 @@ function prepareSkin(skin: Cs2Skin, index: number, facts: CatalogueFacts): Prepa
   };
 }
 
-function skinWeight(prepared: PreparedSkin): number {
+/** How often a finish is listed relative to others: knives and gloves are rare, then by rarity. */
+export function skinWeight(prepared: PreparedSkin): number {
   const { category, rarity } = prepared.skin;
   if (category === 'Knife') return 0.22;
   if (category === 'Gloves') return 0.3;

@@ -9,7 +9,7 @@ export const MIN_PRICE_CENTS = 3;
 export const WEAR_UPPER_BOUNDS = [0.07, 0.15, 0.38, 0.45, 1] as const;
 
 /** Price relative to Field-Tested by wear index (Factory New first). */
-const WEAR_MULTIPLIERS = [1.9, 1.35, 1, 0.82, 0.72] as const;
+export const WEAR_MULTIPLIERS = [1.9, 1.35, 1, 0.82, 0.72] as const;
 
 /** The wear index (0 Factory New … 4 Battle-Scarred) of a float value. */
 export function wearIndexForFloat(float: number): number {
