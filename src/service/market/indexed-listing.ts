@@ -2,6 +2,7 @@
 import { usdToCents } from '../../contract/common.js';
 import type { Delivery, Listing, Wear } from '../../contract/listing.js';
 import { EMPTY_SLAB, type JsonArena, type JsonCell, type JsonSlab } from './json-arena.js';
+import type { FilterFields } from './listing-filter.js';
 import type { GroupTable, ListingGroup } from './listing-groups.js';
 import { EMPTY_FRAGMENT, type FragmentTable, type JsonFragment, listingJsonParts } from './listing-json.js';
 
@@ -10,7 +11,7 @@ export { orderListingKeys } from './listing-json.js';
 import { deliveryOfTag, packTag } from './listing-tags.js';
 
 /** A live listing as the index holds it. Strings are shared between listings that repeat them. */
-export interface IndexedListing {
+export interface IndexedListing extends FilterFields {
   readonly id: string;
   readonly appId: number;
   /** market_hash_name as listed (read this rather than `listing.market_hash_name`, which parses the JSON). */

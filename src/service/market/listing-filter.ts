@@ -1,7 +1,7 @@
 /** The listing filters of `/listings` (and the listing stream) compiled into one predicate. */
 import { usdToCents } from '../../contract/common.js';
 import type { Delivery, Listing, Wear } from '../../contract/listing.js';
-import type { IndexedListing } from './indexed-listing.js';
+import { nameHasTokens, searchTokens } from './search-tokens.js';
 
 /** Keep only (`only`) or drop (`exclude`) the listings with a property. */
 export type OnlyOrExclude = 'only' | 'exclude';
@@ -34,21 +34,23 @@ export interface ListingFilter {
   availableAfterMs?: number | undefined;
 }
 
-/** The fields of a listing that filters read. */
-export type FilterFields = Pick<
-  IndexedListing,
-  | 'nameLower'
-  | 'categoryLower'
-  | 'rarityLower'
-  | 'wear'
-  | 'priceCents'
-  | 'float'
-  | 'delivery'
-  | 'refundPercent'
-  | 'statTrak'
-  | 'souvenir'
-  | 'listedAtMs'
->;
+/** The fields of a listing that filters read (the index's records carry them prepared). */
+export interface FilterFields {
+  /** market_hash_name in lower case. */
+  readonly nameLower: string;
+  readonly categoryLower: string;
+  readonly rarityLower: string;
+  readonly wear: Wear | null;
+  readonly priceCents: number;
+  /** float_value. */
+  readonly float: number | null;
+  readonly delivery: Delivery;
+  readonly refundPercent: number | null;
+  readonly statTrak: boolean;
+  readonly souvenir: boolean;
+  /** listed_at in epoch milliseconds. */
+  readonly listedAtMs: number | null;
+}
 
 /** A compiled filter. */
 export type ListingPredicate = (listing: FilterFields) => boolean;
@@ -88,18 +90,6 @@ export function isEmptyFilter(filter: ListingFilter): boolean {
 /** True when `listing` passes `filter`. Compile with {@link compileFilter} when testing many listings. */
 export function matchesFilters(listing: FilterFields, filter: ListingFilter): boolean {
   return compileFilter(filter)(listing);
-}
-
-/** The lower-case, distinct tokens of a `search` text, sorted; empty when it has none. */
-export function searchTokens(search: string): string[] {
-  const tokens = search.toLowerCase().split(/\s+/).filter(Boolean);
-  return [...new Set(tokens)].sort();
-}
-
-/** True when every token occurs in the lower-case name. */
-export function nameHasTokens(nameLower: string, tokens: readonly string[]): boolean {
-  for (const token of tokens) if (!nameLower.includes(token)) return false;
-  return true;
 }
 
 function nameTest(filter: ListingFilter): ((nameLower: string) => boolean) | null {

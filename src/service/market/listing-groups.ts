@@ -4,7 +4,8 @@
  * souvenir) are decided once per group into a bitset that scans test by the group code in a tag.
  */
 import type { Wear } from '../../contract/listing.js';
-import { type ListingFilter, nameHasTokens, searchTokens } from './listing-filter.js';
+import type { ListingFilter } from './listing-filter.js';
+import { nameHasTokens, searchTokens } from './search-tokens.js';
 
 /** Group codes take this many bits of a tag. */
 export const GROUP_BITS = 20;
