@@ -7,14 +7,23 @@
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { ApiError } from '../../../contract/api-error.js';
-import type { ServiceContext } from '../../context.js';
-import { authOf, enforceRateLimit } from '../authenticate.js';
-import { AUTH_ERRORS, errorResponses } from '../openapi.js';
-import { requireSettledFunds } from './market.js';
+import { ApiError } from '../../contract/api-error.js';
+import type { Clock } from '../core/clock.js';
+import { authOf, enforceRateLimit } from '../http/authenticate.js';
+import { AUTH_ERRORS, errorResponses } from '../http/openapi.js';
+import type { RollingWindowLimiter } from '../http/rate-limiter.js';
+import { requireSettledFunds } from './market-routes.js';
+import type { PriceSnapshot } from './price-snapshot.js';
+
+/** What the snapshot route needs. */
+export interface SnapshotRouteDeps {
+  snapshot: PriceSnapshot;
+  limiter: RollingWindowLimiter;
+  clock: Clock;
+}
 
 /** Registers the snapshot route. */
-export function registerSnapshotRoutes(app: FastifyInstance, context: ServiceContext): void {
+export function registerSnapshotRoutes(app: FastifyInstance, deps: SnapshotRouteDeps): void {
   const api = app.withTypeProvider<ZodTypeProvider>();
   api.get(
     '/prices/snapshot.ndjson.gz',
@@ -47,7 +56,7 @@ export function registerSnapshotRoutes(app: FastifyInstance, context: ServiceCon
     async (request, reply) => {
       const { account, key } = authOf(request);
       requireSettledFunds(account);
-      const file = context.snapshot.file;
+      const file = deps.snapshot.file;
       if (!file)
         throw new ApiError('price_updating', 'the first snapshot is being built; retry in a few seconds');
       void reply.headers({
@@ -57,7 +66,7 @@ export function registerSnapshotRoutes(app: FastifyInstance, context: ServiceCon
         'cache-control': 'no-cache',
       });
       if (matches(request.headers['if-none-match'], file.etag)) return reply.code(304).send();
-      enforceRateLimit(context.limiter, `key:${key.id}`, 'snapshot', context.clock.now());
+      enforceRateLimit(deps.limiter, `key:${key.id}`, 'snapshot', deps.clock.now());
       return reply.type('application/gzip').send(file.body as never);
     },
   );
