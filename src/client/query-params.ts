@@ -71,7 +71,7 @@ export interface TransactionsParams {
 }
 
 /** Encodes parameters as `?a=1&b=2` (empty when none), skipping undefined and never using exponents. */
-export function toQueryString(params: ListingsParams | PricesParams | TransactionsParams): string {
+export function toQueryString(params: object): string {
   const search = new URLSearchParams();
   for (const [name, value] of Object.entries(params) as Array<[string, unknown]>) {
     if (typeof value === 'number') search.append(name, formatNumber(value));
