@@ -6,7 +6,7 @@ import {
   type Transaction,
   transactionPageSchema,
 } from '../../contract/account.js';
-import { paginate } from '../paginate.js';
+import { pagesOf, rowsOf } from '../paginate.js';
 import { type TransactionsParams, toQueryString } from '../query-params.js';
 import type { Transport } from '../transport.js';
 
@@ -32,15 +32,15 @@ export class AccountResource {
 
   /** Every page of `GET /transactions` from `query.cursor` (or the newest) to the oldest. */
   transactionPages(query: TransactionsParams = {}): AsyncGenerator<TransactionPage, void, undefined> {
-    return paginate(
-      (cursor) => this.transactions({ ...query, cursor }),
+    return pagesOf(
+      (q) => this.transactions(q),
+      query,
       (page) => page.meta.next_cursor,
-      query.cursor,
     );
   }
 
   /** Every ledger row matching `query`, newest first, across all pages. */
-  async *allTransactions(query: TransactionsParams = {}): AsyncGenerator<Transaction, void, undefined> {
-    for await (const page of this.transactionPages(query)) yield* page.data;
+  allTransactions(query: TransactionsParams = {}): AsyncGenerator<Transaction, void, undefined> {
+    return rowsOf(this.transactionPages(query), (page) => page.data);
   }
 }

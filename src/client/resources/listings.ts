@@ -1,7 +1,7 @@
 /** Listings: keyset pages of `GET /listings` and the walk across them. */
 import type { z } from 'zod';
 import { type Listing, listingPageSchema } from '../../contract/listing.js';
-import { paginate } from '../paginate.js';
+import { pagesOf, rowsOf } from '../paginate.js';
 import { type ListingsParams, toQueryString } from '../query-params.js';
 import type { Transport } from '../transport.js';
 
@@ -19,15 +19,15 @@ export class ListingsResource {
 
   /** Every page of `GET /listings` from `query.cursor` (or the start) to the last. */
   pages(query: ListingsParams = {}): AsyncGenerator<ListingPage, void, undefined> {
-    return paginate(
-      (cursor) => this.list({ ...query, cursor }),
+    return pagesOf(
+      (q) => this.list(q),
+      query,
       (page) => page.next_cursor,
-      query.cursor,
     );
   }
 
   /** Every listing matching `query`, across all keyset pages. */
-  async *all(query: ListingsParams = {}): AsyncGenerator<Listing, void, undefined> {
-    for await (const page of this.pages(query)) yield* page.items;
+  all(query: ListingsParams = {}): AsyncGenerator<Listing, void, undefined> {
+    return rowsOf(this.pages(query), (page) => page.items);
   }
 }

@@ -1,7 +1,7 @@
 /** Prices: pages of the minAsk price list, and the bulk gzip snapshot held to its own budget. */
 import { type PriceList, type PriceRow, priceListSchema } from '../../contract/market.js';
 import { headerOf, type StreamedAnswer } from '../http-attempt.js';
-import { paginate } from '../paginate.js';
+import { pagesOf, rowsOf } from '../paginate.js';
 import { type PricesParams, toQueryString } from '../query-params.js';
 import type { Transport } from '../transport.js';
 
@@ -37,16 +37,16 @@ export class PricesResource {
 
   /** Every page of `GET /prices` from `query.cursor` (or the start) to the last. */
   pages(query: PricesParams = {}): AsyncGenerator<PriceList, void, undefined> {
-    return paginate(
-      (cursor) => this.list({ ...query, cursor }),
+    return pagesOf(
+      (q) => this.list(q),
+      query,
       (page) => page.next_cursor,
-      query.cursor,
     );
   }
 
   /** Every price row matching `query`, across all pages. */
-  async *all(query: PricesParams = {}): AsyncGenerator<PriceRow, void, undefined> {
-    for await (const page of this.pages(query)) yield* page.items;
+  all(query: PricesParams = {}): AsyncGenerator<PriceRow, void, undefined> {
+    return rowsOf(this.pages(query), (page) => page.items);
   }
 
   /**
