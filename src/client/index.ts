@@ -14,12 +14,14 @@ export { paginate } from './paginate.js';
 export type {
   ListingsParams,
   OnlyOrExclude,
+  OrdersParams,
   PricesParams,
   TransactionsParams,
 } from './query-params.js';
 export { AccountResource, type TransactionPage } from './resources/account.js';
 export { type ListingPage, ListingsResource } from './resources/listings.js';
 export { MarketInfoResource } from './resources/market-info.js';
+export { OrdersResource, type PlaceOrderOptions } from './resources/orders.js';
 export {
   PricesResource,
   type SnapshotDownload,

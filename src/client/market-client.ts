@@ -5,11 +5,13 @@
 import type { Balance, Transaction } from '../contract/account.js';
 import type { Listing } from '../contract/listing.js';
 import type { CurrencyResponse, Game, Health, PriceList, PriceRow } from '../contract/market.js';
+import type { CreateOrderBody, MarketBuyBody, Order, OrderPage } from '../contract/order.js';
 import type { MarketClientOptions } from './client-options.js';
-import type { ListingsParams, PricesParams, TransactionsParams } from './query-params.js';
+import type { ListingsParams, OrdersParams, PricesParams, TransactionsParams } from './query-params.js';
 import { AccountResource, type TransactionPage } from './resources/account.js';
 import { type ListingPage, ListingsResource } from './resources/listings.js';
 import { MarketInfoResource } from './resources/market-info.js';
+import { OrdersResource, type PlaceOrderOptions } from './resources/orders.js';
 import { PricesResource, type SnapshotResult } from './resources/prices.js';
 import { type StreamFetch, Transport } from './transport.js';
 
@@ -28,6 +30,7 @@ export class MarketClient {
   private readonly listingsArea: ListingsResource;
   private readonly pricesArea: PricesResource;
   private readonly account: AccountResource;
+  private readonly orders: OrdersResource;
 
   constructor(options: MarketClientOptions) {
     this.transport = new Transport(options);
@@ -36,6 +39,7 @@ export class MarketClient {
     this.listingsArea = new ListingsResource(this.transport);
     this.pricesArea = new PricesResource(this.transport);
     this.account = new AccountResource(this.transport);
+    this.orders = new OrdersResource(this.transport);
   }
 
   /** `GET /health` (no key, outside the budget): status, price groups and price-list age. */
@@ -114,6 +118,55 @@ export class MarketClient {
   /** Every ledger row matching `query`, newest first, across all pages. */
   iterateTransactions(query: TransactionsParams = {}): AsyncGenerator<Transaction, void, undefined> {
     return this.account.allTransactions(query);
+  }
+
+  /**
+   * `POST /orders` with an Idempotency-Key that doubles as custom_id; retried only with that key,
+   * after looking the order up when its outcome is unknown (see {@link OrdersResource.create}).
+   * @example const order = await client.createOrder({ listing_ids: [id] }, { idempotencyKey: randomUUID() });
+   */
+  createOrder(body: CreateOrderBody, options: PlaceOrderOptions): Promise<Order> {
+    return this.orders.create(body, options);
+  }
+
+  /** `POST /market/buy` (CS2 only): buys for an end user by trade URL, idempotent like {@link createOrder}. */
+  marketBuy(body: MarketBuyBody, options: PlaceOrderOptions): Promise<Order> {
+    return this.orders.marketBuy(body, options);
+  }
+
+  /** `GET /orders/{id}`: one order of the game `appId` (default CS2). */
+  getOrder(id: string, appId?: number): Promise<Order> {
+    return this.orders.get(id, appId);
+  }
+
+  /** `GET /orders/info`: the order created with `customId`; throws 404 not_found when none. */
+  getOrderByCustomId(customId: string, appId?: number): Promise<Order> {
+    return this.orders.getByCustomId(customId, appId);
+  }
+
+  /** `GET /orders/info`, answering null instead of throwing 404 when no order carries `customId`. */
+  findOrderByCustomId(customId: string, appId?: number): Promise<Order | null> {
+    return this.orders.findByCustomId(customId, appId);
+  }
+
+  /** `GET /orders`: one page of the orders of a game, newest first. */
+  listOrders(query: OrdersParams = {}): Promise<OrderPage> {
+    return this.orders.list(query);
+  }
+
+  /** Every page of `GET /orders` from `query.cursor` (or the newest) to the oldest. */
+  iterateOrderPages(query: OrdersParams = {}): AsyncGenerator<OrderPage, void, undefined> {
+    return this.orders.pages(query);
+  }
+
+  /** Every order matching `query`, newest first, across all pages. */
+  iterateOrders(query: OrdersParams = {}): AsyncGenerator<Order, void, undefined> {
+    return this.orders.all(query);
+  }
+
+  /** `POST /orders/{id}/claim`: releases a held order after hold_until (409 not_claimable before). */
+  claimOrder(id: string, appId?: number): Promise<Order> {
+    return this.orders.claim(id, appId);
   }
 
   /** Gives back the key's budget and closes the connections this client opened. */
