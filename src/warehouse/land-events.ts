@@ -11,7 +11,7 @@ import {
   selectListingColumns,
   setListingColumns,
 } from './sql.js';
-import { withStagedRows } from './staging.js';
+import { stageFreshRows } from './staging.js';
 
 /** One event of the listing stream, as received. Times are epoch milliseconds. */
 export interface StreamEventRow {
@@ -52,18 +52,14 @@ async function landEvents(context: LandingContext, events: readonly StreamEventR
     t: e.receivedAt,
     x: e.kind === 'new' ? e.listing : null,
   }));
-  await withStagedRows(context, rows, EVENT_COLUMNS, (from, params) =>
-    run(
-      context,
-      `CREATE OR REPLACE TEMP TABLE _wh_events AS
-       SELECT s.* FROM (
-         SELECT o AS ord, e AS event_id, k AS kind, l AS listing_id, a AS app_id,
-                ${selectListingColumns('x')}, ${msToTimestamp('t')} AS received_at
-         FROM ${from}
-       ) s
-       WHERE NOT EXISTS (SELECT 1 FROM listing_events e WHERE e.event_id = s.event_id)`,
-      params,
-    ),
+  await stageFreshRows(
+    context,
+    '_wh_events',
+    rows,
+    EVENT_COLUMNS,
+    `o AS ord, e AS event_id, k AS kind, l AS listing_id, a AS app_id,
+     ${selectListingColumns('x')}, ${msToTimestamp('t')} AS received_at`,
+    'SELECT 1 FROM listing_events e WHERE e.event_id = s.event_id',
   );
   const landed = await run(
     context,

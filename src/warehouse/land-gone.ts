@@ -1,7 +1,7 @@
 /** Lands what sweeps and catch-ups no longer found: listings gone, once per verdict. */
 import { defineLander } from './lander.js';
 import { firstOfEachKey, type LandingContext, msToTimestamp, run } from './sql.js';
-import { withStagedRows } from './staging.js';
+import { stageFreshRows } from './staging.js';
 
 /** A listing a sweep or catch-up no longer found. */
 export interface GoneRow {
@@ -30,20 +30,14 @@ async function landGone(context: LandingContext, gone: readonly GoneRow[]): Prom
   if (gone.length === 0) return;
   const unique = firstOfEachKey(gone, (g) => `${g.via}\u0000${g.listingId}\u0000${g.detectedAt}`);
   const rows = unique.map((g, i) => ({ o: i, a: g.appId, l: g.listingId, t: g.detectedAt, v: g.via }));
-  await withStagedRows(context, rows, GONE_COLUMNS, (from, params) =>
-    run(
-      context,
-      `CREATE OR REPLACE TEMP TABLE _wh_gone AS
-       SELECT s.* FROM (
-         SELECT o AS ord, a AS app_id, l AS listing_id, ${msToTimestamp('t')} AS detected_at, v AS via
-         FROM ${from}
-       ) s
-       WHERE NOT EXISTS (
-         SELECT 1 FROM listing_gone g
-         WHERE g.via = s.via AND g.listing_id = s.listing_id AND g.detected_at = s.detected_at
-       )`,
-      params,
-    ),
+  await stageFreshRows(
+    context,
+    '_wh_gone',
+    rows,
+    GONE_COLUMNS,
+    `o AS ord, a AS app_id, l AS listing_id, ${msToTimestamp('t')} AS detected_at, v AS via`,
+    `SELECT 1 FROM listing_gone g
+     WHERE g.via = s.via AND g.listing_id = s.listing_id AND g.detected_at = s.detected_at`,
   );
   const landed = await run(
     context,

@@ -11,7 +11,7 @@ import {
   selectListingColumns,
   setListingColumns,
 } from './sql.js';
-import { withStagedRows } from './staging.js';
+import { stageFreshRows } from './staging.js';
 
 const OBSERVATION_COLUMNS = {
   o: 'BIGINT',
@@ -64,21 +64,15 @@ async function landObservations(
     p: o.passId,
     x: o.listing,
   }));
-  await withStagedRows(context, rows, OBSERVATION_COLUMNS, (from, params) =>
-    run(
-      context,
-      `CREATE OR REPLACE TEMP TABLE _wh_observations AS
-       SELECT s.* FROM (
-         SELECT o AS ord, a AS app_id, x.id AS listing_id, ${selectListingColumns('x')},
-                ${msToTimestamp('t')} AS observed_at, v AS via, p AS pass_id
-         FROM ${from}
-       ) s
-       WHERE NOT EXISTS (
-         SELECT 1 FROM listing_observations o
-         WHERE o.via = s.via AND o.pass_id = s.pass_id AND o.listing_id = s.listing_id
-       )`,
-      params,
-    ),
+  await stageFreshRows(
+    context,
+    '_wh_observations',
+    rows,
+    OBSERVATION_COLUMNS,
+    `o AS ord, a AS app_id, x.id AS listing_id, ${selectListingColumns('x')},
+     ${msToTimestamp('t')} AS observed_at, v AS via, p AS pass_id`,
+    `SELECT 1 FROM listing_observations o
+     WHERE o.via = s.via AND o.pass_id = s.pass_id AND o.listing_id = s.listing_id`,
   );
   const landed = await run(
     context,
