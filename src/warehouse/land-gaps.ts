@@ -1,6 +1,28 @@
-/** Lands a batch's bookkeeping: its ingest gaps, its source's state markers and its `loads` row. */
-import type { GapRow } from './batch.js';
+/** Lands a source's ingest gaps: periods it may have missed data in, upserted by source, kind and start. */
+import { defineLander } from './lander.js';
 import { type LandingContext, msToTimestamp, run, unnestJson } from './sql.js';
+
+/**
+ * A period a source may have missed data in (or recovered it by a catch-up). The same source, kind
+ * and start identify a gap: sending it again updates it, e.g. to set `endedAt`.
+ */
+export interface GapRow {
+  /** e.g. `resync`, `watchdog_reconnect`, `reconnect`, `catch_up`, `restart`. */
+  kind: string;
+  startedAt: number;
+  /** Null while the gap is still open. */
+  endedAt: number | null;
+  rows: number;
+  detail: string;
+}
+
+/** The batch's `gaps`. */
+export const gapsLander = defineLander({
+  field: 'gaps',
+  merge: 'append',
+  rows: (gaps: GapRow[]) => gaps.length,
+  land: landGaps,
+});
 
 const GAP_STRUCTURE = {
   o: 'BIGINT',
@@ -17,7 +39,7 @@ const GAP_STRUCTURE = {
  * (`gap_id` = `source:kind:startISO`): sending it again updates its end, rows and detail, so a gap
  * can be opened with `endedAt: null` and closed later; an identical replay changes nothing.
  */
-export async function landGaps(context: LandingContext, gaps: readonly GapRow[]): Promise<void> {
+async function landGaps(context: LandingContext, gaps: readonly GapRow[]): Promise<void> {
   if (gaps.length === 0) return;
   const rows = gaps.map((g, i) => ({
     o: i,
@@ -42,29 +64,4 @@ export async function landGaps(context: LandingContext, gaps: readonly GapRow[])
     { rows: JSON.stringify(rows), source: context.source, load: context.loadId, now: context.now },
   );
   context.count('ingest_gaps', landed);
-}
-
-/** Upserts the source's progress markers in `collector_state`, by key. */
-export async function landState(
-  context: LandingContext,
-  state: Readonly<Record<string, string>>,
-): Promise<void> {
-  const rows = Object.entries(state).map(([k, v]) => ({ k, v }));
-  if (rows.length === 0) return;
-  await run(
-    context,
-    `INSERT INTO collector_state (source, key, value, updated_at)
-     SELECT $source, r.k, r.v, ${msToTimestamp('$now')} FROM ${unnestJson('rows', { k: 'VARCHAR', v: 'VARCHAR' })}
-     ON CONFLICT (source, key) DO UPDATE SET value = excluded.value, updated_at = excluded.updated_at`,
-    { rows: JSON.stringify(rows), source: context.source, now: context.now },
-  );
-}
-
-/** Records the batch in `loads` with the number of rows it changed. */
-export async function landLoad(context: LandingContext, rows: number): Promise<void> {
-  await run(
-    context,
-    `INSERT INTO loads (load_id, source, started_at, rows) VALUES ($load, $source, ${msToTimestamp('$now')}, $rows)`,
-    { load: context.loadId, source: context.source, now: context.now, rows },
-  );
 }
