@@ -1,11 +1,11 @@
 /** `market keys create|list|revoke`: key management on a service database that no server holds. */
 import { usdToCents } from '../contract/common.js';
 import { Accounts } from '../service/accounts/accounts.js';
-import { Database } from '../service/core/database.js';
 import { isCidr } from '../service/core/ip-allowlist.js';
 import { UnitOfWorkRunner } from '../service/core/unit-of-work.js';
 import { ALL_APP_IDS } from '../service/market/games.js';
-import { projectPath } from '../service/paths.js';
+import { Database } from '../shared/database.js';
+import { projectPath } from '../shared/project-root.js';
 import { CliError } from './cli-error.js';
 
 interface KeyFlags {

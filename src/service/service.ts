@@ -3,10 +3,11 @@
  * their plugins, starts the timers, and stops it all again. The only module that knows every feature.
  */
 import type { FastifyInstance } from 'fastify';
+import { Database } from '../shared/database.js';
+import { projectPath } from '../shared/project-root.js';
 import { Accounts } from './accounts/accounts.js';
 import { accountsFeature } from './accounts/accounts-feature.js';
 import { type AdjustableClock, createClock } from './core/clock.js';
-import { Database } from './core/database.js';
 import { DueWork } from './core/due-work.js';
 import { UnitOfWorkRunner } from './core/unit-of-work.js';
 import { FailedAuthGuard } from './http/failed-auth.js';
@@ -21,7 +22,6 @@ import { marketFeature } from './market/market-feature.js';
 import { PriceList } from './market/price-list.js';
 import { PriceSnapshot } from './market/price-snapshot.js';
 import { StreamRegistry } from './market/stream-registry.js';
-import { projectPath } from './paths.js';
 import { MarketChurn } from './sim/churn.js';
 import { catalogueSeeder } from './sim/generator.js';
 import { simulatorFeature } from './sim/simulator-feature.js';

@@ -110,7 +110,7 @@ export async function run(): Promise<void> {
 
 /** Writes the CS2 events as NDJSON (as the stream carries them) and times DuckDB reading them into a table. */
 async function readJsonBaseline(
-  db: import('../../src/service/core/database.js').Database,
+  db: import('../../src/shared/database.js').Database,
   dir: string,
 ): Promise<number> {
   const file = join(dir, 'events.ndjson');

@@ -3,7 +3,7 @@ import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { balanceSchema, transactionPageSchema, transactionsQuerySchema } from '../../contract/account.js';
 import { centsToUsd } from '../../contract/common.js';
-import type { Database } from '../core/database.js';
+import type { Database } from '../../shared/database.js';
 import { authOf } from '../http/authenticate.js';
 import { AUTH_ERRORS, errorResponses } from '../http/openapi.js';
 import { readTransactions } from './transactions-query.js';

@@ -1,6 +1,7 @@
 /** Accounts: durable in DuckDB, mirrored in memory; balances change only through the ledger. */
+
+import type { Database } from '../../shared/database.js';
 import type { Account } from '../core/caller.js';
-import type { Database } from '../core/database.js';
 import type { UnitOfWork } from '../core/unit-of-work.js';
 import { unknownAccount } from './account-errors.js';
 

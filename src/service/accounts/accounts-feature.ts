@@ -1,5 +1,5 @@
 /** The accounts feature: balance and ledger routes, account and key sandbox routes, its error mapping. */
-import type { Database } from '../core/database.js';
+import type { Database } from '../../shared/database.js';
 import type { Feature } from '../http/feature.js';
 import { accountApiError } from './account-errors.js';
 import { registerAccountRoutes } from './account-routes.js';

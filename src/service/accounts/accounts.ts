@@ -1,8 +1,8 @@
 /** The accounts feature's operations: accounts, keys and deposits, each one unit of work. */
 
+import type { Database } from '../../shared/database.js';
 import { randomId } from '../core/api-keys.js';
 import type { Account, ApiKeyRecord, CallerDirectory } from '../core/caller.js';
-import type { Database } from '../core/database.js';
 import type { UnitOfWorkRunner } from '../core/unit-of-work.js';
 import { AccountStore } from './account-store.js';
 import { KeyStore, type NewKeyOptions } from './key-store.js';

@@ -1,8 +1,8 @@
 /** API keys: durable in DuckDB, mirrored in memory so that authenticating never waits on the database. */
 
+import type { Database } from '../../shared/database.js';
 import { generateApiKey } from '../core/api-keys.js';
 import type { ApiKeyRecord } from '../core/caller.js';
-import type { Database } from '../core/database.js';
 import type { UnitOfWork } from '../core/unit-of-work.js';
 import { unknownKey } from './account-errors.js';
 

@@ -1,7 +1,7 @@
 /** Reading the ledger for GET /transactions: newest first, filtered, keyset-paged by sequence. */
 import { ApiError } from '../../contract/api-error.js';
 import { centsToUsd } from '../../contract/common.js';
-import type { Database } from '../core/database.js';
+import type { Database } from '../../shared/database.js';
 
 /** The validated query of GET /transactions. */
 export interface TransactionsQuery {

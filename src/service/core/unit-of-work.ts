@@ -3,7 +3,7 @@
  * store writes into (`applyIn(uow, …)`, `post(uow, …)`, `insert(uow, …)`), plus the in-memory
  * effects (index updates, mirrors, listeners) that run only once it has committed.
  */
-import type { Database } from './database.js';
+import type { Database } from '../../shared/database.js';
 
 /** The open transaction and the effects waiting for its commit. */
 export interface UnitOfWork {

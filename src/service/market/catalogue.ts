@@ -10,7 +10,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Listing } from '../../contract/listing.js';
-import type { Database } from '../core/database.js';
+import type { Database } from '../../shared/database.js';
 import type { UnitOfWork, UnitOfWorkRunner } from '../core/unit-of-work.js';
 import { EventLog, type LogEvent, type RetentionOptions } from './event-log.js';
 import { orderListingKeys } from './indexed-listing.js';

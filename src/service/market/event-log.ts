@@ -4,8 +4,9 @@
  * ids of a wiped or different database are recognised as foreign. Old positions are pruned by age
  * and by a row cap.
  */
+
+import type { Database } from '../../shared/database.js';
 import { randomId } from '../core/api-keys.js';
-import type { Database } from '../core/database.js';
 
 /** One logged change. `listing` is the Listing JSON of a `new` event, null for `gone`. */
 export interface LogEvent {

@@ -3,7 +3,7 @@
  * and read-back as Listing JSON. One column list serves all three so they cannot drift apart.
  */
 import type { Listing } from '../../contract/listing.js';
-import type { Database } from '../core/database.js';
+import type { Database } from '../../shared/database.js';
 
 /** A listing with its game, as one row of the `listings` table. */
 export interface ListingRow {

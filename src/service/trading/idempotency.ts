@@ -5,7 +5,7 @@
  * stores nothing, so the key stays free for a retry once the cause is fixed.
  */
 import { createHash } from 'node:crypto';
-import type { Database } from '../core/database.js';
+import type { Database } from '../../shared/database.js';
 import type { UnitOfWork } from '../core/unit-of-work.js';
 import { refuse } from './trading-errors.js';
 

@@ -1,6 +1,6 @@
 /** Orders and their items in DuckDB: inserts and updates inside a unit of work, reads of committed rows. */
 import type { OrderItemStatus, OrderStatus, ReturnReason } from '../../contract/order.js';
-import type { Database } from '../core/database.js';
+import type { Database } from '../../shared/database.js';
 import type { UnitOfWork } from '../core/unit-of-work.js';
 import type { ItemRecord, OrderRecord } from './order-record.js';
 

@@ -1,5 +1,5 @@
 /** Per-account trading settings (the verification threshold), durable and mirrored in memory. */
-import type { Database } from '../core/database.js';
+import type { Database } from '../../shared/database.js';
 import type { UnitOfWork } from '../core/unit-of-work.js';
 
 /** The verification thresholds of the accounts that have one. */

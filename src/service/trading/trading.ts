@@ -1,7 +1,7 @@
 /** The trading feature's operations: buying (idempotent, with the sandbox's faults), reading and claiming orders. */
 import type { OrderStatus } from '../../contract/order.js';
+import type { Database } from '../../shared/database.js';
 import type { Clock } from '../core/clock.js';
-import type { Database } from '../core/database.js';
 import type { UnitOfWorkRunner } from '../core/unit-of-work.js';
 import { Faults } from './faults.js';
 import {
