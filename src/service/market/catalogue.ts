@@ -91,6 +91,11 @@ export class Catalogue {
     return this.sequence;
   }
 
+  /** The live listing with this id, or undefined. */
+  get(id: string): IndexedListing | undefined {
+    return this.index.get(id);
+  }
+
   /** The number of live listings. */
   size(): number {
     return this.index.size();

@@ -28,7 +28,7 @@ export class Faults {
   }
 
   /** Changes the given faults; the others stay. */
-  configure(change: Partial<FaultState>): FaultState {
+  configure(change: { [K in keyof FaultState]?: FaultState[K] | undefined }): FaultState {
     for (const [name, value] of Object.entries(change))
       if (value !== undefined) Object.assign(this.state, { [name]: value });
     return this.view();

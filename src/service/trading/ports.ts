@@ -100,3 +100,13 @@ export interface TradePlatform {
   /** After how long the human seller of an up_to_12h listing sends it, or null when never. */
   sellerDelayMs(listingId: string): number | null;
 }
+
+/** What the sandbox controls of trading ask the platform. */
+export interface SandboxPlatform {
+  offersOf(steamId: string): Promise<unknown[]>;
+  setUserBehaviour(
+    uow: UnitOfWork,
+    steamId: string,
+    behaviour: { offers?: 'accept' | 'decline' | 'ignore'; acceptAfterSeconds?: number },
+  ): Promise<void>;
+}
