@@ -22,6 +22,8 @@ import { PriceList } from './market/price-list.js';
 import { PriceSnapshot } from './market/price-snapshot.js';
 import { StreamRegistry } from './market/stream-registry.js';
 import { projectPath } from './paths.js';
+import { Platform } from './platform/platform.js';
+import { platformFeature } from './platform/platform-feature.js';
 import { MarketChurn } from './sim/churn.js';
 import { catalogueSeeder } from './sim/generator.js';
 import { simulatorFeature } from './sim/simulator-feature.js';
@@ -73,6 +75,7 @@ export interface ServiceParts {
   prices: PriceList;
   fx: FxRates;
   churn: MarketChurn;
+  platform: Platform;
 }
 
 /** A started service. */
@@ -140,6 +143,8 @@ async function openParts(db: Database, clock: AdjustableClock, options: ServiceO
   const units = new UnitOfWorkRunner(db, () => clock.now());
   const accounts = new Accounts(units);
   await accounts.load(db);
+  const platform = new Platform({ db, units, clock });
+  await platform.load();
   const seeder = catalogueSeeder({ seed, count: options.listings ?? 20_000, nowMs: clock.now() });
   const catalogue = await Catalogue.open(db, units, seeder, options.retention ?? {});
   const prices = new PriceList(db, clock);
@@ -162,6 +167,7 @@ async function openParts(db: Database, clock: AdjustableClock, options: ServiceO
     snapshot,
     fx: new FxRates(clock, seed),
     churn,
+    platform,
     limiter: new RollingWindowLimiter({ ...DEFAULT_RATE_LIMITS, ...options.rateLimits }),
     streams: new StreamRegistry(),
   };
@@ -178,6 +184,7 @@ function features(parts: Parts, options: ServiceOptions) {
     }),
     accountsFeature({ db: parts.db, accounts: parts.accounts, allAppIds: ALL_APP_IDS }),
     simulatorFeature(parts.churn),
+    platformFeature({ platform: parts.platform, due: parts.due }),
   ];
 }
 
