@@ -131,7 +131,10 @@ export class Platform {
     return this.inventory.of(steamId);
   }
 
-  /** Checks a trade URL; see {@link resolveTradeUrl} for the rules. */
+  /**
+   * Checks a trade URL: `https://steamcommunity.com/tradeoffer/new/?partner=<id32>&token=<8 chars>` with the
+   * token issued for that partner and an inventory that is not private (simulator rule: id32 % 10 === 0).
+   */
   resolveTradeUrl(url: string): TradeUrlCheck {
     return resolveTradeUrl(url);
   }
