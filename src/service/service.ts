@@ -17,14 +17,18 @@ import { buildApp } from './http/server.js';
 import { Catalogue } from './market/catalogue.js';
 import type { RetentionOptions } from './market/event-log.js';
 import { FxRates } from './market/fx-rates.js';
-import { ALL_APP_IDS } from './market/games.js';
+import { ALL_APP_IDS, GAMES } from './market/games.js';
 import { marketFeature } from './market/market-feature.js';
 import { PriceList } from './market/price-list.js';
 import { PriceSnapshot } from './market/price-snapshot.js';
 import { StreamRegistry } from './market/stream-registry.js';
+import { Platform } from './platform/platform.js';
+import { platformFeature } from './platform/platform-feature.js';
 import { MarketChurn } from './sim/churn.js';
 import { catalogueSeeder } from './sim/generator.js';
 import { simulatorFeature } from './sim/simulator-feature.js';
+import { Trading } from './trading/trading.js';
+import { tradingFeature } from './trading/trading-feature.js';
 
 /** Options of a running service; every one has a default that runs on one machine. */
 export interface ServiceOptions {
@@ -73,6 +77,8 @@ export interface ServiceParts {
   prices: PriceList;
   fx: FxRates;
   churn: MarketChurn;
+  platform: Platform;
+  trading: Trading;
 }
 
 /** A started service. */
@@ -106,7 +112,9 @@ export async function startService(options: ServiceOptions = {}): Promise<Runnin
       logger: options.logger ?? false,
     });
     await app.listen({ host: options.host ?? '127.0.0.1', port: options.port ?? 8080 });
-    const stopTimers = startTimers(parts, options, (error, what) => app.log.error({ err: error }, what));
+    const log = (error: unknown, what: string) => app.log.error({ err: error }, what);
+    parts.reportDueFailure = (task, error) => log(error, `due work "${task}" failed`);
+    const stopTimers = startTimers(parts, options, log);
     const address = app.server.address();
     const port = typeof address === 'object' && address ? address.port : (options.port ?? 8080);
     const origin = `http://${formatHost(options.host ?? '127.0.0.1')}:${port}`;
@@ -132,6 +140,8 @@ type Parts = ServiceParts & {
   snapshot: PriceSnapshot;
   limiter: RollingWindowLimiter;
   streams: StreamRegistry;
+  /** Where failures of due work are reported (the app's log once it exists). */
+  reportDueFailure: (task: string, error: unknown) => void;
 };
 
 /** Loads the stores and builds the parts the features share. */
@@ -140,6 +150,8 @@ async function openParts(db: Database, clock: AdjustableClock, options: ServiceO
   const units = new UnitOfWorkRunner(db, () => clock.now());
   const accounts = new Accounts(units);
   await accounts.load(db);
+  const platform = new Platform({ db, units, clock });
+  await platform.load();
   const seeder = catalogueSeeder({ seed, count: options.listings ?? 20_000, nowMs: clock.now() });
   const catalogue = await Catalogue.open(db, units, seeder, options.retention ?? {});
   const prices = new PriceList(db, clock);
@@ -151,20 +163,38 @@ async function openParts(db: Database, clock: AdjustableClock, options: ServiceO
     ratePerSecond: options.churnRate ?? 4,
     paused: options.churnPaused ?? false,
   });
-  return {
+  const trading = new Trading({
+    db,
+    units,
+    clock,
+    listings: catalogue,
+    funds: accounts.ledger,
+    accounts: {
+      account: (id) => accounts.account(id),
+      update: (uow, id, c) => accounts.store.update(uow, id, c),
+    },
+    platform,
+    buyableAppIds: GAMES.filter((g) => g.tradable).map((g) => g.appId),
+  });
+  await trading.load();
+  const parts: Parts = {
     clock,
     db,
     units,
-    due: new DueWork(clock, () => undefined),
+    due: new DueWork(clock, (task, error) => parts.reportDueFailure(task, error)),
+    reportDueFailure: () => undefined,
     accounts,
     catalogue,
     prices,
     snapshot,
     fx: new FxRates(clock, seed),
     churn,
+    platform,
+    trading,
     limiter: new RollingWindowLimiter({ ...DEFAULT_RATE_LIMITS, ...options.rateLimits }),
     streams: new StreamRegistry(),
   };
+  return parts;
 }
 
 /** Every feature with the narrow set of parts it needs. */
@@ -178,6 +208,18 @@ function features(parts: Parts, options: ServiceOptions) {
     }),
     accountsFeature({ db: parts.db, accounts: parts.accounts, allAppIds: ALL_APP_IDS }),
     simulatorFeature(parts.churn),
+    platformFeature({ platform: parts.platform, due: parts.due }),
+    tradingFeature({
+      clock: parts.clock,
+      due: parts.due,
+      units: parts.units,
+      trading: parts.trading,
+      accounts: {
+        account: (id) => parts.accounts.account(id),
+        update: (uow, id, c) => parts.accounts.store.update(uow, id, c),
+      },
+      platform: parts.platform,
+    }),
   ];
 }
 

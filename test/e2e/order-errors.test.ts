@@ -25,13 +25,22 @@ describe('POST /orders refusals', () => {
     expect(response.status).toBe(400);
     expect(response.body.code).toBe('invalid_request');
     expect(response.body.detail).toContain('max_price');
-    expect((await t.call(`/listings?name=${encodeURIComponent(listing?.market_hash_name ?? '')}`, { key })).body.items.map((l: { id: string }) => l.id)).toContain(listing?.id);
+    expect(
+      (
+        await t.call(`/listings?name=${encodeURIComponent(listing?.market_hash_name ?? '')}`, { key })
+      ).body.items.map((l: { id: string }) => l.id),
+    ).toContain(listing?.id);
   });
 
   it('answers 400 invalid_request when the Idempotency-Key header and custom_id differ', async () => {
     const { key } = await t.account();
     const [listing] = await listingsFor(t, key);
-    const response = await buy(t, key, { listing_ids: [listing?.id], custom_id: 'a-1' }, { 'idempotency-key': 'b-2' });
+    const response = await buy(
+      t,
+      key,
+      { listing_ids: [listing?.id], custom_id: 'a-1' },
+      { 'idempotency-key': 'b-2' },
+    );
     expect(response.status).toBe(400);
     expect(response.body.code).toBe('invalid_request');
   });

@@ -43,7 +43,9 @@ describe('POST /orders idempotency', () => {
   });
 
   it('buys once and charges once for 20 keys × 50 parallel identical requests', async () => {
-    const buyers = await Promise.all(Array.from({ length: 20 }, () => t.account({ balance_usd: 1000, trading: true })));
+    const buyers = await Promise.all(
+      Array.from({ length: 20 }, () => t.account({ balance_usd: 1000, trading: true })),
+    );
     const listings = await listingsFor(t, buyers[0]?.key ?? '', { count: 40 });
     const results = await Promise.all(
       buyers.flatMap((buyer, i) =>
@@ -65,9 +67,13 @@ describe('POST /orders idempotency', () => {
   });
 
   it('sells a listing once when 10 keys race for it', async () => {
-    const buyers = await Promise.all(Array.from({ length: 10 }, () => t.account({ balance_usd: 1000, trading: true })));
+    const buyers = await Promise.all(
+      Array.from({ length: 10 }, () => t.account({ balance_usd: 1000, trading: true })),
+    );
     const [listing] = await listingsFor(t, buyers[0]?.key ?? '', { delivery: 'instant' });
-    const results = await Promise.all(buyers.map((b, i) => buy(t, b.key, { listing_ids: [listing?.id], custom_id: `race-${i}` })));
+    const results = await Promise.all(
+      buyers.map((b, i) => buy(t, b.key, { listing_ids: [listing?.id], custom_id: `race-${i}` })),
+    );
     expect(results.filter((r) => r.status === 201)).toHaveLength(1);
     for (const lost of results.filter((r) => r.status !== 201)) {
       expect(lost.status).toBe(409);

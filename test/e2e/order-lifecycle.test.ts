@@ -19,11 +19,18 @@ describe('order lifecycle', () => {
     const [listing] = await listingsFor(t, key, { delivery: 'instant' });
     const placed = await buy(t, key, { listing_ids: [listing?.id] });
     expect(placed.status).toBe(201);
-    expect(placed.body).toMatchObject({ status: 'delivering', delivery: 'instant', item_count: 1, refund: null });
+    expect(placed.body).toMatchObject({
+      status: 'delivering',
+      delivery: 'instant',
+      item_count: 1,
+      refund: null,
+    });
     const offerId = placed.body.items[0].steam_trade_offer_id;
     expect(offerId).toEqual(expect.any(String));
     const offers = (await t.sandbox(`/accounts/${accountId}/offers`)).body.data;
-    expect(offers).toEqual([expect.objectContaining({ offer_id: offerId, order_id: placed.body.order_id, state: 'active' })]);
+    expect(offers).toEqual([
+      expect.objectContaining({ offer_id: offerId, order_id: placed.body.order_id, state: 'active' }),
+    ]);
     await advance(t, 29);
     expect((await order(key, placed.body.order_id)).status).toBe('delivering');
     await advance(t, 2);
@@ -47,10 +54,18 @@ describe('order lifecycle', () => {
     expect(back).toBeDefined();
     expect(Date.parse(back.listed_at)).toBeGreaterThan(Date.parse(listing?.listed_at ?? ''));
     const cancelled = await order(key, placed.body.order_id);
-    expect(cancelled).toMatchObject({ status: 'cancelled', refund: { amount_usd: listing?.price_usd, partial: false } });
+    expect(cancelled).toMatchObject({
+      status: 'cancelled',
+      refund: { amount_usd: listing?.price_usd, partial: false },
+    });
     expect(cancelled.items[0]).toMatchObject({ status: 'returned', return_reason: 'declined' });
     const rows = await ledgerOf(t, key);
-    expect(rows.filter((r) => r.order_id === placed.body.order_id).map((r) => r.type).sort()).toEqual(['purchase', 'refund']);
+    expect(
+      rows
+        .filter((r) => r.order_id === placed.body.order_id)
+        .map((r) => r.type)
+        .sort(),
+    ).toEqual(['purchase', 'refund']);
     expect(await ledgerProblems(t, key)).toEqual([]);
   });
 
@@ -76,8 +91,25 @@ describe('order lifecycle', () => {
     expect((await order(key, placed.body.order_id)).status).toBe('completed');
     expect((await t.sandbox(`/offers/${offerId}`, { action: 'rollback' })).status).toBe(200);
     const failed = await order(key, placed.body.order_id);
-    expect(failed).toMatchObject({ status: 'failed', refund: { amount_usd: listing?.price_usd, partial: false } });
+    expect(failed).toMatchObject({
+      status: 'failed',
+      refund: { amount_usd: listing?.price_usd, partial: false },
+    });
     expect(failed.items[0].return_reason).toBe('rolled_back');
+    expect(await ledgerProblems(t, key)).toEqual([]);
+  });
+
+  it('gives a partial refund when one leg of a multi-item order comes back', async () => {
+    const { key } = await t.account();
+    const [instant] = await listingsFor(t, key, { delivery: 'instant' });
+    const [held] = await listingsFor(t, key, { delivery: 'hold' });
+    const placed = await buy(t, key, { listing_ids: [instant?.id, held?.id] });
+    expect(placed.body.status).toBe('delivering');
+    const offerId = placed.body.items[0].steam_trade_offer_id;
+    await t.sandbox(`/offers/${offerId}`, { action: 'decline' });
+    const partly = await order(key, placed.body.order_id);
+    expect(partly.status).toBe('hold');
+    expect(partly.refund).toMatchObject({ amount_usd: instant?.price_usd, partial: true });
     expect(await ledgerProblems(t, key)).toEqual([]);
   });
 
@@ -86,11 +118,16 @@ describe('order lifecycle', () => {
     const [listing] = await listingsFor(t, key, { delivery: 'hold' });
     const placed = await buy(t, key, { listing_ids: [listing?.id] });
     expect(placed.body).toMatchObject({ status: 'hold', hold_until: listing?.tradable_at, claimable: false });
-    expect(placed.body.items[0]).toMatchObject({ status: 'hold', tradable_at: listing?.tradable_at, steam_trade_offer_id: null });
+    expect(placed.body.items[0]).toMatchObject({
+      status: 'hold',
+      tradable_at: listing?.tradable_at,
+      steam_trade_offer_id: null,
+    });
     const early = await t.call(`/orders/${placed.body.order_id}/claim`, { key, method: 'POST' });
     expect(early.status).toBe(409);
     expect(early.body.code).toBe('not_claimable');
-    const wait = (Date.parse(listing?.tradable_at ?? '') - Date.parse((await t.sandbox('/clock')).body.now)) / 1000;
+    const wait =
+      (Date.parse(listing?.tradable_at ?? '') - Date.parse((await t.sandbox('/clock')).body.now)) / 1000;
     await advance(t, Math.ceil(wait) + 61);
     expect((await order(key, placed.body.order_id)).claimable).toBe(true);
     const claimed = await t.call(`/orders/${placed.body.order_id}/claim`, { key, method: 'POST' });
@@ -106,7 +143,8 @@ describe('order lifecycle', () => {
     const [listing] = await listingsFor(t, key, { delivery: 'hold' });
     const placed = await buy(t, key, { listing_ids: [listing?.id], autoclaim: true });
     expect((await t.call('/balance', { key })).body.autoclaim).toBe(true);
-    const wait = (Date.parse(listing?.tradable_at ?? '') - Date.parse((await t.sandbox('/clock')).body.now)) / 1000;
+    const wait =
+      (Date.parse(listing?.tradable_at ?? '') - Date.parse((await t.sandbox('/clock')).body.now)) / 1000;
     await advance(t, Math.ceil(wait) + 61);
     expect((await order(key, placed.body.order_id)).status).toBe('delivering');
     await advance(t, 31);
@@ -117,26 +155,13 @@ describe('order lifecycle', () => {
     const { key } = await t.account();
     const [listing] = await listingsFor(t, key, { delivery: 'hold' });
     const placed = await buy(t, key, { listing_ids: [listing?.id] });
-    const wait = (Date.parse(listing?.tradable_at ?? '') - Date.parse((await t.sandbox('/clock')).body.now)) / 1000;
+    const wait =
+      (Date.parse(listing?.tradable_at ?? '') - Date.parse((await t.sandbox('/clock')).body.now)) / 1000;
     await advance(t, Math.ceil(wait) + 61 + 7 * 86_400);
     const expired = await order(key, placed.body.order_id);
     expect(expired.status).toBe('failed');
     expect(expired.items[0].return_reason).toBe('expired');
     expect(expired.refund.amount_usd).toBe(listing?.price_usd);
-  });
-
-  it('gives a partial refund when one leg of a multi-item order comes back', async () => {
-    const { key } = await t.account();
-    const [instant] = await listingsFor(t, key, { delivery: 'instant' });
-    const [held] = await listingsFor(t, key, { delivery: 'hold' });
-    const placed = await buy(t, key, { listing_ids: [instant?.id, held?.id] });
-    expect(placed.body.status).toBe('delivering');
-    const offerId = placed.body.items[0].steam_trade_offer_id;
-    await t.sandbox(`/offers/${offerId}`, { action: 'decline' });
-    const partly = await order(key, placed.body.order_id);
-    expect(partly.status).toBe('hold');
-    expect(partly.refund).toMatchObject({ amount_usd: instant?.price_usd, partial: true });
-    expect(await ledgerProblems(t, key)).toEqual([]);
   });
 
   it('answers delivery pending and expected_minutes null for a Dota 2 order', async () => {

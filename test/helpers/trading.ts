@@ -2,7 +2,7 @@
 import type { Listing } from '../../src/contract/listing.js';
 import type { TestResponse, TestService } from './service.js';
 
-/** Live listings of a game matching a delivery, cheapest first. */
+/** Live listings of a game matching a delivery (held ones still locked for an hour or more), cheapest first. */
 export async function listingsFor(
   t: TestService,
   key: string,
@@ -12,7 +12,12 @@ export async function listingsFor(
   if (options.delivery) query.set('delivery', options.delivery);
   const page = await t.call(`/listings?${query}`, { key });
   if (page.status !== 200) throw new Error(`listings: ${page.text}`);
-  const rows = page.body.items as Listing[];
+  let rows = page.body.items as Listing[];
+  if (options.delivery === 'hold') {
+    // Only listings still inside their lock: a lock that has ended delivers at once.
+    const now = Date.parse((await t.sandbox('/clock')).body.now);
+    rows = rows.filter((l) => l.tradable_at !== null && Date.parse(l.tradable_at) > now + 3_600_000);
+  }
   if (rows.length < (options.count ?? 1)) throw new Error(`only ${rows.length} listings found`);
   return rows.slice(0, options.count ?? 1);
 }
@@ -59,9 +64,11 @@ export async function ledgerProblems(t: TestService, key: string): Promise<strin
   const rows = await ledgerOf(t, key);
   const sum = rows.reduce((total, r) => total + cents(r.amount_usd), 0);
   const problems: string[] = [];
-  if (sum !== cents(balance.balance_usd)) problems.push(`ledger sums to ${sum}, balance ${balance.balance_usd}`);
+  if (sum !== cents(balance.balance_usd))
+    problems.push(`ledger sums to ${sum}, balance ${balance.balance_usd}`);
   if (balance.balance_usd < 0) problems.push(`negative balance ${balance.balance_usd}`);
-  if (balance.settled_usd > balance.balance_usd) problems.push(`settled ${balance.settled_usd} above balance`);
+  if (balance.settled_usd > balance.balance_usd)
+    problems.push(`settled ${balance.settled_usd} above balance`);
   if (rows[0] && cents(rows[0].balance_after_usd) !== cents(balance.balance_usd))
     problems.push(`last row's balance_after ${rows[0].balance_after_usd} is not the balance`);
   return problems;

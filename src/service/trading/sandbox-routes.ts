@@ -11,8 +11,8 @@ import { faultsBodySchema, patchAccountBodySchema } from '../../contract/sandbox
 import type { Account } from '../core/caller.js';
 import type { UnitOfWorkRunner } from '../core/unit-of-work.js';
 import type { AccountSettings, AccountSettingsChange, SandboxPlatform } from './ports.js';
-import { refuse } from './trading-errors.js';
 import type { Trading } from './trading.js';
+import { refuse } from './trading-errors.js';
 
 const accountParams = z.object({ id: z.string().max(64) });
 
@@ -49,10 +49,15 @@ export function registerTradingSandboxRoutes(app: FastifyInstance, deps: Trading
             account.id,
             body.kyc_threshold_usd === null ? null : usdToCents(body.kyc_threshold_usd),
           );
-        if ((body.offers !== undefined || body.accept_after_seconds !== undefined) && account.steamId !== null)
+        if (
+          (body.offers !== undefined || body.accept_after_seconds !== undefined) &&
+          account.steamId !== null
+        )
           await deps.platform.setUserBehaviour(uow, account.steamId, {
             ...(body.offers === undefined ? {} : { offers: body.offers }),
-            ...(body.accept_after_seconds === undefined ? {} : { acceptAfterSeconds: body.accept_after_seconds }),
+            ...(body.accept_after_seconds === undefined
+              ? {}
+              : { acceptAfterSeconds: body.accept_after_seconds }),
           });
         return account;
       });

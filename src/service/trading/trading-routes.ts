@@ -19,10 +19,10 @@ import type { Clock } from '../core/clock.js';
 import { authOf } from '../http/authenticate.js';
 import { AUTH_ERRORS, errorResponses } from '../http/openapi.js';
 import type { StoredResponse } from './idempotency.js';
-import { orderJson, type OrderRecord } from './order-record.js';
+import { type OrderRecord, orderJson } from './order-record.js';
 import type { TradePlatform } from './ports.js';
-import { refuse } from './trading-errors.js';
 import type { Trading } from './trading.js';
+import { refuse } from './trading-errors.js';
 
 const BUY_ERRORS = [
   ...AUTH_ERRORS,
@@ -204,7 +204,8 @@ export function registerTradingRoutes(
     '/orders/:id/claim',
     {
       schema: {
-        summary: 'Release a held order shortly after hold_until (a no-op for orders that deliver by themselves)',
+        summary:
+          'Release a held order shortly after hold_until (a no-op for orders that deliver by themselves)',
         tags: ['trading'],
         params: orderParamsSchema,
         querystring: orderLookupQuerySchema,
@@ -257,6 +258,9 @@ function orderCursor(seq: number): string {
 function parseOrderCursor(cursor: string): number {
   const match = /^o:(\d{1,15})$/.exec(Buffer.from(cursor, 'base64url').toString('utf8'));
   if (!match)
-    throw new ApiError('invalid_param', 'cursor is not one this endpoint gave; pass meta.next_cursor back unchanged');
+    throw new ApiError(
+      'invalid_param',
+      'cursor is not one this endpoint gave; pass meta.next_cursor back unchanged',
+    );
   return Number(match[1]);
 }
