@@ -84,7 +84,7 @@ async function withAccounts(
     );
   }
   try {
-    const accounts = new Accounts(new UnitOfWorkRunner(db, Date.now));
+    const accounts = new Accounts(db, new UnitOfWorkRunner(db, Date.now));
     await accounts.load(db);
     await work(accounts);
   } finally {

@@ -148,7 +148,7 @@ type Parts = ServiceParts & {
 async function openParts(db: Database, clock: AdjustableClock, options: ServiceOptions): Promise<Parts> {
   const seed = options.seed ?? 1;
   const units = new UnitOfWorkRunner(db, () => clock.now());
-  const accounts = new Accounts(units);
+  const accounts = new Accounts(db, units);
   await accounts.load(db);
   const platform = new Platform({ db, units, clock });
   await platform.load();
@@ -206,7 +206,7 @@ function features(parts: Parts, options: ServiceOptions) {
       heartbeatMs: options.heartbeatMs ?? 25_000,
       maxBacklogBytes: options.maxStreamBacklogBytes ?? 8 * 1024 * 1024,
     }),
-    accountsFeature({ db: parts.db, accounts: parts.accounts, allAppIds: ALL_APP_IDS }),
+    accountsFeature({ db: parts.db, accounts: parts.accounts, due: parts.due, allAppIds: ALL_APP_IDS }),
     simulatorFeature(parts.churn),
     platformFeature({ platform: parts.platform, due: parts.due }),
     tradingFeature({

@@ -8,6 +8,7 @@ const BENCHMARKS: Record<string, () => Promise<void>> = {
   snapshot: async () => (await import('./snapshot.bench.js')).run(),
   ingest: async () => (await import('./ingest.bench.js')).run(),
   models: async () => (await import('./models.bench.js')).run(),
+  orders: async () => (await import('./orders.bench.js')).run(),
 };
 
 const wanted = process.argv.slice(2);

@@ -41,16 +41,24 @@ describe('the ledger under random concurrent trading', () => {
   it('keeps every balance equal to its ledger and never sells a listing twice', async () => {
     const runs = Number(process.env.LEDGER_PROPERTY_RUNS ?? 6);
     await fc.assert(
-      fc.asyncProperty(fc.array(fc.array(stepArbitrary, { minLength: 1, maxLength: 6 }), { minLength: 2, maxLength: 6 }), async (rounds) => {
-        const buyers = await Promise.all(
-          Array.from({ length: BUYERS }, (_, i) =>
-            t.account({ balance_usd: 50 + i * 200, settled_usd: i * 100, trading: true, autoclaim: i % 2 === 0 }),
-          ),
-        );
-        for (const round of rounds) await Promise.all(round.map((step) => run(t, buyers, step)));
-        for (const buyer of buyers) expect(await ledgerProblems(t, buyer.key)).toEqual([]);
-        expect(await orderProblems(t, buyers)).toEqual([]);
-      }),
+      fc.asyncProperty(
+        fc.array(fc.array(stepArbitrary, { minLength: 1, maxLength: 6 }), { minLength: 2, maxLength: 6 }),
+        async (rounds) => {
+          const buyers = await Promise.all(
+            Array.from({ length: BUYERS }, (_, i) =>
+              t.account({
+                balance_usd: 50 + i * 200,
+                settled_usd: i * 100,
+                trading: true,
+                autoclaim: i % 2 === 0,
+              }),
+            ),
+          );
+          for (const round of rounds) await Promise.all(round.map((step) => run(t, buyers, step)));
+          for (const buyer of buyers) expect(await ledgerProblems(t, buyer.key)).toEqual([]);
+          expect(await orderProblems(t, buyers)).toEqual([]);
+        },
+      ),
       { numRuns: runs, endOnFailure: true },
     );
   });
@@ -72,7 +80,9 @@ async function run(t: TestService, buyers: { key: string; accountId: string }[],
     await t.call(`/orders/${order.order_id}/claim`, { key: buyer.key, method: 'POST' });
     return;
   }
-  const offerId = order.items.find((i: { steam_trade_offer_id: string | null }) => i.steam_trade_offer_id)?.steam_trade_offer_id;
+  const offerId = order.items.find(
+    (i: { steam_trade_offer_id: string | null }) => i.steam_trade_offer_id,
+  )?.steam_trade_offer_id;
   if (offerId) await t.sandbox(`/offers/${offerId}`, { action: step.action });
 }
 
@@ -89,7 +99,8 @@ async function orderProblems(t: TestService, buyers: { key: string }[]): Promise
         else held.set(item.listing_id, (held.get(item.listing_id) ?? 0) + 1);
       }
       const refunded = order.refund === null ? 0 : Math.round(order.refund.amount_usd * 100);
-      if (refunded !== returned) problems.push(`${order.order_id} refunded ${refunded} for ${returned} returned`);
+      if (refunded !== returned)
+        problems.push(`${order.order_id} refunded ${refunded} for ${returned} returned`);
     }
   }
   for (const [id, n] of held) if (n > 1) problems.push(`${id} held by ${n} orders`);

@@ -54,6 +54,18 @@ describe('POST /market/buy', () => {
     });
   });
 
+  it('buys once the reversal window (72 hours) has settled the deposit', async () => {
+    const { key } = await t.account({ balance_usd: 100, settled_usd: 0, trading: true, external_buy: true });
+    const [listing] = await listingsFor(t, key);
+    await advance(t, 72 * 3600 - 10);
+    expect((await t.call('/balance', { key })).body).toMatchObject({ settled_usd: 0, pending_usd: 100 });
+    await advance(t, 10);
+    expect((await t.call('/balance', { key })).body).toMatchObject({ settled_usd: 100, pending_usd: 0 });
+    const response = await marketBuy(key, { listing_ids: [listing?.id], trade_url: tradeUrl });
+    expect(response.status).toBe(201);
+    expect(await ledgerProblems(t, key)).toEqual([]);
+  });
+
   it.each([
     ['not a url', 'malformed'],
     ['https://steamcommunity.com/tradeoffer/new/?partner=123457&token=wrongtok', 'wrong token'],

@@ -1,5 +1,6 @@
 /** The accounts feature: balance and ledger routes, account and key sandbox routes, its error mapping. */
 import type { Database } from '../../shared/database.js';
+import type { DueWork } from '../core/due-work.js';
 import type { Feature } from '../http/feature.js';
 import { accountApiError } from './account-errors.js';
 import { registerAccountRoutes } from './account-routes.js';
@@ -10,12 +11,14 @@ import { registerAccountSandboxRoutes } from './sandbox-routes.js';
 export interface AccountsFeatureDeps {
   db: Database;
   accounts: Accounts;
+  due: DueWork;
   /** Games a new sandbox account may read when it names none. */
   allAppIds: readonly number[];
 }
 
-/** The accounts feature's plugins. */
+/** Registers the accounts' due task ('settlement') on `due` and returns the feature's plugins. */
 export function accountsFeature(deps: AccountsFeatureDeps): Feature {
+  deps.due.register('settlement', (now) => deps.accounts.settlement.runDue(now));
   return {
     v1: (app) => registerAccountRoutes(app, deps.db),
     sandbox: (app) => registerAccountSandboxRoutes(app, deps.accounts, deps.allAppIds),

@@ -7,6 +7,7 @@ import type { UnitOfWorkRunner } from '../core/unit-of-work.js';
 import { AccountStore } from './account-store.js';
 import { KeyStore, type NewKeyOptions } from './key-store.js';
 import { Ledger } from './ledger.js';
+import { Settlement } from './settlement.js';
 
 /** What a new account starts with. */
 export interface NewAccountOptions extends NewKeyOptions {
@@ -28,8 +29,14 @@ export class Accounts implements CallerDirectory {
   readonly store = new AccountStore();
   readonly keys = new KeyStore();
   readonly ledger = new Ledger(this.store);
+  readonly settlement: Settlement;
 
-  constructor(private readonly units: UnitOfWorkRunner) {}
+  constructor(
+    db: Database,
+    private readonly units: UnitOfWorkRunner,
+  ) {
+    this.settlement = new Settlement(db, units, this.ledger);
+  }
 
   /** Loads every account and key into memory. */
   async load(db: Database): Promise<void> {
@@ -71,6 +78,7 @@ export class Accounts implements CallerDirectory {
       if (balance > 0) {
         const settled = Math.min(options.settledCents ?? balance, balance);
         await this.ledger.post(uow, deposit(account.id, balance, settled, 'opening balance'));
+        await this.settlement.hold(uow, account.id, balance - settled);
       }
       const { key, rawKey } = await this.keys.insert(uow, account.id, {
         ...keyOptionsOf(options),
@@ -94,9 +102,13 @@ export class Accounts implements CallerDirectory {
   /** Credits a deposit, settled at once or still inside the reversal window. */
   async fund(accountId: string, amountCents: number, settled: boolean): Promise<Account> {
     this.store.require(accountId);
-    await this.units.run((uow) =>
-      this.ledger.post(uow, deposit(accountId, amountCents, settled ? amountCents : 0, 'sandbox deposit')),
-    );
+    await this.units.run(async (uow) => {
+      await this.ledger.post(
+        uow,
+        deposit(accountId, amountCents, settled ? amountCents : 0, 'sandbox deposit'),
+      );
+      if (!settled) await this.settlement.hold(uow, accountId, amountCents);
+    });
     return this.store.require(accountId);
   }
 }

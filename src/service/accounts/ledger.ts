@@ -100,6 +100,22 @@ export class Ledger {
     });
   }
 
+  /**
+   * Moves up to `cents` of the account's pending funds into its settled part (the end of a
+   * reversal window); no ledger row, since the balance does not change. Returns what settled.
+   */
+  async settle(uow: UnitOfWork, accountId: string, cents: number): Promise<number> {
+    const now = this.working(uow, this.accounts.requireIn(uow, accountId));
+    const settling = Math.max(0, Math.min(cents, now.balanceCents - now.settledCents));
+    if (settling === 0) return 0;
+    now.settledCents += settling;
+    await uow.tx.run('UPDATE accounts SET settled_usd = $settled::DECIMAL(18,2) WHERE id = $account', {
+      account: accountId,
+      settled: centsToDecimal(now.settledCents),
+    });
+    return settling;
+  }
+
   /** Posts one movement and the account's new balances in the unit of work. */
   async post(uow: UnitOfWork, movement: Movement): Promise<PostedRow> {
     const account = this.accounts.requireIn(uow, movement.accountId);
