@@ -38,6 +38,8 @@ describe('order lifecycle', () => {
     expect(done.status).toBe('completed');
     expect(done.items[0]).toMatchObject({ status: 'delivered', return_reason: null });
     expect(done.items[0].steam_trade_offer_finished_at).toEqual(expect.any(String));
+    const inventory = (await t.sandbox(`/accounts/${accountId}/inventory`)).body.data;
+    expect(inventory).toEqual([expect.objectContaining({ listing_id: listing?.id })]);
     expect(await ledgerProblems(t, key)).toEqual([]);
   });
 
@@ -82,8 +84,8 @@ describe('order lifecycle', () => {
     expect(timedOut.items[0].return_reason).toBe('trade_timeout');
   });
 
-  it('refunds a rolled-back trade and ends the order failed', async () => {
-    const { key } = await t.account();
+  it('refunds a rolled-back trade, takes the item out of the inventory, and ends the order failed', async () => {
+    const { key, accountId } = await t.account();
     const [listing] = await listingsFor(t, key, { delivery: 'instant' });
     const placed = await buy(t, key, { listing_ids: [listing?.id] });
     const offerId = placed.body.items[0].steam_trade_offer_id;
@@ -96,6 +98,7 @@ describe('order lifecycle', () => {
       refund: { amount_usd: listing?.price_usd, partial: false },
     });
     expect(failed.items[0].return_reason).toBe('rolled_back');
+    expect((await t.sandbox(`/accounts/${accountId}/inventory`)).body.data).toEqual([]);
     expect(await ledgerProblems(t, key)).toEqual([]);
   });
 

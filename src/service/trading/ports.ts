@@ -104,6 +104,7 @@ export interface TradePlatform {
 /** What the sandbox controls of trading ask the platform. */
 export interface SandboxPlatform {
   offersOf(steamId: string): Promise<unknown[]>;
+  inventoryOf(steamId: string): Promise<unknown[]>;
   setUserBehaviour(
     uow: UnitOfWork,
     steamId: string,

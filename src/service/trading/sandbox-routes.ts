@@ -65,6 +65,11 @@ export function registerTradingSandboxRoutes(app: FastifyInstance, deps: Trading
     },
   );
 
+  api.get('/accounts/:id/inventory', { schema: { ...hidden, params: accountParams } }, async (request) => {
+    const account = requireAccount(deps.accounts, request.params.id);
+    return { data: account.steamId === null ? [] : await deps.platform.inventoryOf(account.steamId) };
+  });
+
   api.get('/accounts/:id/offers', { schema: { ...hidden, params: accountParams } }, async (request) => {
     const account = requireAccount(deps.accounts, request.params.id);
     return { data: account.steamId === null ? [] : await deps.platform.offersOf(account.steamId) };
