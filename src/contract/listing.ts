@@ -65,6 +65,13 @@ export const listingSchema = z
     listed_at: timestampSchema
       .nullable()
       .meta({ description: 'when the item entered the catalogue (re-listings get a new value)' }),
+    source: z.enum(['platform', 'external']).optional().meta({
+      description:
+        'additive: platform for the marketplace’s own items, external for items offered from an external market (at most one per order, never mixed with platform items)',
+    }),
+    api_purchasable: z.boolean().optional().meta({
+      description: 'additive: false when the item cannot be bought through the API (400 unsupported_item)',
+    }),
   })
   .meta({ id: 'Listing' });
 export type Listing = z.infer<typeof listingSchema>;

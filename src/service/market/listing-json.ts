@@ -77,6 +77,8 @@ export function orderListingKeys(l: Listing): Listing {
     delivery: l.delivery,
     refund_percent: l.refund_percent,
     listed_at: l.listed_at,
+    ...(l.source === undefined ? {} : { source: l.source }),
+    ...(l.api_purchasable === undefined ? {} : { api_purchasable: l.api_purchasable }),
   };
 }
 

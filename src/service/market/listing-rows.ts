@@ -30,6 +30,8 @@ const COLUMNS: [string, string][] = [
   ['delivery', 'VARCHAR'],
   ['refund_percent', 'DOUBLE'],
   ['listed_at', 'TIMESTAMP'],
+  ['source', 'VARCHAR'],
+  ['api_purchasable', 'BOOLEAN'],
 ];
 
 const COLUMN_NAMES = COLUMNS.map(([name]) => name).join(', ');
@@ -88,7 +90,8 @@ export async function* readListings(db: Database): AsyncGenerator<ListingRow> {
        'float_value', float_value, 'paint_seed', paint_seed, 'stickers', stickers,
        'price_usd', CAST(price_usd AS DOUBLE), 'category', category, 'rarity', rarity, 'image', image,
        'inspect_link', inspect_link, 'tradable', tradable, 'tradable_at', ${iso('tradable_at')},
-       'delivery', delivery, 'refund_percent', refund_percent, 'listed_at', ${iso('listed_at')}
+       'delivery', delivery, 'refund_percent', refund_percent, 'listed_at', ${iso('listed_at')},
+       'source', source, 'api_purchasable', api_purchasable
      )::VARCHAR AS j
      FROM listings`,
   );

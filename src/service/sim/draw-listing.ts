@@ -2,6 +2,7 @@
 import { APP_IDS, centsToUsd } from '../../contract/common.js';
 import { type Delivery, type Listing, type Sticker, WEARS, type Wear } from '../../contract/listing.js';
 import { formatListingId } from './listing-id.js';
+import { listingOrigin } from './listing-origin.js';
 import {
   type PreparedCatalogue,
   type PreparedItem,
@@ -124,6 +125,7 @@ function drawCs2(catalogue: PreparedCatalogue, rng: Random, sequence: number, li
     delivery,
     refund_percent: drawRefund(rng),
     listed_at: formatTimestamp(listedAtMs),
+    ...listingOrigin(sequence),
   };
 }
 
@@ -151,6 +153,8 @@ function drawOtherGame(appId: number, catalogue: PreparedCatalogue, rng: Random,
     delivery: drawReleasedDelivery(rng),
     refund_percent: drawRefund(rng),
     listed_at: null,
+    source: 'platform',
+    api_purchasable: true,
   };
 }
 
