@@ -1,6 +1,7 @@
 /** Vitest projects: `unit` (in-process, no sockets or child processes) and `integration` (the rest). */
 import { fileURLToPath } from 'node:url';
 import { configDefaults, defineConfig } from 'vitest/config';
+import { BaseSequencer, type TestSpecification } from 'vitest/node';
 
 /** The repository root: every glob below is relative to it, so compiled copies in `.build/` never match. */
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
@@ -25,6 +26,18 @@ const INTEGRATION = [
   'test/warehouse/warehouse-open.test.ts',
 ];
 
+/** Files that take far longer than any other: they start first, so none is left running alone at the end. */
+const LONGEST = ['test/collector/no-loss.test.ts'];
+
+/** Vitest's order (the last run's durations, else file size), except that the longest files go first. */
+class LongestFirst extends BaseSequencer {
+  override async sort(files: TestSpecification[]): Promise<TestSpecification[]> {
+    const sorted = await super.sort(files);
+    const longest = (spec: TestSpecification) => LONGEST.some((path) => spec.moduleId.endsWith(`/${path}`));
+    return [...sorted.filter(longest), ...sorted.filter((spec) => !longest(spec))];
+  }
+}
+
 export default defineConfig({
   root: ROOT,
   test: {
@@ -33,6 +46,8 @@ export default defineConfig({
     // Most integration time is spent waiting on sockets and child processes, so one worker per core
     // (vitest's default leaves one core idle) roughly halves the wall time on a 2-core machine.
     maxWorkers: '100%',
+    // A fresh clone has no durations of a last run, and would start the longest file late.
+    sequence: { sequencer: LongestFirst },
     projects: [
       {
         extends: true,
