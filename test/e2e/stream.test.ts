@@ -166,7 +166,7 @@ describe('GET /v1/listings/stream', () => {
     expect(fourth.status).toBe(429);
     expect(fourth.body).toMatchObject({ code: 'too_many_streams', limit: 3 });
     open[0]?.close();
-    await waitFor(() => (t.service.context.stream.open.get(keyId) ?? 0) < 3);
+    await waitFor(async () => ((await t.sandbox('/streams')).body.open[keyId] ?? 0) < 3);
     const text = await readRaw(`${t.baseUrl}/listings/stream`, k, (s) => s.includes(': connected'));
     expect(text).toContain(': connected');
     for (const c of open) c.close();
