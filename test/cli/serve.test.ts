@@ -3,7 +3,8 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runMarket, spawnMarket, waitForLine } from '../helpers/cli.js';
+import { askCollector, runMarket, spawnMarket, waitForLine } from '../helpers/cli.js';
+import { waitFor } from '../helpers/stream.js';
 
 let dir: string;
 
@@ -82,20 +83,12 @@ describe('market run (npm start)', () => {
       '300',
     ]);
     await waitForLine(child, /^demo API key: svc_pub_/);
-    let live = 0;
-    for (let i = 0; i < 100 && live === 0; i++) {
-      const answer = await runMarket([
-        'sql',
-        '--warehouse',
-        warehouse,
-        '--format',
-        'json',
-        'SELECT count(*) AS n FROM live_listings',
-      ]);
-      live = answer.code === 0 ? Number(JSON.parse(answer.stdout)[0]?.n ?? 0) : 0;
-      if (live === 0) await new Promise((r) => setTimeout(r, 200));
-    }
-    expect(live).toBeGreaterThan(0);
+    const count = 'SELECT count(*) AS n FROM live_listings';
+    // Asked in-process until the first sweep has landed; then `market sql` once, to see it answer.
+    await waitFor(async () => Number((await askCollector(warehouse, count))[0]?.n ?? 0) > 0, 20_000);
+    const answer = await runMarket(['sql', '--warehouse', warehouse, '--format', 'json', count]);
+    expect(answer.code).toBe(0);
+    expect(Number(JSON.parse(answer.stdout)[0]?.n)).toBeGreaterThan(0);
     const status = await runMarket(['status', '--warehouse', warehouse, '--json']);
     expect(status.code).toBe(0);
     const body = JSON.parse(status.stdout) as {

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningCollector } from '../../src/collector/daemon.js';
+import { churnUntil } from '../helpers/churn.js';
 import {
   apiLiveIds,
   startTestCollector,
@@ -28,12 +29,19 @@ describe('the collector against the real service', () => {
 
   it('lands every source and ends with exactly the live listings of every game', async () => {
     collector = await startTestCollector(t, key);
-    await t.sandbox('/simulator', { paused: false, rate_per_second: 100 });
-    await new Promise((r) => setTimeout(r, 4000));
-    await t.sandbox('/simulator', { paused: true });
+    const active = collector;
+    await churnUntil(t, { changes: 60, rate: 100, appId: 730 });
     const pausedAt = Date.now();
     await waitForStreamHead(t, collector);
     await waitForSweeps(collector, GAMES, pausedAt);
+    // Every source runs once at start; these wait for the slowest of those first runs to land.
+    const rowsOf = (sql: string) => active.warehouse.query(sql);
+    await waitFor(async () => (await rowsOf('SELECT 1 FROM price_snapshots LIMIT 1')).length > 0, 15_000);
+    await waitFor(
+      async () => (await rowsOf('SELECT DISTINCT app_id FROM minask_prices')).length === 3,
+      15_000,
+    );
+    await waitFor(async () => (await rowsOf('SELECT DISTINCT currency FROM fx_rates')).length === 20, 15_000);
     for (const appId of GAMES)
       expect(await warehouseLiveIds(collector, appId)).toEqual(await apiLiveIds(t, key, appId));
 
@@ -78,9 +86,8 @@ describe('the collector against the real service', () => {
   it('resumes from the stored Last-Event-ID after a restart, with nothing lost or landed twice', async () => {
     await collector?.stop();
     collector = null;
-    await t.sandbox('/simulator', { paused: false, rate_per_second: 150 });
-    await new Promise((r) => setTimeout(r, 1500));
-    await t.sandbox('/simulator', { paused: true });
+    // The market moves on while no collector runs: the restarted one must resume from there.
+    await churnUntil(t, { changes: 60, rate: 150, appId: 730 });
     collector = await startTestCollector(t, key);
     await waitForStreamHead(t, collector);
     const [events] = await collector.warehouse.query(
@@ -108,10 +115,11 @@ describe('stream recovery', () => {
     let collector = await startTestCollector(t, key, { games: [730] });
     try {
       await t.sandbox('/simulator', { paused: false, rate_per_second: 100 });
-      await new Promise((r) => setTimeout(r, 1000));
+      const running = collector;
+      await waitFor(async () => (await running.warehouse.readState('stream')).last_event_id !== undefined);
       await collector.stop();
-      await new Promise((r) => setTimeout(r, 1500));
-      await t.sandbox('/simulator', { paused: true });
+      // More CS2 events than the 20 rows retained, so the stored id is pruned and the resume must resync.
+      await churnUntil(t, { changes: 60, rate: 100, appId: 730 });
       await t.service.context.catalogue.log.prune(t.clock.now());
       collector = await startTestCollector(t, key, { games: [730] });
       const deadline = Date.now() + 20_000;

@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningCollector } from '../../src/collector/daemon.js';
 import type { Listing } from '../../src/contract/listing.js';
 import { type ModelRunSummary, Warehouse } from '../../src/warehouse/index.js';
+import { churnUntil } from '../helpers/churn.js';
 import { startTestCollector, waitForStreamHead, waitForSweeps } from '../helpers/collector.js';
 import { readAllListings } from '../helpers/listings.js';
 import { startTestService, type TestService } from '../helpers/service.js';
@@ -34,11 +35,12 @@ describe('models built from collected data', () => {
   let firstBuild: ModelRunSummary;
   let cs2: Listing[];
 
-  /** Lets the market move, then waits until the warehouse holds all of it and a fresh snapshot. */
-  async function churnAndSettle(ms: number) {
-    await t.sandbox('/simulator', { paused: false, rate_per_second: 100 });
-    await new Promise((r) => setTimeout(r, ms));
-    await t.sandbox('/simulator', { paused: true });
+  /**
+   * Lets the market make `changes` changes, then waits until the warehouse holds all of them and a
+   * fresh snapshot.
+   */
+  async function churnAndSettle(changes: number) {
+    await churnUntil(t, { changes, rate: 100 });
     const pausedAt = Date.now();
     await waitForStreamHead(t, collector);
     await waitForSweeps(collector, GAMES, pausedAt);
@@ -62,7 +64,7 @@ describe('models built from collected data', () => {
     });
     ({ key } = await t.account({ balance_usd: 50 }));
     collector = await startTestCollector(t, key);
-    await churnAndSettle(4000);
+    await churnAndSettle(400);
     firstBuild = await collector.warehouse.refreshModels();
     cs2 = await readAllListings(t, key, '&appId=730');
   });
@@ -333,7 +335,7 @@ describe('models built from collected data', () => {
   });
 
   it('an incremental refresh after more trading equals a full rebuild of the same data', async () => {
-    await churnAndSettle(2500);
+    await churnAndSettle(250);
     // Stop collecting, so both builds read the same landing data.
     await collector.stop();
     const warehouse = await Warehouse.open(collector.warehouse.path);

@@ -6,9 +6,10 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { controlFileOf } from '../../src/collector/control.js';
 import { Random } from '../../src/service/sim/random.js';
 import { Warehouse } from '../../src/warehouse/index.js';
-import { runMarket, spawnMarket, waitForLine } from '../helpers/cli.js';
+import { askCollector, spawnMarket, waitForLine } from '../helpers/cli.js';
 
 const KILLS = 20;
 const SERVICE_RESTARTS = 2;
@@ -57,7 +58,18 @@ async function stop(child: ChildProcess, signal: NodeJS.Signals): Promise<void> 
   children.delete(child);
 }
 
-function startCollectorProcess(baseUrl: string, key: string, warehouse: string): ChildProcess {
+/** Waits until a collector holds the warehouse: its control file is there. */
+async function holdsWarehouse(warehousePath: string): Promise<void> {
+  for (let i = 0; i < 200 && !existsSync(controlFileOf(warehousePath)); i++)
+    await new Promise((r) => setTimeout(r, 50));
+}
+
+function startCollectorProcess(
+  baseUrl: string,
+  key: string,
+  warehouse: string,
+  extra: string[] = [],
+): ChildProcess {
   const child = spawnMarket([
     'collect',
     '--base-url',
@@ -82,6 +94,7 @@ function startCollectorProcess(baseUrl: string, key: string, warehouse: string):
     '*/2 * * * * *',
     '--read-budget',
     '100000',
+    ...extra,
   ]);
   children.add(child);
   return child;
@@ -107,8 +120,7 @@ describe('no loss across crashes', () => {
     for (let kill = 1; kill <= KILLS; kill++) {
       const collector = startCollectorProcess(baseUrl, key, warehousePath);
       // Kill it while it works: once it holds the warehouse (its control file is there), at a random moment.
-      for (let i = 0; i < 200 && !existsSync(`${warehousePath}.collector.json`); i++)
-        await new Promise((r) => setTimeout(r, 50));
+      await holdsWarehouse(warehousePath);
       await new Promise((r) => setTimeout(r, 300 + random.next() * 1700));
       await stop(collector, 'SIGKILL');
       await rm(`${warehousePath}.collector.json`, { force: true });
@@ -118,9 +130,10 @@ describe('no loss across crashes', () => {
         restarts++;
       }
     }
-    // Let a last collector catch up once the market is still.
-    const last = startCollectorProcess(baseUrl, key, warehousePath);
-    await new Promise((r) => setTimeout(r, 1500));
+    // Let a last collector catch up once the market is still. It refreshes no models: a refresh
+    // over everything landed competes with the catch-up, and a SIGTERM waits for it to finish.
+    const last = startCollectorProcess(baseUrl, key, warehousePath, ['--models-cron', 'off']);
+    await holdsWarehouse(warehousePath);
     await fetch(`${origin}/sandbox/simulator`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
@@ -130,10 +143,7 @@ describe('no loss across crashes', () => {
     const head = (
       (await (await fetch(`${origin}/sandbox/events?app_id=730&limit=1`)).json()) as { last: string }
     ).last;
-    const query = async (sql: string) =>
-      JSON.parse(
-        (await runMarket(['sql', '--warehouse', warehousePath, '--format', 'json', sql])).stdout || '[]',
-      );
+    const query = (sql: string) => askCollector(warehousePath, sql);
     let caughtUp = false;
     for (let i = 0; i < 480 && !caughtUp; i++) {
       const [stream] = await query(

@@ -1,7 +1,9 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { CURRENCIES } from '../../src/contract/market.js';
+import { churnUntil } from '../helpers/churn.js';
 import { readAllListings } from '../helpers/listings.js';
 import { startTestService, type TestService } from '../helpers/service.js';
+import { waitFor } from '../helpers/stream.js';
 
 let t: TestService;
 let key: string;
@@ -60,19 +62,27 @@ describe('GET /v1/currency', () => {
 
 describe('the market simulator', () => {
   it('churns listings at the set pace and stops when paused', async () => {
+    const { churn } = t.service.context;
+    const ticks = vi.spyOn(churn, 'tick');
     const changes: string[] = [];
     const stop = t.service.context.catalogue.onChange((batch) => {
       for (const c of batch) changes.push(c.kind);
     });
     const running = await t.sandbox('/simulator', { paused: false, rate_per_second: 200 });
     expect(running.body).toMatchObject({ paused: false, rate_per_second: 200 });
-    await new Promise((r) => setTimeout(r, 600));
+    // A second of market time: the next tick owes at least 200 changes.
+    await t.sandbox('/clock', { advance_seconds: 1 });
+    await waitFor(() => changes.length >= 200);
     const paused = await t.sandbox('/simulator', { paused: true });
     expect(paused.body.paused).toBe(true);
     const atPause = changes.length;
-    await new Promise((r) => setTimeout(r, 300));
+    // Two more ticks after another second of market time: a paused churn changes nothing.
+    const ticked = ticks.mock.calls.length;
+    await t.sandbox('/clock', { advance_seconds: 1 });
+    await waitFor(() => ticks.mock.calls.length >= ticked + 2);
     stop();
-    expect(atPause).toBeGreaterThan(30);
+    ticks.mockRestore();
+    expect(atPause).toBeGreaterThanOrEqual(200);
     expect(changes.length).toBe(atPause);
     expect(changes).toContain('add');
     expect(changes).toContain('remove');
@@ -83,7 +93,8 @@ describe('the market simulator', () => {
     expect(held.length).toBeGreaterThan(0);
     await t.sandbox('/clock', { advance_seconds: 9 * 86_400 });
     await t.sandbox('/simulator', { paused: false, rate_per_second: 0 });
-    await new Promise((r) => setTimeout(r, 400));
+    const { catalogue, clock } = t.service.context;
+    await waitFor(() => [...catalogue.heldUntil(clock.now())].length === 0);
     await t.sandbox('/simulator', { paused: true });
     for (const before of held) {
       const res = await t.call(`/listings?name=${encodeURIComponent(before.market_hash_name)}&limit=200`, {
@@ -104,9 +115,7 @@ describe('restart', () => {
     const first = await startTestService({ listings: 400 });
     const dbPath = `${first.dir}/market.duckdb`;
     const account = await first.account();
-    await first.sandbox('/simulator', { paused: false, rate_per_second: 300 });
-    await new Promise((r) => setTimeout(r, 300));
-    await first.sandbox('/simulator', { paused: true });
+    await churnUntil(first, { changes: 90, rate: 300 });
     const before = await readAllListings(first, account.key);
     const sequence = first.service.context.catalogue.nextSequence;
     await first.service.close();

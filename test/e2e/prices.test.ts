@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Listing } from '../../src/contract/listing.js';
 import type { PriceRow } from '../../src/contract/market.js';
+import { churnUntil } from '../helpers/churn.js';
 import { readAllListings } from '../helpers/listings.js';
 import { startTestService, type TestService } from '../helpers/service.js';
 
@@ -101,9 +102,7 @@ describe('GET /v1/prices', () => {
 
   it('lags the live listings until the next rebuild, and says how old it is', async () => {
     const before = await t.call('/health');
-    await t.sandbox('/simulator', { rate_per_second: 500, paused: false });
-    await new Promise((r) => setTimeout(r, 300));
-    await t.sandbox('/simulator', { paused: true });
+    await churnUntil(t, { changes: 150, rate: 500 });
     const stale = await readAllPrices('');
     t.clock.advance(30_000);
     expect((await t.call('/health')).body.price_list_age_seconds).toBeGreaterThanOrEqual(30);

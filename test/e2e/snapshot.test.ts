@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import { DuckDBInstance } from '@duckdb/node-api';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { churnUntil } from '../helpers/churn.js';
 import { startTestService, type TestService } from '../helpers/service.js';
 
 let t: TestService;
@@ -73,9 +74,7 @@ describe('GET /v1/prices/snapshot.ndjson.gz', () => {
     expect(again.body.length).toBe(0);
     expect(again.res.headers.get('etag')).toBe(etag);
 
-    await t.sandbox('/simulator', { paused: false, rate_per_second: 300 });
-    await new Promise((r) => setTimeout(r, 300));
-    await t.sandbox('/simulator', { paused: true });
+    await churnUntil(t, { changes: 90, rate: 300 });
     const stale = await download(key, etag);
     expect(stale.res.status).toBe(304);
     await t.sandbox('/prices/rebuild', {});

@@ -27,6 +27,7 @@ describe('a stream client that resumes at random points', () => {
         // Until it holds an event id there is nothing to resume from, so the first connection stays until then.
         await client.until((events) => events.length > 0);
       }
+      // Real time on purpose: the client drops at a random point of a live, churning stream.
       await new Promise((r) => setTimeout(r, 100 + random.next() * 400));
       client.close();
       for (const event of client.events) {
@@ -36,6 +37,7 @@ describe('a stream client that resumes at random points', () => {
       }
       applied += client.events.length;
       lastId = client.lastId() ?? lastId;
+      // ...and stays away a random while, so the next one resumes with a backlog to replay.
       await new Promise((r) => setTimeout(r, random.next() * 300));
     }
     await t.sandbox('/simulator', { paused: true });

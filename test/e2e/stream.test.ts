@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { listingSchema } from '../../src/contract/listing.js';
+import { churnUntil } from '../helpers/churn.js';
 import { startTestService, type TestService } from '../helpers/service.js';
-import { openStream, readRaw, type SeenEvent } from '../helpers/stream.js';
+import { openStream, readRaw, type SeenEvent, waitFor } from '../helpers/stream.js';
 
 let t: TestService;
 let key: string;
@@ -68,7 +69,7 @@ describe('GET /v1/listings/stream', () => {
   ])('narrows new events with %s and never filters gone events', async (query, keep) => {
     const from = t.service.context.catalogue.log.head;
     const client = openStream(t.baseUrl, key, { query });
-    await new Promise((r) => setTimeout(r, 100));
+    await client.opened;
     await churn(300);
     await client.until(
       (e) => e.filter((x) => x.type === 'new').length >= 3 && e.some((x) => x.type === 'gone'),
@@ -92,7 +93,7 @@ describe('GET /v1/listings/stream', () => {
     const target = [...t.service.context.catalogue.index.values(730)][0];
     const name = target?.name as string;
     const client = openStream(t.baseUrl, key, { query: `name=${encodeURIComponent(name.toUpperCase())}` });
-    await new Promise((r) => setTimeout(r, 100));
+    await client.opened;
     await t.service.context.catalogue.apply([{ kind: 'remove', id: target?.id as string }]);
     await t.service.context.catalogue.apply([
       { kind: 'add', appId: 730, listing: { ...target?.listing, price_usd: 1.23 } as any },
@@ -129,16 +130,17 @@ describe('GET /v1/listings/stream', () => {
       await first.until((e) => e.length >= 10);
       first.close();
       const resumeFrom = first.lastId() as string;
-      await new Promise((r) => setTimeout(r, 300));
+      // The market moves on while no stream is open: those events are what the replay must carry.
+      await waitFor(async () => (await loggedIdsAfter(t, positionOf(resumeFrom))).length >= 10);
       const second =
         how === 'header'
           ? openStream(t.baseUrl, key, { lastEventId: resumeFrom })
           : openStream(t.baseUrl, key, { query: `last_event_id=${resumeFrom}` });
       await second.until((e) => e.length >= 200);
       await pause();
-      await new Promise((r) => setTimeout(r, 200));
-      second.close();
       const expected = await loggedIdsAfter(t, positionOf(resumeFrom));
+      await second.until((e) => e.length >= expected.length);
+      second.close();
       expect(second.events.map((e) => e.id)).toEqual(expected.slice(0, second.events.length));
       expect(second.events.length).toBe(expected.length);
     },
@@ -157,14 +159,14 @@ describe('GET /v1/listings/stream', () => {
   });
 
   it('allows 3 streams per key; the 4th answers 429 too_many_streams, and a closed one frees its place', async () => {
-    const { key: k } = await t.account();
+    const { key: k, keyId } = await t.account();
     const open = [openStream(t.baseUrl, k), openStream(t.baseUrl, k), openStream(t.baseUrl, k)];
-    await new Promise((r) => setTimeout(r, 300));
+    await Promise.all(open.map((c) => c.opened));
     const fourth = await t.call('/listings/stream', { key: k });
     expect(fourth.status).toBe(429);
     expect(fourth.body).toMatchObject({ code: 'too_many_streams', limit: 3 });
     open[0]?.close();
-    await new Promise((r) => setTimeout(r, 200));
+    await waitFor(async () => ((await t.sandbox('/streams')).body.open[keyId] ?? 0) < 3);
     const text = await readRaw(`${t.baseUrl}/listings/stream`, k, (s) => s.includes(': connected'));
     expect(text).toContain(': connected');
     for (const c of open) c.close();
@@ -176,9 +178,7 @@ describe('stream retention and restarts', () => {
     const s = await startTestService({ listings: 500, retention: { maxRows: 50 } });
     try {
       const { key: k } = await s.account();
-      await s.sandbox('/simulator', { paused: false, rate_per_second: 500 });
-      await new Promise((r) => setTimeout(r, 500));
-      await s.sandbox('/simulator', { paused: true });
+      await churnUntil(s, { changes: 250, rate: 500 });
       const oldId = s.service.context.catalogue.log.eventId(1);
       await s.service.context.catalogue.log.prune(s.clock.now());
       expect(s.service.context.catalogue.log.oldest).toBeGreaterThan(2);
@@ -201,16 +201,16 @@ describe('stream retention and restarts', () => {
     await a.until((e) => e.length >= 20);
     a.close();
     const resumeFrom = a.lastId() as string;
-    await new Promise((r) => setTimeout(r, 200));
+    await waitFor(async () => (await loggedIdsAfter(first, positionOf(resumeFrom))).length >= 10);
     await first.service.close();
     const second = await startTestService({ dbPath, churnPaused: false, churnRate: 300 });
     try {
       const b = openStream(second.baseUrl, k, { lastEventId: resumeFrom });
       await b.until((e) => e.length >= 150);
       await second.sandbox('/simulator', { paused: true });
-      await new Promise((r) => setTimeout(r, 200));
-      b.close();
       const expected = await loggedIdsAfter(second, positionOf(resumeFrom));
+      await b.until((e) => e.length >= expected.length);
+      b.close();
       const got = b.events.map((e: SeenEvent) => e.id);
       expect(got).toEqual(expected);
       expect(new Set(got).size).toBe(got.length);

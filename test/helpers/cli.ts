@@ -2,6 +2,7 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { createInterface } from 'node:readline';
+import { findControl } from '../../src/cli/status.js';
 import { projectPath } from '../../src/shared/project-root.js';
 
 const MAIN = projectPath('src', 'cli', 'main.ts');
@@ -46,4 +47,19 @@ export function waitForLine(child: ChildProcess, pattern: RegExp): Promise<strin
       reject(new Error(`exited with ${code} before printing ${pattern}: ${stderr}`)),
     );
   });
+}
+
+/**
+ * The rows of a query asked of the running collector, the way `market sql` asks it (no rows when
+ * none answers yet), without starting a process for every question.
+ */
+export async function askCollector(warehousePath: string, sql: string): Promise<any[]> {
+  const control = await findControl(warehousePath);
+  if (!control) return [];
+  try {
+    const response = await fetch(`http://127.0.0.1:${control.port}/sql`, { method: 'POST', body: sql });
+    return response.ok ? ((await response.json()) as { rows: any[] }).rows : [];
+  } catch {
+    return [];
+  }
 }

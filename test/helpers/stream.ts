@@ -12,6 +12,8 @@ export interface SeenEvent {
 export interface StreamClient {
   events: SeenEvent[];
   lastId(): string | undefined;
+  /** Resolves once the service has answered with the stream's head (it then follows the catalogue). */
+  opened: Promise<void>;
   /** Resolves once `predicate` holds over the events (polling), or rejects after `timeoutMs`. */
   until(predicate: (events: SeenEvent[]) => boolean, timeoutMs?: number): Promise<void>;
   close(): void;
@@ -37,12 +39,15 @@ export function openStream(
       return fetch(input, { ...init, headers });
     },
   });
+  // The service subscribes to the catalogue before it writes the head, so from here nothing is missed.
+  const opened = new Promise<void>((resolve) => es.addEventListener('open', () => resolve(), { once: true }));
   for (const type of ['new', 'gone', 'resync'] as const) {
     es.addEventListener(type, (e) => events.push({ id: e.lastEventId, type, data: JSON.parse(e.data) }));
   }
   return {
     events,
     lastId: () => events.filter((e) => e.type !== 'resync').at(-1)?.id,
+    opened,
     until: (predicate, timeoutMs = 10_000) => waitFor(() => predicate(events), timeoutMs),
     close: () => es.close(),
   };

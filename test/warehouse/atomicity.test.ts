@@ -100,6 +100,7 @@ describe('Warehouse crash safety', () => {
     for (let round = 0; round < 5; round += 1) {
       const child = startScript('scripts/crash-writer.ts', [path]);
       await child.waitFor(`committed ${previous + 1}\n`);
+      // Real time on purpose: the kill lands at a random point of the writer's work.
       await delay(Math.floor(Math.random() * 500));
       child.kill('SIGKILL');
       expect((await child.exited).signal).toBe('SIGKILL');
