@@ -25,6 +25,7 @@ const INTEGRATION = [
   'test/warehouse/atomicity.test.ts',
   'test/warehouse/export.test.ts',
   'test/warehouse/warehouse-open.test.ts',
+  'test/service/platform/service-wiring.test.ts',
 ];
 
 /** Files that take far longer than any other: they start first, so none is left running alone at the end. */

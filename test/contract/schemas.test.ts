@@ -161,11 +161,6 @@ const valid: Case[] = [
     },
   ],
   [
-    'an order body with unknown extra fields',
-    order.createOrderBodySchema,
-    { listing_ids: ['l_1'], note: 'x' },
-  ],
-  [
     'a market buy body',
     order.marketBuyBodySchema,
     {
@@ -305,6 +300,11 @@ const valid: Case[] = [
 ];
 
 const invalid: Case[] = [
+  [
+    'an order body with an unknown field (a misspelt max_price_usd must never buy unguarded)',
+    order.createOrderBodySchema,
+    { listing_ids: ['l_1'], max_price: 10 },
+  ],
   ['an order with an unknown status', order.orderSchema, { ...heldOrder, status: 'shipped' }],
   [
     'an order item with an unknown return reason',

@@ -68,6 +68,8 @@ describe('GET /v1/openapi.json', () => {
       'delivery',
       'refund_percent',
       'listed_at',
+      'source',
+      'api_purchasable',
     ]);
   });
 

@@ -101,6 +101,8 @@ export function createListingFactory(options: ListingFactoryOptions): ListingFac
       // Whole minutes over a few days, so equal timestamps are common; some rows have none.
       listed_at:
         cs2 && random.chance(0.95) ? new Date(BASE_MS + random.int(5000) * 60_000).toISOString() : null,
+      source: 'platform',
+      api_purchasable: true,
       ...overrides,
     };
     return listing;
