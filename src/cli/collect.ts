@@ -4,8 +4,8 @@ import { z } from 'zod';
 import { startCollector } from '../collector/daemon.js';
 import { CliError } from './cli-error.js';
 import { parseConfig } from './config.js';
+import { createLogger, LOG_LEVELS, logStatusEvery } from './logger.js';
 import { stopOnSignal } from './serve.js';
-import { formatStatus } from './status.js';
 
 const collectConfigSchema = z.object({
   baseUrl: z.url({ message: 'give --base-url (or MARKET_BASE_URL), e.g. http://127.0.0.1:8080/v1' }),
@@ -36,11 +36,13 @@ const collectConfigSchema = z.object({
     .string()
     .refine((v) => v === 'off' || cron.validate(v), 'give a cron expression, e.g. "* * * * *", or off')
     .default('* * * * *'),
+  logLevel: z.enum(LOG_LEVELS).default('info'),
 });
 
 /** Starts the daemon and prints a status line on stderr every `--status-seconds`. */
 export async function collect(flags: Record<string, unknown>): Promise<void> {
   const config = parseConfig(collectConfigSchema, flags, process.env);
+  const log = createLogger('collector', config.logLevel);
   let collector: Awaited<ReturnType<typeof startCollector>>;
   try {
     collector = await startCollector({
@@ -58,26 +60,19 @@ export async function collect(flags: Record<string, unknown>): Promise<void> {
       readBudget: config.readBudget,
       ...(config.exportCron ? { exportCron: config.exportCron, exportDir: config.exportDir } : {}),
       modelsCron: config.modelsCron === 'off' ? null : config.modelsCron,
+      logger: log,
       onFatal: (error) => {
-        process.stderr.write(
-          `market collect: cannot write the warehouse, stopping (a restart resumes): ${String(error)}\n`,
-        );
+        log.fatal({ err: error }, 'cannot write the warehouse, stopping (a restart resumes)');
         process.exit(1);
       },
     });
   } catch (error) {
     throw new CliError((error as Error).message);
   }
-  process.stderr.write(`market collect: collecting ${config.baseUrl} into ${config.warehouse}\n`);
-  const timer =
-    config.statusSeconds > 0
-      ? setInterval(
-          () => process.stderr.write(`${formatStatus(collector.status())}\n`),
-          config.statusSeconds * 1000,
-        )
-      : undefined;
+  log.info({ baseUrl: config.baseUrl, warehouse: config.warehouse }, 'collecting');
+  const stopStatus = logStatusEvery(log, config.statusSeconds, collector.status);
   stopOnSignal(async () => {
-    clearInterval(timer);
+    stopStatus();
     await collector.stop();
   });
 }

@@ -78,6 +78,7 @@ program
   )
   .option('--export-dir <path>', 'folder of the scheduled parquet exports', 'data/exports')
   .option('--models-cron <expr>', 'cron schedule (UTC) of the SQL model refresh, or off', '* * * * *')
+  .option('--log-level <level>', 'pino log level of the JSON logs on stderr, or silent (MARKET_LOG_LEVEL)')
   .action(async (flags) => (await import('./collect.js')).collect(flags));
 
 program

@@ -7,8 +7,8 @@ import { dirname, join } from 'node:path';
 import { startCollector } from '../collector/daemon.js';
 import { startService } from '../service/service.js';
 import { CliError } from './cli-error.js';
+import { createLogger, logStatusEvery } from './logger.js';
 import { stopOnSignal } from './serve.js';
-import { formatStatus } from './status.js';
 
 interface RunFlags {
   port?: string;
@@ -36,14 +36,16 @@ export async function run(flags: RunFlags): Promise<void> {
   });
   const warehousePath = flags.warehouse ?? 'data/warehouse.duckdb';
   const exportDir = join(dirname(warehousePath), 'exports');
+  const log = createLogger('collector', 'info');
   const collector = await startCollector({
     baseUrl: service.baseUrl,
     apiKey: rawKey,
     warehousePath,
     exportCron: '0 * * * *',
     exportDir,
+    logger: log,
     onFatal: (error) => {
-      process.stderr.write(`market run: the collector cannot write the warehouse: ${String(error)}\n`);
+      log.fatal({ err: error }, 'the collector cannot write the warehouse');
       process.exit(1);
     },
   });
@@ -58,9 +60,9 @@ export async function run(flags: RunFlags): Promise<void> {
       '',
     ].join('\n'),
   );
-  const timer = setInterval(() => process.stderr.write(`${formatStatus(collector.status())}\n`), 30_000);
+  const stopStatus = logStatusEvery(log, 30, collector.status);
   stopOnSignal(async () => {
-    clearInterval(timer);
+    stopStatus();
     await collector.stop();
     await service.close();
   });
