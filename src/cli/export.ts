@@ -5,7 +5,7 @@
  */
 import { resolve } from 'node:path';
 import { z } from 'zod';
-import type { ExportLine, ExportRequest } from '../collector/control-export.js';
+import type { ExportRequest } from '../collector/control-export.js';
 import {
   type ExportProgress,
   type ExportSummary,
@@ -17,8 +17,8 @@ import {
 } from '../warehouse/index.js';
 import { CliError } from './cli-error.js';
 import { parseConfig } from './config.js';
+import { ControlClient } from './control-client.js';
 import { createProgressPrinter } from './export-progress.js';
-import { findControl } from './status.js';
 
 const day = z.string().refine(isDay, 'give a day written YYYY-MM-DD, e.g. 2026-11-01');
 
@@ -49,7 +49,7 @@ export async function runExport(flags: Record<string, unknown>): Promise<void> {
     ...(config.until ? { until: config.until } : {}),
   };
   const progress = createProgressPrinter(process.stderr);
-  const control = await findControl(config.warehouse);
+  const control = await ControlClient.find(config.warehouse);
   if (control && config.modelsDir)
     throw new CliError(
       `a collector is running on ${config.warehouse} and exports the models of its own folder; --models-dir applies only when none runs`,
@@ -57,7 +57,7 @@ export async function runExport(flags: Record<string, unknown>): Promise<void> {
   let summary: ExportSummary;
   try {
     summary = control
-      ? await exportThroughCollector(control.port, request, progress.update)
+      ? await control.export(request, progress.update)
       : await exportDirectly(config.warehouse, config.modelsDir, request, progress.update);
   } finally {
     progress.end();
@@ -101,42 +101,4 @@ async function exportDirectly(
   } finally {
     await warehouse.close();
   }
-}
-
-/** Asks the running collector to export, following its NDJSON progress lines to the result line. */
-async function exportThroughCollector(
-  port: number,
-  request: ExportRequest,
-  onProgress: (progress: ExportProgress) => void,
-): Promise<ExportSummary> {
-  const response = await fetch(`http://127.0.0.1:${port}/export`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify(request),
-  });
-  if (!response.ok || !response.body) {
-    const body = (await response.json().catch(() => ({}))) as { error?: string };
-    throw new CliError(body.error ?? `the collector answered ${response.status} to the export`);
-  }
-  for await (const line of readLines(response.body)) {
-    if (!line.trim()) continue;
-    const message = JSON.parse(line) as ExportLine;
-    if ('progress' in message) onProgress(message.progress);
-    else if ('result' in message) return message.result;
-    else throw new CliError(message.error, message.input ? 2 : 1);
-  }
-  throw new CliError('the collector closed the connection before the export ended; see its log', 1);
-}
-
-/** The text lines of a byte stream. */
-async function* readLines(body: AsyncIterable<Uint8Array>): AsyncGenerator<string> {
-  const decoder = new TextDecoder();
-  let buffered = '';
-  for await (const chunk of body) {
-    buffered += decoder.decode(chunk, { stream: true });
-    const lines = buffered.split('\n');
-    buffered = lines.pop() ?? '';
-    yield* lines;
-  }
-  if (buffered) yield buffered;
 }

@@ -3,12 +3,12 @@
  * the warehouse the work goes through it (DuckDB lets one process open the file); otherwise the
  * file is opened here (read-write to build, read-only to test).
  */
-import type { ModelsAnswer, ModelsRequest } from '../collector/control-models.js';
+import type { ModelsRequest } from '../collector/control-models.js';
 import type { ModelRunSummary, ModelTestResult } from '../warehouse/index.js';
 import { Warehouse } from '../warehouse/index.js';
 import { CliError } from './cli-error.js';
+import { ControlClient } from './control-client.js';
 import { render } from './sql.js';
-import { findControl } from './status.js';
 
 interface ModelsFlags {
   warehouse?: string;
@@ -67,18 +67,8 @@ async function through<T>(
   local: (warehouse: Warehouse) => Promise<T>,
 ): Promise<ModelRunSummary | ModelTestResult[] | T> {
   const path = flags.warehouse ?? process.env.MARKET_WAREHOUSE ?? 'data/warehouse.duckdb';
-  const control = await findControl(path);
-  if (control) {
-    const response = await fetch(`http://127.0.0.1:${control.port}/models/${action}`, {
-      method: 'POST',
-      body: JSON.stringify(request),
-    });
-    const answer = (await response.json()) as ModelsAnswer;
-    if ('error' in answer) throw new CliError(answer.error);
-    if ('summary' in answer) return answer.summary;
-    if ('results' in answer) return answer.results;
-    throw new CliError(`the collector answered ${response.status} without an outcome`);
-  }
+  const control = await ControlClient.find(path);
+  if (control) return action === 'run' ? control.runModels(request) : control.testModels(request);
   let warehouse: Warehouse;
   try {
     warehouse = await Warehouse.open(path, { readOnly: action === 'test' });

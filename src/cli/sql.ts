@@ -6,7 +6,7 @@
 import { resolve } from 'node:path';
 import { Warehouse } from '../warehouse/index.js';
 import { CliError } from './cli-error.js';
-import { findControl } from './status.js';
+import { ControlClient } from './control-client.js';
 
 interface SqlFlags {
   warehouse?: string;
@@ -37,14 +37,8 @@ async function runQuery(
   query: string,
   out?: string,
 ): Promise<Record<string, unknown>[] | number> {
-  const control = await findControl(path);
-  if (control) {
-    const target = `http://127.0.0.1:${control.port}/sql${out ? `?out=${encodeURIComponent(out)}` : ''}`;
-    const response = await fetch(target, { method: 'POST', body: query });
-    const body = (await response.json()) as { rows?: Record<string, unknown>[] | number; error?: string };
-    if (!response.ok) throw new CliError(body.error ?? `the collector answered ${response.status}`);
-    return body.rows ?? [];
-  }
+  const control = await ControlClient.find(path);
+  if (control) return out ? control.queryToParquet(query, out) : control.query(query);
   let warehouse: Warehouse;
   try {
     warehouse = await Warehouse.open(path, { readOnly: true });

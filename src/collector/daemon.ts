@@ -138,7 +138,7 @@ export async function startCollector(options: CollectorOptions): Promise<Running
     ...(exports ? [exports.board] : []),
   ];
   const status = () => boards().map((b) => ({ ...b.status }));
-  const control = await startControlServer(warehouse, status);
+  const control = await startControlServer(warehouse, status, log);
   return {
     warehouse,
     control,
