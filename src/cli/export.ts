@@ -13,27 +13,19 @@ import {
   isDay,
   isExportInputError,
   type ModelExportSummary,
-  Warehouse,
 } from '../warehouse/index.js';
 import { CliError } from './cli-error.js';
-import { parseConfig } from './config.js';
+import { list, parseConfig, warehouseFlags } from './config.js';
 import { ControlClient } from './control-client.js';
 import { createProgressPrinter } from './export-progress.js';
+import { type WarehouseFlags, withWarehouse } from './with-warehouse.js';
 
 const day = z.string().refine(isDay, 'give a day written YYYY-MM-DD, e.g. 2026-11-01');
 
 const exportConfigSchema = z.object({
-  warehouse: z.string().default('data/warehouse.duckdb'),
-  to: z.string().min(1).default('data/exports'),
-  models: z
-    .string()
-    .transform((v) =>
-      v
-        .split(',')
-        .map((s) => s.trim())
-        .filter(Boolean),
-    )
-    .optional(),
+  ...warehouseFlags,
+  to: z.string().min(1),
+  models: list.optional(),
   since: day.optional(),
   until: day.optional(),
   modelsDir: z.string().optional(),
@@ -41,7 +33,7 @@ const exportConfigSchema = z.object({
 
 /** Exports the models and prints what each got. */
 export async function runExport(flags: Record<string, unknown>): Promise<void> {
-  const config = parseConfig(exportConfigSchema, flags, process.env);
+  const config = parseConfig(exportConfigSchema, flags);
   const request: ExportRequest = {
     to: resolve(config.to),
     ...(config.models?.length ? { models: config.models } : {}),
@@ -58,7 +50,7 @@ export async function runExport(flags: Record<string, unknown>): Promise<void> {
   try {
     summary = control
       ? await control.export(request, progress.update)
-      : await exportDirectly(config.warehouse, config.modelsDir, request, progress.update);
+      : await exportDirectly(config, config.modelsDir, request, progress.update);
   } finally {
     progress.end();
   }
@@ -75,30 +67,24 @@ export function formatSummary(model: ModelExportSummary): string {
 }
 
 /** Opens the warehouse read-only in this process and exports. */
-async function exportDirectly(
-  path: string,
+function exportDirectly(
+  flags: WarehouseFlags,
   modelsDir: string | undefined,
   request: ExportRequest,
   onProgress: (progress: ExportProgress) => void,
 ): Promise<ExportSummary> {
-  let warehouse: Warehouse;
-  try {
-    warehouse = await Warehouse.open(path, { readOnly: true, ...(modelsDir ? { modelsDir } : {}) });
-  } catch (error) {
-    throw new CliError((error as Error).message);
-  }
-  try {
-    const { models, since, until, to } = request;
-    return await exportModels(warehouse, {
-      to,
-      onProgress,
-      ...(models ? { models } : {}),
-      ...(since ? { since } : {}),
-      ...(until ? { until } : {}),
-    });
-  } catch (error) {
-    throw new CliError((error as Error).message, isExportInputError(error) ? 2 : 1);
-  } finally {
-    await warehouse.close();
-  }
+  const { models, since, until, to } = request;
+  return withWarehouse(
+    flags,
+    { readOnly: true, ...(modelsDir ? { modelsDir } : {}) },
+    (warehouse) =>
+      exportModels(warehouse, {
+        to,
+        onProgress,
+        ...(models ? { models } : {}),
+        ...(since ? { since } : {}),
+        ...(until ? { until } : {}),
+      }),
+    (error) => (isExportInputError(error) ? 2 : 1),
+  );
 }

@@ -4,8 +4,8 @@ import { CliError } from './cli-error.js';
 import { ControlClient } from './control-client.js';
 
 /** Prints the status of the collector that holds the warehouse. */
-export async function status(flags: { warehouse?: string; json?: boolean }): Promise<void> {
-  const warehouse = flags.warehouse ?? process.env.MARKET_WAREHOUSE ?? 'data/warehouse.duckdb';
+export async function status(flags: { warehouse: string; json?: boolean }): Promise<void> {
+  const { warehouse } = flags;
   const control = await ControlClient.find(warehouse);
   if (!control) throw new CliError(`no collector is running on ${warehouse}`);
   const body = await control.status();

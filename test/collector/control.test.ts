@@ -25,13 +25,12 @@ afterAll(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 
+function post(url: string, contentType: string, payload: string) {
+  return app.inject({ method: 'POST', url, headers: { 'content-type': contentType }, payload });
+}
+
 function sql(query: string, out?: string) {
-  return app.inject({
-    method: 'POST',
-    url: out ? `/sql?out=${encodeURIComponent(out)}` : '/sql',
-    headers: { 'content-type': 'text/plain' },
-    payload: query,
-  });
+  return post(out ? `/sql?out=${encodeURIComponent(out)}` : '/sql', 'text/plain', query);
 }
 
 async function tableCount(): Promise<number> {
@@ -129,12 +128,7 @@ describe('errors of the control endpoint', () => {
   });
 
   it('answers malformed JSON 400 invalid_request', async () => {
-    const response = await app.inject({
-      method: 'POST',
-      url: '/models/run',
-      headers: { 'content-type': 'application/json' },
-      payload: '{"select": [',
-    });
+    const response = await post('/models/run', 'application/json', '{"select": [');
     expect(response.statusCode).toBe(400);
     expect(response.json()).toMatchObject({ code: 'invalid_request', detail: expect.any(String) });
   });
@@ -155,12 +149,7 @@ describe('errors of the control endpoint', () => {
   });
 
   it('answers an unknown media type 415 unsupported_media_type', async () => {
-    const response = await app.inject({
-      method: 'POST',
-      url: '/sql',
-      headers: { 'content-type': 'application/xml' },
-      payload: '<sql/>',
-    });
+    const response = await post('/sql', 'application/xml', '<sql/>');
     expect(response.statusCode).toBe(415);
     expect(response.json()).toMatchObject({ code: 'unsupported_media_type' });
   });
