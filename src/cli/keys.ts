@@ -1,11 +1,11 @@
 /** `market keys create|list|revoke`: key management on a service database that no server holds. */
 import { usdToCents } from '../contract/common.js';
-import { isCidr } from '../service/auth/ip-allowlist.js';
-import { createClock } from '../service/clock.js';
+import { Accounts } from '../service/accounts/accounts.js';
+import { isCidr } from '../service/core/ip-allowlist.js';
+import { UnitOfWorkRunner } from '../service/core/unit-of-work.js';
 import { ALL_APP_IDS } from '../service/market/games.js';
-import { projectPath } from '../service/paths.js';
-import { AccountStore } from '../service/store/accounts.js';
-import { Database } from '../service/store/database.js';
+import { Database } from '../shared/database.js';
+import { projectPath } from '../shared/project-root.js';
 import { CliError } from './cli-error.js';
 
 interface KeyFlags {
@@ -49,8 +49,8 @@ export async function createKey(flags: KeyFlags): Promise<void> {
 /** Prints one line per key: id, account, label, trading, allowlist, state. */
 export async function listKeys(flags: KeyFlags): Promise<void> {
   await withAccounts(flags.db, async (accounts) => {
-    for (const account of accounts.allAccounts()) {
-      for (const key of accounts.keysOf(account.id)) {
+    for (const account of accounts.store.all()) {
+      for (const key of accounts.keys.keysOf(account.id)) {
         const state = key.revokedAt === null ? 'active' : `revoked ${new Date(key.revokedAt).toISOString()}`;
         const allow = key.ipAllowlist.length > 0 ? key.ipAllowlist.join(',') : 'any-ip';
         process.stdout.write(
@@ -70,7 +70,7 @@ export async function revokeKey(keyId: string, flags: KeyFlags): Promise<void> {
   });
 }
 
-async function withAccounts(file: string, work: (accounts: AccountStore) => Promise<void>): Promise<void> {
+async function withAccounts(file: string, work: (accounts: Accounts) => Promise<void>): Promise<void> {
   let db: Database;
   try {
     db = await Database.open(file, projectPath('sql', 'service'));
@@ -80,8 +80,8 @@ async function withAccounts(file: string, work: (accounts: AccountStore) => Prom
     );
   }
   try {
-    const accounts = new AccountStore(db, createClock());
-    await accounts.load();
+    const accounts = new Accounts(new UnitOfWorkRunner(db, Date.now));
+    await accounts.load(db);
     await work(accounts);
   } finally {
     await db.close();

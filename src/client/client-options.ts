@@ -41,7 +41,10 @@ export interface MarketClientOptions {
   apiKey?: string | undefined;
   /** Longest wait for one attempt's answer, in milliseconds. @default 30000 */
   timeoutMs?: number;
-  /** Retries of a transient failure (429, 502/503/504, price_updating, network) per request. @default 5 */
+  /**
+   * Retries of a transient failure (429, 502/503/504, price_updating, network) per request; a POST
+   * is retried only with its Idempotency-Key, and lookups of an unknown outcome are not counted. @default 5
+   */
   maxRetries?: number;
   /** The key's request budget; the first client of a key fixes it for the process. @default DEFAULT_BUDGET */
   limits?: BudgetOptions;

@@ -8,25 +8,38 @@ export {
   type Sleep,
 } from './client-options.js';
 export { claimBudget, KeyBudget } from './key-budget.js';
+export { MarketClient } from './market-client.js';
+export { isNetworkError, NetworkError } from './network-error.js';
+export { paginate } from './paginate.js';
+export type {
+  ListingsParams,
+  OnlyOrExclude,
+  OrdersParams,
+  PricesParams,
+  TransactionsParams,
+} from './query-params.js';
+export { AccountResource, type TransactionPage } from './resources/account.js';
+export { type ListingPage, ListingsResource } from './resources/listings.js';
+export { MarketInfoResource } from './resources/market-info.js';
+export { OrdersResource, type PlaceOrderOptions } from './resources/orders.js';
 export {
-  type ListingPage,
-  MarketClient,
+  PricesResource,
   type SnapshotDownload,
   type SnapshotNotModified,
   type SnapshotResult,
-  type StreamFetch,
-  type TransactionPage,
-} from './market-client.js';
-export { isNetworkError, NetworkError } from './network-error.js';
-export { paginate } from './paginate.js';
-export type { ListingsParams, OnlyOrExclude, PricesParams, TransactionsParams } from './query-params.js';
+} from './resources/prices.js';
 export {
   BACKOFF_BASE_MS,
   BACKOFF_CAP_MS,
   backoffMs,
+  decideRetry,
   isTransient,
+  postFailureKind,
+  type RetryContext,
+  type RetryDecision,
   retryAfterMs,
   retryDelayMs,
 } from './retry-policy.js';
 export { RollingWindow, type WindowSlot } from './rolling-window.js';
+export { type JsonRequest, type RateClass, type StreamFetch, Transport } from './transport.js';
 export { isUnexpectedResponseError, UnexpectedResponseError } from './unexpected-response-error.js';

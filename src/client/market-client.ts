@@ -1,65 +1,19 @@
-/** The typed client of the marketplace API /v1: every answer parsed with the contract, retries and a per-key budget built in. */
-import { setTimeout as delay } from 'node:timers/promises';
-import { Agent, type Dispatcher, fetch, Headers, type RequestInit, type Response } from 'undici';
-import { z } from 'zod';
-import { type Balance, balanceSchema, type Transaction, transactionPageSchema } from '../contract/account.js';
-import { isApiError } from '../contract/api-error.js';
-import { type Listing, listingPageSchema } from '../contract/listing.js';
-import {
-  type CurrencyResponse,
-  currencyResponseSchema,
-  type Game,
-  gamesResponseSchema,
-  type Health,
-  healthSchema,
-  type PriceList,
-  type PriceRow,
-  priceListSchema,
-} from '../contract/market.js';
-import { type ClientClock, DEFAULT_BUDGET, type MarketClientOptions, type Sleep } from './client-options.js';
-import { claimBudget, type KeyBudget } from './key-budget.js';
-import { paginate } from './paginate.js';
-import {
-  type ListingsParams,
-  type PricesParams,
-  type TransactionsParams,
-  toQueryString,
-} from './query-params.js';
-import { retryAfterMs, retryDelayMs } from './retry-policy.js';
-import { type AttemptOptions, getJson, getStream, headerOf, type StreamedAnswer } from './transport.js';
-import { UnexpectedResponseError } from './unexpected-response-error.js';
-
-/** One page of `GET /listings`. */
-export type ListingPage = z.infer<typeof listingPageSchema>;
-
-/** One page of `GET /transactions`. */
-export type TransactionPage = z.infer<typeof transactionPageSchema>;
-
-/** The snapshot has not changed since the ETag sent. */
-export interface SnapshotNotModified {
-  status: 304;
-  etag: string;
-}
-
 /**
- * A new snapshot: `body` is the raw gzip NDJSON bytes (not decompressed), a Node Readable to be
- * streamed to a file; consume it (or discard it with `body.dump()`), since it holds a connection.
+ * The typed client of the marketplace API /v1: one resource per API area over a shared transport
+ * (every answer parsed with the contract, retries and a per-key budget built in), behind flat methods.
  */
-export interface SnapshotDownload {
-  status: 200;
-  etag: string | null;
-  /** When the server built the snapshot (X-Generated-At), or null when not sent. */
-  generatedAt: string | null;
-  body: StreamedAnswer['body'];
-}
-
-/** The answer of {@link MarketClient.snapshot}. */
-export type SnapshotResult = SnapshotNotModified | SnapshotDownload;
-
-/** A fetch that sends the key: give it to the `eventsource` package for `/listings/stream`. */
-export type StreamFetch = (url: string | URL, init?: RequestInit) => Promise<Response>;
-
-type RateClass = 'read' | 'snapshot' | 'none';
+import type { Balance, Transaction } from '../contract/account.js';
+import type { Listing } from '../contract/listing.js';
+import type { CurrencyResponse, Game, Health, PriceList, PriceRow } from '../contract/market.js';
+import type { CreateOrderBody, MarketBuyBody, Order, OrderPage } from '../contract/order.js';
+import type { MarketClientOptions } from './client-options.js';
+import type { ListingsParams, OrdersParams, PricesParams, TransactionsParams } from './query-params.js';
+import { AccountResource, type TransactionPage } from './resources/account.js';
+import { type ListingPage, ListingsResource } from './resources/listings.js';
+import { MarketInfoResource } from './resources/market-info.js';
+import { OrdersResource, type PlaceOrderOptions } from './resources/orders.js';
+import { PricesResource, type SnapshotResult } from './resources/prices.js';
+import { type StreamFetch, Transport } from './transport.js';
 
 /**
  * The typed client of the marketplace API.
@@ -71,111 +25,66 @@ type RateClass = 'read' | 'snapshot' | 'none';
 export class MarketClient {
   /** Base URL without a trailing slash, e.g. `http://127.0.0.1:8080/v1`. */
   readonly baseUrl: string;
-  private readonly apiKey: string | undefined;
-  private readonly timeoutMs: number;
-  private readonly maxRetries: number;
-  private readonly dispatcher: Dispatcher;
-  private readonly ownsDispatcher: boolean;
-  private readonly clock: ClientClock;
-  private readonly sleep: Sleep;
-  private readonly random: () => number;
-  private readonly budget: KeyBudget;
-  private readonly releaseBudget: () => void;
-  private closed = false;
+  private readonly transport: Transport;
+  private readonly info: MarketInfoResource;
+  private readonly listingsArea: ListingsResource;
+  private readonly pricesArea: PricesResource;
+  private readonly account: AccountResource;
+  private readonly orders: OrdersResource;
 
   constructor(options: MarketClientOptions) {
-    this.baseUrl = options.baseUrl.replace(/\/+$/, '');
-    this.apiKey = options.apiKey;
-    this.timeoutMs = options.timeoutMs ?? 30_000;
-    this.maxRetries = options.maxRetries ?? 5;
-    this.clock = options.clock ?? { now: Date.now };
-    this.sleep = options.sleep ?? ((ms) => delay(ms));
-    this.random = options.random ?? Math.random;
-    const claim = claimBudget(
-      this.baseUrl,
-      this.apiKey ?? '',
-      { ...DEFAULT_BUDGET, ...options.limits },
-      this.clock,
-      this.sleep,
-    );
-    this.budget = claim.budget;
-    this.releaseBudget = claim.release;
-    this.ownsDispatcher = options.dispatcher === undefined;
-    this.dispatcher =
-      options.dispatcher ?? new Agent({ keepAliveTimeout: 10_000, connect: { timeout: this.timeoutMs } });
+    this.transport = new Transport(options);
+    this.baseUrl = this.transport.baseUrl;
+    this.info = new MarketInfoResource(this.transport);
+    this.listingsArea = new ListingsResource(this.transport);
+    this.pricesArea = new PricesResource(this.transport);
+    this.account = new AccountResource(this.transport);
+    this.orders = new OrdersResource(this.transport);
   }
 
   /** `GET /health` (no key, outside the budget): status, price groups and price-list age. */
   health(): Promise<Health> {
-    return this.read('/health', '', healthSchema, 'none');
+    return this.info.health();
   }
 
   /** `GET /games`: the games this key may read, CS2 first. */
-  async games(): Promise<Game[]> {
-    return (await this.read('/games', '', gamesResponseSchema, 'read')).games;
-  }
-
-  /** `GET /listings`: one keyset page of live listings. */
-  listings(query: ListingsParams = {}): Promise<ListingPage> {
-    return this.read('/listings', toQueryString(query), listingPageSchema, 'read');
-  }
-
-  /** Every page of `GET /listings` from `query.cursor` (or the start) to the last. */
-  iterateListingPages(query: ListingsParams = {}): AsyncGenerator<ListingPage, void, undefined> {
-    return paginate(
-      (cursor) => this.listings({ ...query, cursor }),
-      (page) => page.next_cursor,
-      query.cursor,
-    );
-  }
-
-  /** Every listing matching `query`, across all keyset pages. */
-  async *iterateListings(query: ListingsParams = {}): AsyncGenerator<Listing, void, undefined> {
-    for await (const page of this.iterateListingPages(query)) yield* page.items;
-  }
-
-  /** `GET /prices`: one page of the minAsk price list (402 insufficient_settled_balance before funding). */
-  prices(query: PricesParams = {}): Promise<PriceList> {
-    return this.read('/prices', toQueryString(query), priceListSchema, 'read');
-  }
-
-  /** Every page of `GET /prices` from `query.cursor` (or the start) to the last. */
-  iteratePricePages(query: PricesParams = {}): AsyncGenerator<PriceList, void, undefined> {
-    return paginate(
-      (cursor) => this.prices({ ...query, cursor }),
-      (page) => page.next_cursor,
-      query.cursor,
-    );
-  }
-
-  /** Every price row matching `query`, across all pages. */
-  async *iteratePrices(query: PricesParams = {}): AsyncGenerator<PriceRow, void, undefined> {
-    for await (const page of this.iteratePricePages(query)) yield* page.items;
+  games(): Promise<Game[]> {
+    return this.info.games();
   }
 
   /** `GET /currency`: units of each currency per 1 USD. */
   currency(): Promise<CurrencyResponse> {
-    return this.read('/currency', '', currencyResponseSchema, 'read');
+    return this.info.currency();
   }
 
-  /** `GET /balance`: balance, settled funds and trading status. */
-  balance(): Promise<Balance> {
-    return this.read('/balance', '', balanceSchema, 'read');
+  /** `GET /listings`: one keyset page of live listings. */
+  listings(query: ListingsParams = {}): Promise<ListingPage> {
+    return this.listingsArea.list(query);
   }
 
-  /** `GET /transactions`: one page of the balance ledger, newest first. */
-  transactions(query: TransactionsParams = {}): Promise<TransactionPage> {
-    return this.read('/transactions', toQueryString(query), transactionPageSchema, 'read');
+  /** Every page of `GET /listings` from `query.cursor` (or the start) to the last. */
+  iterateListingPages(query: ListingsParams = {}): AsyncGenerator<ListingPage, void, undefined> {
+    return this.listingsArea.pages(query);
   }
 
-  /** Every ledger row matching `query`, newest first, across all pages. */
-  async *iterateTransactions(query: TransactionsParams = {}): AsyncGenerator<Transaction, void, undefined> {
-    const pages = paginate(
-      (cursor) => this.transactions({ ...query, cursor }),
-      (page) => page.meta.next_cursor,
-      query.cursor,
-    );
-    for await (const page of pages) yield* page.data;
+  /** Every listing matching `query`, across all keyset pages. */
+  iterateListings(query: ListingsParams = {}): AsyncGenerator<Listing, void, undefined> {
+    return this.listingsArea.all(query);
+  }
+
+  /** `GET /prices`: one page of the minAsk price list (402 insufficient_settled_balance before funding). */
+  prices(query: PricesParams = {}): Promise<PriceList> {
+    return this.pricesArea.list(query);
+  }
+
+  /** Every page of `GET /prices` from `query.cursor` (or the start) to the last. */
+  iteratePricePages(query: PricesParams = {}): AsyncGenerator<PriceList, void, undefined> {
+    return this.pricesArea.pages(query);
+  }
+
+  /** Every price row matching `query`, across all pages. */
+  iteratePrices(query: PricesParams = {}): AsyncGenerator<PriceRow, void, undefined> {
+    return this.pricesArea.all(query);
   }
 
   /**
@@ -183,26 +92,8 @@ export class MarketClient {
    * bytes with the new ETag. Downloads are held to the key's snapshot budget.
    * @example const result = await client.snapshot({ etag }); if (result.status === 200) await pipeline(result.body, createWriteStream(file));
    */
-  async snapshot(options: { etag?: string | undefined } = {}): Promise<SnapshotResult> {
-    const { etag } = options;
-    const url = `${this.baseUrl}/prices/snapshot.ndjson.gz`;
-    const attempt = this.attemptOptions(
-      'application/gzip',
-      etag === undefined ? {} : { 'if-none-match': etag },
-    );
-    const answer = await this.withRetries('snapshot', () =>
-      this.budget.snapshot(etag !== undefined, () => getStream(url, attempt)),
-    );
-    if (answer.status === 304) {
-      await answer.body.dump();
-      return { status: 304, etag: headerOf(answer.headers, 'etag') ?? etag ?? '' };
-    }
-    return {
-      status: 200,
-      etag: headerOf(answer.headers, 'etag') ?? null,
-      generatedAt: headerOf(answer.headers, 'x-generated-at') ?? null,
-      body: answer.body,
-    };
+  snapshot(options: { etag?: string | undefined } = {}): Promise<SnapshotResult> {
+    return this.pricesArea.snapshot(options);
   }
 
   /**
@@ -211,75 +102,75 @@ export class MarketClient {
    * @example new EventSource(`${client.baseUrl}/listings/stream`, { fetch: client.streamFetch() })
    */
   streamFetch(): StreamFetch {
-    const { apiKey, dispatcher } = this;
-    return (url, init = {}) => {
-      const headers = new Headers(init.headers);
-      if (apiKey !== undefined) headers.set('authorization', `Bearer ${apiKey}`);
-      return fetch(url, { ...init, headers, dispatcher });
-    };
+    return this.transport.streamFetch();
+  }
+
+  /** `GET /balance`: balance, settled funds and trading status. */
+  balance(): Promise<Balance> {
+    return this.account.balance();
+  }
+
+  /** `GET /transactions`: one page of the balance ledger, newest first. */
+  transactions(query: TransactionsParams = {}): Promise<TransactionPage> {
+    return this.account.transactions(query);
+  }
+
+  /** Every ledger row matching `query`, newest first, across all pages. */
+  iterateTransactions(query: TransactionsParams = {}): AsyncGenerator<Transaction, void, undefined> {
+    return this.account.allTransactions(query);
+  }
+
+  /**
+   * `POST /orders` with an Idempotency-Key that doubles as custom_id; retried only with that key,
+   * after looking the order up when its outcome is unknown (see {@link OrdersResource.create}).
+   * @example const order = await client.createOrder({ listing_ids: [id] }, { idempotencyKey: randomUUID() });
+   */
+  createOrder(body: CreateOrderBody, options: PlaceOrderOptions): Promise<Order> {
+    return this.orders.create(body, options);
+  }
+
+  /** `POST /market/buy` (CS2 only): buys for an end user by trade URL, idempotent like {@link createOrder}. */
+  marketBuy(body: MarketBuyBody, options: PlaceOrderOptions): Promise<Order> {
+    return this.orders.marketBuy(body, options);
+  }
+
+  /** `GET /orders/{id}`: one order of the game `appId` (default CS2). */
+  getOrder(id: string, appId?: number): Promise<Order> {
+    return this.orders.get(id, appId);
+  }
+
+  /** `GET /orders/info`: the order created with `customId`; throws 404 not_found when none. */
+  getOrderByCustomId(customId: string, appId?: number): Promise<Order> {
+    return this.orders.getByCustomId(customId, appId);
+  }
+
+  /** `GET /orders/info`, answering null instead of throwing 404 when no order carries `customId`. */
+  findOrderByCustomId(customId: string, appId?: number): Promise<Order | null> {
+    return this.orders.findByCustomId(customId, appId);
+  }
+
+  /** `GET /orders`: one page of the orders of a game, newest first. */
+  listOrders(query: OrdersParams = {}): Promise<OrderPage> {
+    return this.orders.list(query);
+  }
+
+  /** Every page of `GET /orders` from `query.cursor` (or the newest) to the oldest. */
+  iterateOrderPages(query: OrdersParams = {}): AsyncGenerator<OrderPage, void, undefined> {
+    return this.orders.pages(query);
+  }
+
+  /** Every order matching `query`, newest first, across all pages. */
+  iterateOrders(query: OrdersParams = {}): AsyncGenerator<Order, void, undefined> {
+    return this.orders.all(query);
+  }
+
+  /** `POST /orders/{id}/claim`: releases a held order after hold_until (409 not_claimable before). */
+  claimOrder(id: string, appId?: number): Promise<Order> {
+    return this.orders.claim(id, appId);
   }
 
   /** Gives back the key's budget and closes the connections this client opened. */
-  async close(): Promise<void> {
-    if (this.closed) return;
-    this.closed = true;
-    this.releaseBudget();
-    if (this.ownsDispatcher) await this.dispatcher.close();
-  }
-
-  private async read<S extends z.ZodType>(
-    path: string,
-    query: string,
-    schema: S,
-    rate: RateClass,
-  ): Promise<z.output<S>> {
-    const url = `${this.baseUrl}${path}${query}`;
-    const attempt = this.attemptOptions('application/json', {});
-    const json = await this.withRetries(rate, () =>
-      rate === 'read' ? this.budget.read(() => getJson(url, attempt)) : getJson(url, attempt),
-    );
-    const parsed = schema.safeParse(json);
-    if (parsed.success) return parsed.data;
-    throw new UnexpectedResponseError(
-      `the answer of GET ${path} does not match the contract: ${z.prettifyError(parsed.error)}`,
-      url,
-      200,
-      { cause: parsed.error },
-    );
-  }
-
-  /** Runs attempts of an idempotent GET until one succeeds or the retry policy says stop. */
-  private async withRetries<T>(rate: RateClass, send: () => Promise<T>): Promise<T> {
-    for (let attempt = 0; ; attempt++) {
-      try {
-        return await send();
-      } catch (error) {
-        const now = this.clock.now();
-        this.pauseOnRateLimit(error, rate, now);
-        const wait = retryDelayMs(error, {
-          method: 'GET',
-          attempt,
-          maxRetries: this.maxRetries,
-          now,
-          random: this.random,
-        });
-        if (wait === null) throw error;
-        await this.sleep(wait);
-      }
-    }
-  }
-
-  /** After a 429, every client of the key holds its requests of that class until Retry-After. */
-  private pauseOnRateLimit(error: unknown, rate: RateClass, now: number): void {
-    if (!isApiError(error) || error.status !== 429 || rate === 'none') return;
-    const wait = retryAfterMs(error.headers['retry-after'], now);
-    if (wait === null) return;
-    (rate === 'read' ? this.budget.reads : this.budget.snapshots).pause(now + wait);
-  }
-
-  private attemptOptions(accept: string, extra: Record<string, string>): AttemptOptions {
-    const headers: Record<string, string> = { accept, ...extra };
-    if (this.apiKey !== undefined) headers.authorization = `Bearer ${this.apiKey}`;
-    return { dispatcher: this.dispatcher, headers, timeoutMs: this.timeoutMs };
+  close(): Promise<void> {
+    return this.transport.close();
   }
 }

@@ -23,3 +23,23 @@ export async function* paginate<P>(
     cursor = next;
   }
 }
+
+/**
+ * Every page of a keyset read from `query.cursor` (or the start), each next cursor passed back in `query`.
+ * @example pagesOf((q) => orders.list(q), { status: 'hold' }, (page) => page.meta.next_cursor)
+ */
+export function pagesOf<Q extends { cursor?: string | undefined }, P>(
+  read: (query: Q) => Promise<P>,
+  query: Q,
+  nextCursorOf: (page: P) => string | null,
+): AsyncGenerator<P, void, undefined> {
+  return paginate((cursor) => read({ ...query, cursor }), nextCursorOf, query.cursor);
+}
+
+/** The rows of every page, in order. */
+export async function* rowsOf<P, R>(
+  pages: AsyncIterable<P>,
+  rowsOfPage: (page: P) => readonly R[],
+): AsyncGenerator<R, void, undefined> {
+  for await (const page of pages) yield* rowsOfPage(page);
+}

@@ -1,6 +1,7 @@
 /** Typed query parameters of the paged reads, and their encoding into a query string. */
 import type { TRANSACTION_TYPES } from '../contract/account.js';
 import type { Delivery, ListingSort, Wear } from '../contract/listing.js';
+import type { OrderStatus } from '../contract/order.js';
 
 /** `only` or `exclude`, for the StatTrak and Souvenir filters (CS2 only). */
 export type OnlyOrExclude = 'only' | 'exclude';
@@ -70,8 +71,21 @@ export interface TransactionsParams {
   cursor?: string | undefined;
 }
 
+/** Parameters of `GET /orders`: one game, newest first. */
+export interface OrdersParams {
+  /** 730 CS2 (default), 570 Dota 2, 252490 Rust. */
+  appId?: number | undefined;
+  status?: OrderStatus | undefined;
+  /** Only the order created with this custom_id (its Idempotency-Key). */
+  custom_id?: string | undefined;
+  /** meta.next_cursor of the previous page, unchanged. */
+  cursor?: string | undefined;
+  /** Rows per page, 1-100. @default 50 */
+  limit?: number | undefined;
+}
+
 /** Encodes parameters as `?a=1&b=2` (empty when none), skipping undefined and never using exponents. */
-export function toQueryString(params: ListingsParams | PricesParams | TransactionsParams): string {
+export function toQueryString(params: object): string {
   const search = new URLSearchParams();
   for (const [name, value] of Object.entries(params) as Array<[string, unknown]>) {
     if (typeof value === 'number') search.append(name, formatNumber(value));

@@ -3,7 +3,11 @@
  * A request holds its slot while in flight and is stamped when its answer arrives, which is never
  * earlier than the server's own stamp, so the server's window always frees first.
  */
+import { RollingWindowCounter } from '../shared/rolling-window.js';
 import type { ClientClock, Sleep } from './client-options.js';
+
+/** The one key of the counter: a window counts the requests of one budget. */
+const REQUESTS = 'requests';
 
 /** One taken slot of a {@link RollingWindow}. */
 export interface WindowSlot {
@@ -15,7 +19,7 @@ export interface WindowSlot {
 
 /** At most `limit` requests per `windowMs`, granted first come, first served. */
 export class RollingWindow {
-  private stamps: number[] = [];
+  private readonly stamps: RollingWindowCounter;
   private inFlight = 0;
   private pausedUntil = 0;
   private turn: Promise<unknown> = Promise.resolve();
@@ -28,6 +32,7 @@ export class RollingWindow {
     private readonly sleep: Sleep,
   ) {
     if (!(limit >= 1) || !(windowMs > 0)) throw new RangeError('a budget needs limit >= 1 and windowMs > 0');
+    this.stamps = new RollingWindowCounter(limit, windowMs);
   }
 
   /** Waits until the window has room (and any pause is over), then takes a slot. */
@@ -39,7 +44,7 @@ export class RollingWindow {
 
   /** Counts a request that was sent without waiting (a conditional snapshot that came back 200). */
   record(): void {
-    this.stamps.push(this.clock.now());
+    this.stamps.record(REQUESTS, this.clock.now());
   }
 
   /** Holds every new slot until `untilMs` (the server said Retry-After). */
@@ -49,25 +54,22 @@ export class RollingWindow {
 
   /** Requests counted in the window now, in flight included. */
   used(): number {
-    this.expire(this.clock.now());
-    return this.inFlight + this.stamps.length;
+    return this.inFlight + this.stamps.count(REQUESTS, this.clock.now());
   }
 
   private async waitForRoom(): Promise<WindowSlot> {
     for (;;) {
       const now = this.clock.now();
-      this.expire(now);
       if (now < this.pausedUntil) {
         await this.sleep(this.pausedUntil - now);
         continue;
       }
-      if (this.inFlight + this.stamps.length < this.limit) return this.take();
-      // The window frees when enough stamps age out; in-flight slots free only once stamped.
-      const mustExpire = this.inFlight + this.stamps.length - this.limit + 1;
-      const sorted = [...this.stamps].sort((a, b) => a - b);
-      const stamp = sorted[mustExpire - 1];
-      if (stamp === undefined) await new Promise<void>((resolve) => this.waiters.push(resolve));
-      else await this.sleep(Math.max(0, stamp + this.windowMs - now));
+      // In-flight slots count against the window and free only once stamped or released.
+      const waitMs = this.stamps.retryAfter(REQUESTS, now, this.inFlight);
+      if (waitMs === 0) return this.take();
+      if (waitMs === Number.POSITIVE_INFINITY)
+        await new Promise<void>((resolve) => this.waiters.push(resolve));
+      else await this.sleep(waitMs);
     }
   }
 
@@ -78,14 +80,9 @@ export class RollingWindow {
       if (done) return;
       done = true;
       this.inFlight--;
-      if (stamp) this.stamps.push(this.clock.now());
+      if (stamp) this.stamps.record(REQUESTS, this.clock.now());
       for (const wake of this.waiters.splice(0)) wake();
     };
     return { settle: () => finish(true), release: () => finish(false) };
-  }
-
-  private expire(now: number): void {
-    const cutoff = now - this.windowMs;
-    if (this.stamps.some((s) => s <= cutoff)) this.stamps = this.stamps.filter((s) => s > cutoff);
   }
 }

@@ -1,114 +1,201 @@
 /**
- * One HTTP attempt over undici, with a deadline: 2xx answers are handed back, error answers become
- * ApiError, and transport failures (refused, reset, timed out) become NetworkError.
+ * The HTTP layer every resource of the client shares: one connection pool, the key, the per-key
+ * budget, the retry loop of the retry policy, and zod parsing of every answer.
  */
-import type { IncomingHttpHeaders } from 'node:http';
-import { type Dispatcher, request } from 'undici';
-import type { ApiError } from '../contract/api-error.js';
+import { setTimeout as delay } from 'node:timers/promises';
+import { Agent, type Dispatcher, fetch, Headers, type RequestInit, type Response } from 'undici';
+import { z } from 'zod';
 import { isApiError } from '../contract/api-error.js';
-import { errorFromResponse } from './error-response.js';
-import { NetworkError } from './network-error.js';
-import { isUnexpectedResponseError, UnexpectedResponseError } from './unexpected-response-error.js';
+import { type ClientClock, DEFAULT_BUDGET, type MarketClientOptions, type Sleep } from './client-options.js';
+import { type AttemptOptions, getStream, type StreamedAnswer, sendJson } from './http-attempt.js';
+import { claimBudget, type KeyBudget } from './key-budget.js';
+import { decideRetry, retryAfterMs } from './retry-policy.js';
+import { UnexpectedResponseError } from './unexpected-response-error.js';
 
-/** How an attempt is sent. */
-export interface AttemptOptions {
-  dispatcher: Dispatcher;
-  /** Request headers (authorization, accept, conditionals). */
-  headers: Record<string, string>;
-  /** Deadline of the attempt in milliseconds: until the whole JSON body, or until a stream's headers. */
-  timeoutMs: number;
+/** Which window of the key's budget a request counts in; `none` for /health and for POSTs. */
+export type RateClass = 'read' | 'snapshot' | 'none';
+
+/** A fetch that sends the key: give it to the `eventsource` package for `/listings/stream`. */
+export type StreamFetch = (url: string | URL, init?: RequestInit) => Promise<Response>;
+
+/** One JSON request of a resource. */
+export interface JsonRequest<S extends z.ZodType> {
+  /** @default 'GET' */
+  method?: 'GET' | 'POST';
+  /** Path under the base URL with its query string, e.g. `/orders?limit=10`. */
+  path: string;
+  /** The contract schema the 2xx answer must match. */
+  schema: S;
+  /** @default 'read' for a GET, 'none' for a POST */
+  rate?: RateClass;
+  /** JSON body of a POST. */
+  body?: unknown;
+  /** Sent as the Idempotency-Key header, unchanged on every attempt; without it a POST is never retried. */
+  idempotencyKey?: string;
+  /**
+   * Looks up the outcome of a POST whose answer was lost (see `decideRetry`): the result when the
+   * request took effect, null when it did not and may be sent again with the same key. Without
+   * it, or when the lookup itself fails, the original failure is thrown.
+   */
+  lookUp?: () => Promise<z.output<S> | null>;
 }
 
-/** An answer whose body is left for the caller to stream. */
-export interface StreamedAnswer {
-  status: number;
-  headers: IncomingHttpHeaders;
-  body: Dispatcher.ResponseData['body'];
-}
+/**
+ * The shared transport of a {@link MarketClient} and its resources; created and closed by the client.
+ * @example const order = await transport.json({ method: 'POST', path: '/orders', body, idempotencyKey, schema: orderSchema });
+ */
+export class Transport {
+  /** Base URL without a trailing slash, e.g. `http://127.0.0.1:8080/v1`. */
+  readonly baseUrl: string;
+  private readonly apiKey: string | undefined;
+  private readonly timeoutMs: number;
+  private readonly maxRetries: number;
+  private readonly dispatcher: Dispatcher;
+  private readonly ownsDispatcher: boolean;
+  private readonly clock: ClientClock;
+  private readonly sleep: Sleep;
+  private readonly random: () => number;
+  private readonly budget: KeyBudget;
+  private readonly releaseBudget: () => void;
+  private closed = false;
 
-// Failures of the caller or of a closed client, not of the network: never retried.
-const NOT_TRANSPORT = new Set([
-  'UND_ERR_INVALID_ARG',
-  'UND_ERR_DESTROYED',
-  'UND_ERR_CLOSED',
-  'UND_ERR_NOT_SUPPORTED',
-]);
-const TIMEOUTS = new Set([
-  'UND_ERR_HEADERS_TIMEOUT',
-  'UND_ERR_BODY_TIMEOUT',
-  'UND_ERR_CONNECT_TIMEOUT',
-  'ETIMEDOUT',
-]);
-
-/** GETs `url` and reads its 2xx answer as JSON. */
-export function getJson(url: string, options: AttemptOptions): Promise<unknown> {
-  return attempt(url, options, false, async (response) => {
-    const text = await response.body.text();
-    try {
-      return JSON.parse(text) as unknown;
-    } catch (error) {
-      throw new UnexpectedResponseError(`the answer of ${url} is not JSON`, url, response.statusCode, {
-        cause: error,
-      });
-    }
-  });
-}
-
-/** GETs `url` and hands back a 2xx or 304 answer with its body unread; the deadline stops at the headers. */
-export function getStream(url: string, options: AttemptOptions): Promise<StreamedAnswer> {
-  return attempt(url, options, true, async (response) => ({
-    status: response.statusCode,
-    headers: response.headers,
-    body: response.body,
-  }));
-}
-
-/** The first value of a response header. */
-export function headerOf(headers: IncomingHttpHeaders, name: string): string | undefined {
-  const value = headers[name];
-  return Array.isArray(value) ? value[0] : value;
-}
-
-async function attempt<T>(
-  url: string,
-  options: AttemptOptions,
-  allowNotModified: boolean,
-  read: (response: Dispatcher.ResponseData) => Promise<T>,
-): Promise<T> {
-  const controller = new AbortController();
-  const timer = setTimeout(() => controller.abort(new Error('deadline')), options.timeoutMs);
-  try {
-    const response = await request(url, {
-      method: 'GET',
-      headers: options.headers,
-      dispatcher: options.dispatcher,
-      signal: controller.signal,
-      // A streamed body has no deadline, only a limit on silence between chunks.
-      bodyTimeout: options.timeoutMs,
-    });
-    const status = response.statusCode;
-    const ok = (status >= 200 && status < 300) || (allowNotModified && status === 304);
-    if (!ok) throw await errorOf(response);
-    return await read(response);
-  } catch (error) {
-    throw transportError(error, url, controller.signal.aborted, options.timeoutMs);
-  } finally {
-    clearTimeout(timer);
+  constructor(options: MarketClientOptions) {
+    this.baseUrl = options.baseUrl.replace(/\/+$/, '');
+    this.apiKey = options.apiKey;
+    this.timeoutMs = options.timeoutMs ?? 30_000;
+    this.maxRetries = options.maxRetries ?? 5;
+    this.clock = options.clock ?? { now: Date.now };
+    this.sleep = options.sleep ?? ((ms) => delay(ms));
+    this.random = options.random ?? Math.random;
+    const claim = claimBudget(
+      this.baseUrl,
+      this.apiKey ?? '',
+      { ...DEFAULT_BUDGET, ...options.limits },
+      this.clock,
+      this.sleep,
+    );
+    this.budget = claim.budget;
+    this.releaseBudget = claim.release;
+    this.ownsDispatcher = options.dispatcher === undefined;
+    this.dispatcher =
+      options.dispatcher ?? new Agent({ keepAliveTimeout: 10_000, connect: { timeout: this.timeoutMs } });
   }
-}
 
-async function errorOf(response: Dispatcher.ResponseData): Promise<ApiError> {
-  const text = await response.body.text();
-  return errorFromResponse(response.statusCode, text, headerOf(response.headers, 'retry-after'));
-}
+  /** Sends a JSON request with the retry policy and parses its answer with `request.schema`. */
+  async json<S extends z.ZodType>(request: JsonRequest<S>): Promise<z.output<S>> {
+    const method = request.method ?? 'GET';
+    const rate = request.rate ?? (method === 'GET' ? 'read' : 'none');
+    const url = `${this.baseUrl}${request.path}`;
+    const extra = request.idempotencyKey === undefined ? {} : { 'idempotency-key': request.idempotencyKey };
+    const attempt: AttemptOptions = {
+      ...this.attemptOptions('application/json', extra),
+      method,
+      ...(request.body === undefined ? {} : { body: JSON.stringify(request.body) }),
+    };
+    const what = `${method} ${request.path}`;
+    const sendOnce = () => sendJson(url, attempt);
+    const send = async () => {
+      const json = await (rate === 'read' ? this.budget.read(sendOnce) : sendOnce());
+      return this.parse(request.schema, json, what, url);
+    };
+    return this.withRetries(rate, method, request.idempotencyKey, send, request.lookUp);
+  }
 
-function transportError(error: unknown, url: string, aborted: boolean, timeoutMs: number): unknown {
-  if (isApiError(error) || isUnexpectedResponseError(error)) return error;
-  if (aborted)
-    return new NetworkError(`no answer from ${url} within ${timeoutMs} ms`, url, true, { cause: error });
-  const code = (error as { code?: unknown } | null)?.code;
-  if (typeof code === 'string' && NOT_TRANSPORT.has(code)) return error;
-  const message = error instanceof Error ? error.message : String(error);
-  const timedOut = typeof code === 'string' && TIMEOUTS.has(code);
-  return new NetworkError(`request to ${url} failed: ${message}`, url, timedOut, { cause: error });
+  /**
+   * GETs a download held to the key's snapshot budget, with its body unread (also a 304 answer);
+   * a conditional one (with `if-none-match`) goes at once, since a 304 costs nothing.
+   */
+  download(path: string, accept: string, headers: Record<string, string>): Promise<StreamedAnswer> {
+    const url = `${this.baseUrl}${path}`;
+    const attempt = this.attemptOptions(accept, headers);
+    const conditional = headers['if-none-match'] !== undefined;
+    return this.withRetries('snapshot', 'GET', undefined, () =>
+      this.budget.snapshot(conditional, () => getStream(url, attempt)),
+    );
+  }
+
+  /**
+   * A fetch that adds the key, over this transport's connections; it is not queued or retried
+   * (the stream is not rate-limited, and `eventsource` reconnects by itself).
+   */
+  streamFetch(): StreamFetch {
+    const { apiKey, dispatcher } = this;
+    return (url, init = {}) => {
+      const headers = new Headers(init.headers);
+      if (apiKey !== undefined) headers.set('authorization', `Bearer ${apiKey}`);
+      return fetch(url, { ...init, headers, dispatcher });
+    };
+  }
+
+  /** Gives back the key's budget and closes the connections this transport opened. */
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    this.releaseBudget();
+    if (this.ownsDispatcher) await this.dispatcher.close();
+  }
+
+  private parse<S extends z.ZodType>(schema: S, json: unknown, what: string, url: string): z.output<S> {
+    const parsed = schema.safeParse(json);
+    if (parsed.success) return parsed.data;
+    throw new UnexpectedResponseError(
+      `the answer of ${what} does not match the contract: ${z.prettifyError(parsed.error)}`,
+      url,
+      200,
+      { cause: parsed.error },
+    );
+  }
+
+  /**
+   * Runs attempts until one succeeds or the retry policy says stop. A POST whose outcome is
+   * unknown is looked up first; what the lookup finds is the answer, and only when it finds
+   * nothing is the request sent again, with the same Idempotency-Key.
+   */
+  private async withRetries<T>(
+    rate: RateClass,
+    method: string,
+    idempotencyKey: string | undefined,
+    send: () => Promise<T>,
+    lookUp?: () => Promise<T | null>,
+  ): Promise<T> {
+    for (let attempt = 0; ; attempt++) {
+      try {
+        return await send();
+      } catch (error) {
+        const now = this.clock.now();
+        this.pauseOnRateLimit(error, rate, now);
+        const decision = decideRetry(error, {
+          method,
+          idempotencyKey,
+          attempt,
+          maxRetries: this.maxRetries,
+          now,
+          random: this.random,
+        });
+        if (decision === null) throw error;
+        if (decision.lookUp) {
+          const found = lookUp === undefined ? null : await lookUp().catch(() => undefined);
+          // Without an answer from the lookup the outcome stays unknown: the caller gets the original error.
+          if (lookUp === undefined || found === undefined) throw error;
+          if (found !== null) return found;
+        }
+        if (decision.delayMs === null) throw error;
+        await this.sleep(decision.delayMs);
+      }
+    }
+  }
+
+  /** After a 429, every client of the key holds its requests of that class until Retry-After. */
+  private pauseOnRateLimit(error: unknown, rate: RateClass, now: number): void {
+    if (!isApiError(error) || error.status !== 429 || rate === 'none') return;
+    const wait = retryAfterMs(error.headers['retry-after'], now);
+    if (wait === null) return;
+    (rate === 'read' ? this.budget.reads : this.budget.snapshots).pause(now + wait);
+  }
+
+  private attemptOptions(accept: string, extra: Record<string, string>): AttemptOptions {
+    const headers: Record<string, string> = { accept, ...extra };
+    if (this.apiKey !== undefined) headers.authorization = `Bearer ${this.apiKey}`;
+    return { dispatcher: this.dispatcher, headers, timeoutMs: this.timeoutMs };
+  }
 }

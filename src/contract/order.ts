@@ -148,9 +148,9 @@ const autoclaimSchema = z.boolean().meta({
   description: 'sticky at account level: held orders are released automatically when the hold clears',
 });
 
-/** Body of POST /orders (shape designed around the inputs the specification names). */
+/** Body of POST /orders (shape designed around the inputs the specification names); unknown fields are refused. */
 export const createOrderBodySchema = z
-  .object({
+  .strictObject({
     listing_ids: listingIdsSchema,
     custom_id: customIdSchema.optional(),
     max_price_usd: maxPriceSchema.optional(),
@@ -167,9 +167,9 @@ export const createOrderBodySchema = z
 /** Body of POST /orders. */
 export type CreateOrderBody = z.infer<typeof createOrderBodySchema>;
 
-/** Body of POST /market/buy (CS2 only; shape designed around trade_url, custom_id and autoclaim). */
+/** Body of POST /market/buy (CS2 only; shape designed around trade_url, custom_id and autoclaim); unknown fields are refused. */
 export const marketBuyBodySchema = z
-  .object({
+  .strictObject({
     listing_ids: listingIdsSchema,
     trade_url: z.string().min(1).max(2048).meta({
       description: "the end user's trade URL; the service checks it and answers 400 invalid_trade_url",

@@ -98,3 +98,43 @@ export const simulatorStateSchema = z.object({
   rate_per_second: z.number(),
   listings: z.number().int(),
 });
+
+/** Body of `PATCH /sandbox/accounts/{id}`: what the website and the simulated platform user would change. */
+export const patchAccountBodySchema = z.strictObject({
+  status: z.enum(['active', 'restricted']).optional(),
+  steam_id: z
+    .string()
+    .regex(/^\d{17}$/)
+    .nullable()
+    .optional()
+    .meta({ description: 'the linked platform account (17 digits), or null to unlink' }),
+  autoclaim: z.boolean().optional(),
+  external_buy: z.boolean().optional(),
+  instant_sell: z.boolean().optional(),
+  kyc_threshold_usd: z
+    .number()
+    .min(0)
+    .max(1e9)
+    .nullable()
+    .optional()
+    .meta({ description: 'cumulative purchases above it answer 403 kyc_required; null: no threshold' }),
+  offers: z
+    .enum(['accept', 'decline', 'ignore'])
+    .optional()
+    .meta({ description: "what the account's platform user does with trade offers sent to it" }),
+  accept_after_seconds: z.number().int().min(0).max(86_400).optional().meta({
+    description: 'how long the platform user takes to accept (or decline) an offer; default 30',
+  }),
+});
+
+/** Body of `PATCH /sandbox/accounts/{id}`. */
+export type PatchAccountBody = z.infer<typeof patchAccountBodySchema>;
+
+/** Body of `POST /sandbox/faults`: the next N orders meet the fault, or the fault stays on until turned off. */
+export const faultsBodySchema = z.strictObject({
+  market_unavailable: z.boolean().optional(),
+  price_updating: z.boolean().optional(),
+  upstream_timeout_next: z.number().int().min(0).max(1_000_000).optional(),
+  order_failed_next: z.number().int().min(0).max(1_000_000).optional(),
+  concurrent_update_next: z.number().int().min(0).max(1_000_000).optional(),
+});

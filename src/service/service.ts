@@ -1,19 +1,34 @@
-/** Starting and stopping the whole service: database, catalogue, simulator and HTTP server. */
+/**
+ * The composition root: opens the database, builds each feature with the parts it needs, registers
+ * their plugins, starts the timers, and stops it all again. The only module that knows every feature.
+ */
 import type { FastifyInstance } from 'fastify';
-import { type AdjustableClock, createClock } from './clock.js';
-import type { ServiceContext } from './context.js';
+import { Database } from '../shared/database.js';
+import { projectPath } from '../shared/project-root.js';
+import { Accounts } from './accounts/accounts.js';
+import { accountsFeature } from './accounts/accounts-feature.js';
+import { type AdjustableClock, createClock } from './core/clock.js';
+import { DueWork } from './core/due-work.js';
+import { UnitOfWorkRunner } from './core/unit-of-work.js';
 import { FailedAuthGuard } from './http/failed-auth.js';
 import { DEFAULT_RATE_LIMITS, type RateLimits, RollingWindowLimiter } from './http/rate-limiter.js';
+import { registerCoreSandboxRoutes } from './http/sandbox-routes.js';
 import { buildApp } from './http/server.js';
 import { Catalogue } from './market/catalogue.js';
 import type { RetentionOptions } from './market/event-log.js';
 import { FxRates } from './market/fx-rates.js';
+import { ALL_APP_IDS, GAMES } from './market/games.js';
+import { marketFeature } from './market/market-feature.js';
 import { PriceList } from './market/price-list.js';
 import { PriceSnapshot } from './market/price-snapshot.js';
-import { projectPath } from './paths.js';
+import { StreamRegistry } from './market/stream-registry.js';
+import { Platform } from './platform/platform.js';
+import { platformFeature } from './platform/platform-feature.js';
 import { MarketChurn } from './sim/churn.js';
-import { AccountStore } from './store/accounts.js';
-import { Database } from './store/database.js';
+import { catalogueSeeder } from './sim/generator.js';
+import { simulatorFeature } from './sim/simulator-feature.js';
+import { Trading } from './trading/trading.js';
+import { tradingFeature } from './trading/trading-feature.js';
 
 /** Options of a running service; every one has a default that runs on one machine. */
 export interface ServiceOptions {
@@ -51,6 +66,21 @@ export interface ServiceOptions {
   logger?: boolean | object;
 }
 
+/** The assembled parts, for tools and tests that look inside a running service. */
+export interface ServiceParts {
+  clock: AdjustableClock;
+  db: Database;
+  units: UnitOfWorkRunner;
+  due: DueWork;
+  accounts: Accounts;
+  catalogue: Catalogue;
+  prices: PriceList;
+  fx: FxRates;
+  churn: MarketChurn;
+  platform: Platform;
+  trading: Trading;
+}
+
 /** A started service. */
 export interface RunningService {
   /** `http://host:port/v1` */
@@ -58,8 +88,8 @@ export interface RunningService {
   /** `http://host:port` */
   origin: string;
   app: FastifyInstance;
-  context: ServiceContext;
-  /** Stops accepting, stops the simulator, and closes the database. */
+  context: ServiceParts;
+  /** Stops accepting, stops the simulator and the timers, and closes the database. */
   close(): Promise<void>;
 }
 
@@ -67,57 +97,24 @@ export interface RunningService {
 export async function startService(options: ServiceOptions = {}): Promise<RunningService> {
   const clock = options.clock ?? createClock();
   const db = await Database.open(options.dbPath ?? 'data/market.duckdb', projectPath('sql', 'service'));
-  const seed = options.seed ?? 1;
   try {
-    const accounts = new AccountStore(db, clock);
-    await accounts.load();
-    const catalogue = await Catalogue.open(
-      db,
-      clock,
-      { seed, listings: options.listings ?? 20_000, nowMs: clock.now() },
-      options.retention ?? {},
-    );
-    const prices = new PriceList(db, clock);
-    const snapshot = new PriceSnapshot();
-    prices.onBuild((build) => snapshot.update(build));
-    await prices.rebuild();
-    const churn = new MarketChurn(catalogue, clock, {
-      seed,
-      ratePerSecond: options.churnRate ?? 4,
-      paused: options.churnPaused ?? false,
-    });
-    const context: ServiceContext = {
-      clock,
-      db,
-      accounts,
-      catalogue,
-      prices,
-      snapshot,
-      fx: new FxRates(clock, seed),
-      churn,
-      limiter: new RollingWindowLimiter({ ...DEFAULT_RATE_LIMITS, ...options.rateLimits }),
-      guard: new FailedAuthGuard(),
-      sandbox: options.sandbox ?? false,
-      stream: {
-        heartbeatMs: options.heartbeatMs ?? 25_000,
-        maxBacklogBytes: options.maxStreamBacklogBytes ?? 8 * 1024 * 1024,
-        open: new Map(),
+    const parts = await openParts(db, clock, options);
+    const app = await buildApp({
+      auth: {
+        accounts: parts.accounts,
+        guard: new FailedAuthGuard(),
+        limiter: parts.limiter,
+        clock,
       },
-    };
-    const app = await buildApp(context, {
+      features: features(parts, options),
+      sandbox: options.sandbox ?? false,
       trustProxy: options.trustProxy ?? [],
       logger: options.logger ?? false,
     });
     await app.listen({ host: options.host ?? '127.0.0.1', port: options.port ?? 8080 });
-    churn.start();
-    const priceTimer = setInterval(() => {
-      prices.rebuild().catch((error: unknown) => app.log.error({ err: error }, 'price list rebuild failed'));
-    }, options.priceIntervalMs ?? 60_000);
-    const pruneTimer = setInterval(() => {
-      catalogue.log
-        .prune(clock.now())
-        .catch((error: unknown) => app.log.error({ err: error }, 'event log prune failed'));
-    }, 60_000);
+    const log = (error: unknown, what: string) => app.log.error({ err: error }, what);
+    parts.reportDueFailure = (task, error) => log(error, `due work "${task}" failed`);
+    const stopTimers = startTimers(parts, options, log);
     const address = app.server.address();
     const port = typeof address === 'object' && address ? address.port : (options.port ?? 8080);
     const origin = `http://${formatHost(options.host ?? '127.0.0.1')}:${port}`;
@@ -125,12 +122,11 @@ export async function startService(options: ServiceOptions = {}): Promise<Runnin
       baseUrl: `${origin}/v1`,
       origin,
       app,
-      context,
+      context: parts,
       async close() {
-        clearInterval(priceTimer);
-        clearInterval(pruneTimer);
-        await churn.stop();
+        await stopTimers();
         await app.close();
+        await parts.units.drain();
         await db.close();
       },
     };
@@ -138,6 +134,117 @@ export async function startService(options: ServiceOptions = {}): Promise<Runnin
     await db.close();
     throw error;
   }
+}
+
+type Parts = ServiceParts & {
+  snapshot: PriceSnapshot;
+  limiter: RollingWindowLimiter;
+  streams: StreamRegistry;
+  /** Where failures of due work are reported (the app's log once it exists). */
+  reportDueFailure: (task: string, error: unknown) => void;
+};
+
+/** Loads the stores and builds the parts the features share. */
+async function openParts(db: Database, clock: AdjustableClock, options: ServiceOptions): Promise<Parts> {
+  const seed = options.seed ?? 1;
+  const units = new UnitOfWorkRunner(db, () => clock.now());
+  const accounts = new Accounts(units);
+  await accounts.load(db);
+  const platform = new Platform({ db, units, clock });
+  await platform.load();
+  const seeder = catalogueSeeder({ seed, count: options.listings ?? 20_000, nowMs: clock.now() });
+  const catalogue = await Catalogue.open(db, units, seeder, options.retention ?? {});
+  const prices = new PriceList(db, clock);
+  const snapshot = new PriceSnapshot();
+  prices.onBuild((build) => snapshot.update(build));
+  await prices.rebuild();
+  const churn = new MarketChurn(catalogue, clock, {
+    seed,
+    ratePerSecond: options.churnRate ?? 4,
+    paused: options.churnPaused ?? false,
+  });
+  const trading = new Trading({
+    db,
+    units,
+    clock,
+    listings: catalogue,
+    funds: accounts.ledger,
+    accounts: {
+      account: (id) => accounts.account(id),
+      update: (uow, id, c) => accounts.store.update(uow, id, c),
+    },
+    platform,
+    buyableAppIds: GAMES.filter((g) => g.tradable).map((g) => g.appId),
+  });
+  await trading.load();
+  const parts: Parts = {
+    clock,
+    db,
+    units,
+    due: new DueWork(clock, (task, error) => parts.reportDueFailure(task, error)),
+    reportDueFailure: () => undefined,
+    accounts,
+    catalogue,
+    prices,
+    snapshot,
+    fx: new FxRates(clock, seed),
+    churn,
+    platform,
+    trading,
+    limiter: new RollingWindowLimiter({ ...DEFAULT_RATE_LIMITS, ...options.rateLimits }),
+    streams: new StreamRegistry(),
+  };
+  return parts;
+}
+
+/** Every feature with the narrow set of parts it needs. */
+function features(parts: Parts, options: ServiceOptions) {
+  return [
+    { sandbox: (app: FastifyInstance) => registerCoreSandboxRoutes(app, parts.clock, parts.due) },
+    marketFeature({
+      ...parts,
+      heartbeatMs: options.heartbeatMs ?? 25_000,
+      maxBacklogBytes: options.maxStreamBacklogBytes ?? 8 * 1024 * 1024,
+    }),
+    accountsFeature({ db: parts.db, accounts: parts.accounts, allAppIds: ALL_APP_IDS }),
+    simulatorFeature(parts.churn),
+    platformFeature({ platform: parts.platform, due: parts.due }),
+    tradingFeature({
+      clock: parts.clock,
+      due: parts.due,
+      units: parts.units,
+      trading: parts.trading,
+      accounts: {
+        account: (id) => parts.accounts.account(id),
+        update: (uow, id, c) => parts.accounts.store.update(uow, id, c),
+      },
+      platform: parts.platform,
+    }),
+  ];
+}
+
+/** Starts the churn and the periodic work; returns the function that stops them all. */
+function startTimers(
+  parts: Parts,
+  options: ServiceOptions,
+  log: (error: unknown, what: string) => void,
+): () => Promise<void> {
+  parts.churn.start();
+  parts.due.start(1_000);
+  const priceTimer = setInterval(() => {
+    parts.prices.rebuild().catch((error: unknown) => log(error, 'price list rebuild failed'));
+  }, options.priceIntervalMs ?? 60_000);
+  const pruneTimer = setInterval(() => {
+    parts.catalogue.log
+      .prune(parts.clock.now())
+      .catch((error: unknown) => log(error, 'event log prune failed'));
+  }, 60_000);
+  return async () => {
+    clearInterval(priceTimer);
+    clearInterval(pruneTimer);
+    await parts.churn.stop();
+    await parts.due.stop();
+  };
 }
 
 function formatHost(host: string): string {

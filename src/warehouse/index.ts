@@ -1,16 +1,6 @@
 /** The warehouse: landing collector batches in DuckDB without loss or duplicates. */
-export type {
-  FxRates,
-  GapRow,
-  GoneRow,
-  LoadSummary,
-  MinAskList,
-  ObservationRow,
-  SnapshotFetch,
-  StreamEventRow,
-  WarehouseBatch,
-  WriteSummary,
-} from './batch.js';
+export { findSqlDir } from '../shared/project-root.js';
+export type { LoadSummary, WarehouseBatch, WriteSummary } from './batch.js';
 export { countBatchRows } from './batch.js';
 export { BatchWriter, type BatchWriterOptions } from './batch-writer.js';
 export {
@@ -30,7 +20,13 @@ export {
   type ModelExportSummary,
 } from './export/index.js';
 export { jsonSafeConverter } from './json-values.js';
+export type { StreamEventRow } from './land-events.js';
+export type { FxRates } from './land-fx.js';
+export type { GapRow } from './land-gaps.js';
+export type { GoneRow } from './land-gone.js';
+export type { MinAskList } from './land-minask.js';
+export type { ObservationRow } from './land-observations.js';
+export type { SnapshotFetch } from './land-snapshot.js';
 export { mergeBatches } from './merge-batches.js';
-export { findMigrationsDir, findSqlDir } from './migrations.js';
 export type { Model, ModelRunResult, ModelRunSummary, ModelTestResult } from './models/index.js';
-export { type ModelSelection, Warehouse, type WarehouseOptions } from './warehouse.js';
+export { findMigrationsDir, type ModelSelection, Warehouse, type WarehouseOptions } from './warehouse.js';

@@ -1,5 +1,6 @@
 /** Lands stream events: the event log, deduplicated on event id, and their effect on the live set. */
-import type { StreamEventRow } from './batch.js';
+import type { Listing } from '../contract/listing.js';
+import { defineLander } from './lander.js';
 import {
   firstOfEachKey,
   type LandingContext,
@@ -10,7 +11,19 @@ import {
   selectListingColumns,
   setListingColumns,
 } from './sql.js';
-import { withStagedRows } from './staging.js';
+import { stageFreshRows } from './staging.js';
+
+/** One event of the listing stream, as received. Times are epoch milliseconds. */
+export interface StreamEventRow {
+  /** SSE event id; an event already landed is skipped, so replaying one after a crash is harmless. */
+  eventId: string;
+  kind: 'new' | 'gone';
+  listingId: string;
+  appId: number;
+  /** The listing of a `new` event; null for `gone`. */
+  listing: Listing | null;
+  receivedAt: number;
+}
 
 const EVENT_COLUMNS = {
   o: 'BIGINT',
@@ -28,7 +41,7 @@ const EVENT_COLUMNS = {
  * listing in `live_listings` (keeping `first_seen_at` when the row exists, `last_seen_at` =
  * received time, `last_event_id` set) and a `gone` event deletes it.
  */
-export async function landEvents(context: LandingContext, events: readonly StreamEventRow[]): Promise<void> {
+async function landEvents(context: LandingContext, events: readonly StreamEventRow[]): Promise<void> {
   if (events.length === 0) return;
   const rows = firstOfEachKey(events, (e) => e.eventId).map((e, i) => ({
     o: i,
@@ -39,18 +52,14 @@ export async function landEvents(context: LandingContext, events: readonly Strea
     t: e.receivedAt,
     x: e.kind === 'new' ? e.listing : null,
   }));
-  await withStagedRows(context, rows, EVENT_COLUMNS, (from, params) =>
-    run(
-      context,
-      `CREATE OR REPLACE TEMP TABLE _wh_events AS
-       SELECT s.* FROM (
-         SELECT o AS ord, e AS event_id, k AS kind, l AS listing_id, a AS app_id,
-                ${selectListingColumns('x')}, ${msToTimestamp('t')} AS received_at
-         FROM ${from}
-       ) s
-       WHERE NOT EXISTS (SELECT 1 FROM listing_events e WHERE e.event_id = s.event_id)`,
-      params,
-    ),
+  await stageFreshRows(
+    context,
+    '_wh_events',
+    rows,
+    EVENT_COLUMNS,
+    `o AS ord, e AS event_id, k AS kind, l AS listing_id, a AS app_id,
+     ${selectListingColumns('x')}, ${msToTimestamp('t')} AS received_at`,
+    'SELECT 1 FROM listing_events e WHERE e.event_id = s.event_id',
   );
   const landed = await run(
     context,
@@ -63,6 +72,14 @@ export async function landEvents(context: LandingContext, events: readonly Strea
   if (landed > 0) await applyToLiveListings(context);
   await run(context, 'DROP TABLE _wh_events');
 }
+
+/** The batch's `events`: the stream's events, applied first and in order. */
+export const eventsLander = defineLander({
+  field: 'events',
+  merge: 'ordered',
+  rows: (events: StreamEventRow[]) => events.length,
+  land: landEvents,
+});
 
 /**
  * Applies the fresh events of `_wh_events` to the live set as if one at a time: a listing whose

@@ -1,5 +1,6 @@
-/** Lands what polls and sweeps saw: observations (deduplicated per pass) and listings found gone. */
-import type { GoneRow, ObservationRow } from './batch.js';
+/** Lands what polls, sweeps and catch-ups saw live: observations, deduplicated per pass. */
+import type { Listing } from '../contract/listing.js';
+import { defineLander } from './lander.js';
 import {
   firstOfEachKey,
   type LandingContext,
@@ -10,7 +11,7 @@ import {
   selectListingColumns,
   setListingColumns,
 } from './sql.js';
-import { withStagedRows } from './staging.js';
+import { stageFreshRows } from './staging.js';
 
 const OBSERVATION_COLUMNS = {
   o: 'BIGINT',
@@ -20,7 +21,24 @@ const OBSERVATION_COLUMNS = {
   p: 'VARCHAR',
   x: LISTING_TYPE,
 };
-const GONE_COLUMNS = { o: 'BIGINT', a: 'INTEGER', l: 'VARCHAR', t: 'DOUBLE', v: 'VARCHAR' };
+
+/** A listing a poll, sweep or catch-up saw live. */
+export interface ObservationRow {
+  appId: number;
+  listing: Listing;
+  observedAt: number;
+  via: 'poll' | 'sweep' | 'catch_up';
+  /** The sweep id or poll window; (via, passId, listing id) is landed once. */
+  passId: string;
+}
+
+/** The batch's `observations`, applied after its events. */
+export const observationsLander = defineLander({
+  field: 'observations',
+  merge: 'ordered',
+  rows: (observations: ObservationRow[]) => observations.length,
+  land: landObservations,
+});
 
 /**
  * Lands `observations` in `listing_observations`, once per (via, passId, listing id): a replayed
@@ -32,7 +50,7 @@ const GONE_COLUMNS = { o: 'BIGINT', a: 'INTEGER', l: 'VARCHAR', t: 'DOUBLE', v: 
  * `observedAt` when the request starts, so a page can never postdate that stamp). `last_event_id`
  * is left as it was.
  */
-export async function landObservations(
+async function landObservations(
   context: LandingContext,
   observations: readonly ObservationRow[],
 ): Promise<void> {
@@ -46,21 +64,15 @@ export async function landObservations(
     p: o.passId,
     x: o.listing,
   }));
-  await withStagedRows(context, rows, OBSERVATION_COLUMNS, (from, params) =>
-    run(
-      context,
-      `CREATE OR REPLACE TEMP TABLE _wh_observations AS
-       SELECT s.* FROM (
-         SELECT o AS ord, a AS app_id, x.id AS listing_id, ${selectListingColumns('x')},
-                ${msToTimestamp('t')} AS observed_at, v AS via, p AS pass_id
-         FROM ${from}
-       ) s
-       WHERE NOT EXISTS (
-         SELECT 1 FROM listing_observations o
-         WHERE o.via = s.via AND o.pass_id = s.pass_id AND o.listing_id = s.listing_id
-       )`,
-      params,
-    ),
+  await stageFreshRows(
+    context,
+    '_wh_observations',
+    rows,
+    OBSERVATION_COLUMNS,
+    `o AS ord, a AS app_id, x.id AS listing_id, ${selectListingColumns('x')},
+     ${msToTimestamp('t')} AS observed_at, v AS via, p AS pass_id`,
+    `SELECT 1 FROM listing_observations o
+     WHERE o.via = s.via AND o.pass_id = s.pass_id AND o.listing_id = s.listing_id`,
   );
   const landed = await run(
     context,
@@ -101,46 +113,4 @@ export async function landObservations(
     context.count('live_listings', upserted);
   }
   await run(context, 'DROP TABLE _wh_observations');
-}
-
-/**
- * Lands `gone` rows in `listing_gone`, once per (via, listing id, detected time), and deletes each
- * fresh one's listing from `live_listings` when present, unless it was seen live after the
- * detection time (a later sighting wins over an older verdict).
- */
-export async function landGone(context: LandingContext, gone: readonly GoneRow[]): Promise<void> {
-  if (gone.length === 0) return;
-  const unique = firstOfEachKey(gone, (g) => `${g.via}\u0000${g.listingId}\u0000${g.detectedAt}`);
-  const rows = unique.map((g, i) => ({ o: i, a: g.appId, l: g.listingId, t: g.detectedAt, v: g.via }));
-  await withStagedRows(context, rows, GONE_COLUMNS, (from, params) =>
-    run(
-      context,
-      `CREATE OR REPLACE TEMP TABLE _wh_gone AS
-       SELECT s.* FROM (
-         SELECT o AS ord, a AS app_id, l AS listing_id, ${msToTimestamp('t')} AS detected_at, v AS via
-         FROM ${from}
-       ) s
-       WHERE NOT EXISTS (
-         SELECT 1 FROM listing_gone g
-         WHERE g.via = s.via AND g.listing_id = s.listing_id AND g.detected_at = s.detected_at
-       )`,
-      params,
-    ),
-  );
-  const landed = await run(
-    context,
-    `INSERT INTO listing_gone (app_id, listing_id, detected_at, via, load_id, ingested_at)
-     SELECT app_id, listing_id, detected_at, via, $load, ${msToTimestamp('$now')} FROM _wh_gone`,
-    { load: context.loadId, now: context.now },
-  );
-  context.count('listing_gone', landed);
-  if (landed > 0) {
-    const deleted = await run(
-      context,
-      `DELETE FROM live_listings l USING _wh_gone g
-       WHERE l.listing_id = g.listing_id AND l.last_seen_at <= g.detected_at`,
-    );
-    context.count('live_listings', deleted);
-  }
-  await run(context, 'DROP TABLE _wh_gone');
 }

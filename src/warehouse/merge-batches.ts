@@ -1,15 +1,20 @@
 /** Merges queued batches into as few as possible without changing what they do or in which order. */
 import type { WarehouseBatch } from './batch.js';
+import { ALL_LANDERS } from './landers.js';
 
-/** Apply order of the listing kinds inside one batch. */
-const LISTING_KINDS = ['events', 'observations', 'gone'] as const;
-const SINGLE_KINDS = ['snapshot', 'minask', 'fx'] as const;
+/** The `ordered` landers, in apply order. */
+const ORDERED = ALL_LANDERS.filter((lander) => lander.merge === 'ordered');
+/** The `once` landers: two batches that both carry one of their fields stay apart. */
+const ONCE = ALL_LANDERS.filter((lander) => lander.merge === 'once');
+
+/** A batch seen field by field. */
+type Fields = Record<string, unknown>;
 
 /**
  * Merges each batch into the one before it when both come from the same source and the result
- * applies the same rows in the same order: listing rows only when the earlier batch's kinds all
- * apply before (or with) the later one's, and at most one snapshot, minAsk list and FX set each.
- * Merged `state` is a key-by-key merge where later batches win; gaps are concatenated.
+ * applies the same rows in the same order, by each lander's merge rule: `ordered` fields only when
+ * the earlier batch's all apply before (or with) the later one's, at most one value per batch of a
+ * `once` field, `by-key` fields key by key with later batches winning, `append` fields concatenated.
  */
 export function mergeBatches(batches: readonly WarehouseBatch[]): WarehouseBatch[] {
   const merged: WarehouseBatch[] = [];
@@ -23,29 +28,34 @@ export function mergeBatches(batches: readonly WarehouseBatch[]): WarehouseBatch
 
 function canMerge(a: WarehouseBatch, b: WarehouseBatch): boolean {
   if (a.source !== b.source) return false;
-  if (SINGLE_KINDS.some((kind) => a[kind] !== undefined && b[kind] !== undefined)) return false;
-  return lastListingKind(a) <= firstListingKind(b);
+  if (ONCE.some(({ field }) => a[field] !== undefined && b[field] !== undefined)) return false;
+  return lastOrdered(a) <= firstOrdered(b);
 }
 
-function lastListingKind(batch: WarehouseBatch): number {
-  return LISTING_KINDS.findLastIndex((kind) => (batch[kind]?.length ?? 0) > 0);
+function hasRows(batch: WarehouseBatch, field: keyof WarehouseBatch): boolean {
+  const value = batch[field];
+  return Array.isArray(value) && value.length > 0;
 }
 
-function firstListingKind(batch: WarehouseBatch): number {
-  const index = LISTING_KINDS.findIndex((kind) => (batch[kind]?.length ?? 0) > 0);
-  return index === -1 ? LISTING_KINDS.length : index;
+function lastOrdered(batch: WarehouseBatch): number {
+  return ORDERED.findLastIndex(({ field }) => hasRows(batch, field));
+}
+
+function firstOrdered(batch: WarehouseBatch): number {
+  const index = ORDERED.findIndex(({ field }) => hasRows(batch, field));
+  return index === -1 ? ORDERED.length : index;
 }
 
 /** Appends `from` to `into` (a batch this module owns, so its arrays may grow in place). */
 function appendInto(into: WarehouseBatch, from: WarehouseBatch): WarehouseBatch {
-  if (from.events) into.events = append(into.events, from.events);
-  if (from.observations) into.observations = append(into.observations, from.observations);
-  if (from.gone) into.gone = append(into.gone, from.gone);
-  if (from.gaps) into.gaps = append(into.gaps, from.gaps);
-  if (from.snapshot) into.snapshot = from.snapshot;
-  if (from.minask) into.minask = from.minask;
-  if (from.fx) into.fx = from.fx;
-  if (from.state) into.state = { ...into.state, ...from.state };
+  const target = into as unknown as Fields;
+  for (const { field, merge } of ALL_LANDERS) {
+    const value = from[field];
+    if (value === undefined) continue;
+    if (merge === 'once') target[field] = value;
+    else if (merge === 'by-key') target[field] = { ...(target[field] as Fields | undefined), ...value };
+    else target[field] = append(target[field] as unknown[] | undefined, value as readonly unknown[]);
+  }
   return into;
 }
 

@@ -1,8 +1,6 @@
 /** SQL building blocks of the landing code: time conversions, the listing's columns, staging JSON rows. */
-import type { DuckDBConnection, DuckDBValue } from '@duckdb/node-api';
-
-/** Named parameters of a statement. */
-export type Params = Record<string, DuckDBValue>;
+import type { DuckDBConnection } from '@duckdb/node-api';
+import type { Params } from '../shared/database.js';
 
 /** The write in progress: one batch inside the open transaction. */
 export interface LandingContext {

@@ -1,7 +1,8 @@
 /** Bulk rows reach DuckDB as a temporary NDJSON file read back with `read_json`, which parses in parallel. */
 import { open, readdir, rm, rmdir } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { LandingContext, Params } from './sql.js';
+import type { Params } from '../shared/database.js';
+import { type LandingContext, run } from './sql.js';
 
 /** Lines written to the staging file per system call. */
 const LINES_PER_WRITE = 2000;
@@ -45,6 +46,34 @@ export async function withStagedRows<T>(
   } finally {
     await rm(file, { force: true });
   }
+}
+
+/**
+ * Stages `rows` and keeps the fresh ones in the temp table `table` (replaced if present): `select`
+ * is the SELECT list shaping the staged columns, and a shaped row `s` is dropped when the subquery
+ * `landed` finds it landed already.
+ *
+ * @example
+ * await stageFreshRows(context, '_wh_fx', rows, { c: 'VARCHAR' }, 'c AS currency',
+ *   'SELECT 1 FROM fx_rates f WHERE f.currency = s.currency');
+ */
+export async function stageFreshRows(
+  context: LandingContext,
+  table: string,
+  rows: readonly unknown[],
+  columns: Readonly<Record<string, string>>,
+  select: string,
+  landed: string,
+): Promise<void> {
+  await withStagedRows(context, rows, columns, (from, params) =>
+    run(
+      context,
+      `CREATE OR REPLACE TEMP TABLE ${table} AS
+       SELECT s.* FROM (SELECT ${select} FROM ${from}) s
+       WHERE NOT EXISTS (${landed})`,
+      params,
+    ),
+  );
 }
 
 async function writeNdjson(file: string, rows: readonly unknown[]): Promise<void> {

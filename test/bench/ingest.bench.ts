@@ -9,7 +9,7 @@ import { copyFile, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DuckDBInstance } from '@duckdb/node-api';
-import { createClock } from '../../src/service/clock.js';
+import { createClock } from '../../src/service/core/clock.js';
 import type { ListingChange } from '../../src/service/market/catalogue.js';
 import { startService } from '../../src/service/service.js';
 import { createListingGenerator } from '../../src/service/sim/generator.js';
@@ -110,7 +110,7 @@ export async function run(): Promise<void> {
 
 /** Writes the CS2 events as NDJSON (as the stream carries them) and times DuckDB reading them into a table. */
 async function readJsonBaseline(
-  db: import('../../src/service/store/database.js').Database,
+  db: import('../../src/shared/database.js').Database,
   dir: string,
 ): Promise<number> {
   const file = join(dir, 'events.ndjson');

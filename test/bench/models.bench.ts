@@ -23,6 +23,7 @@ const EVENTS = Number(process.env.BENCH_EVENTS ?? 10_000_000);
 const DAYS = Number(process.env.BENCH_DAYS ?? 30);
 const GROUPS = Number(process.env.BENCH_GROUPS ?? 2000);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
+const MEMORY = process.env.MARKET_WAREHOUSE_MEMORY;
 const MINUTE_MS = 60_000;
 
 /** One round: the minute landed, then its incremental refresh and a full rebuild. */
@@ -42,7 +43,10 @@ export async function run(): Promise<void> {
   const clock = { now: endMs };
   try {
     const path = join(dir, 'warehouse.duckdb');
-    const warehouse = await Warehouse.open(path, { clock: () => clock.now });
+    const warehouse = await Warehouse.open(path, {
+      clock: () => clock.now,
+      ...(MEMORY ? { memoryLimit: MEMORY } : {}),
+    });
     try {
       const limit = await warehouse.query("SELECT current_setting('memory_limit') AS v");
       print("the warehouse's DuckDB memory limit", String(limit[0]?.v));

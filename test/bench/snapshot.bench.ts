@@ -6,11 +6,11 @@
 import { copyFile, mkdtemp, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createClock } from '../../src/service/clock.js';
+import { createClock } from '../../src/service/core/clock.js';
 import { PriceList } from '../../src/service/market/price-list.js';
 import { PriceSnapshot } from '../../src/service/market/price-snapshot.js';
-import { projectPath } from '../../src/service/paths.js';
-import { Database } from '../../src/service/store/database.js';
+import { Database } from '../../src/shared/database.js';
+import { projectPath } from '../../src/shared/project-root.js';
 import { benchDatabase, print } from './fixtures.js';
 
 const LISTINGS = Number(process.env.BENCH_LISTINGS ?? 1_000_000);

@@ -10,8 +10,8 @@ import { once } from 'node:events';
 import { copyFile, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { projectPath } from '../../src/service/paths.js';
 import { type RunningService, startService } from '../../src/service/service.js';
+import { projectPath } from '../../src/shared/project-root.js';
 import { benchDatabase, print } from './fixtures.js';
 
 const STREAMS = Number(process.env.BENCH_STREAMS ?? 300);

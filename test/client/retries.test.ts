@@ -1,95 +1,21 @@
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it, onTestFinished } from 'vitest';
 import {
+  decideRetry,
   isNetworkError,
   isTransient,
   isUnexpectedResponseError,
   MarketClient,
-  type MarketClientOptions,
   NetworkError,
+  retryDelayMs,
 } from '../../src/client/index.js';
 import { ApiError } from '../../src/contract/api-error.js';
-
-/** What the scripted server does with one request. */
-type Step = (req: IncomingMessage, res: ServerResponse) => void;
+import { fakeTime, hang, html, json, rejection, reset, scriptedClient } from './scripted-server.js';
 
 const HEALTH = { status: 'ok', groups: 3, price_list_age_seconds: 1 };
 
-const json =
-  (status: number, body: unknown, headers: Record<string, string> = {}): Step =>
-  (_req, res) => {
-    res.writeHead(status, { 'content-type': 'application/json', ...headers }).end(JSON.stringify(body));
-  };
-const html =
-  (status: number): Step =>
-  (_req, res) => {
-    res.writeHead(status, { 'content-type': 'text/html' }).end('<html><body>Bad Gateway</body></html>');
-  };
-const reset: Step = (req) => req.socket.destroy();
-const hang: Step = () => {};
-
-/** A loopback server answering its n-th request with `steps[n]` (the last step repeats). */
-async function scripted(steps: Step[]) {
-  const seen: string[] = [];
-  const server = createServer((req, res) => {
-    const step = steps[Math.min(seen.length, steps.length - 1)];
-    seen.push(`${req.method} ${req.url} ${req.headers.authorization ?? ''}`);
-    step?.(req, res);
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  const close = async () => {
-    server.closeAllConnections();
-    await new Promise<void>((resolve) => server.close(() => resolve()));
-  };
-  return { baseUrl: `http://127.0.0.1:${port}/v1`, seen, close };
-}
-
-const cleanups: Array<() => Promise<void>> = [];
-afterEach(async () => {
-  for (const cleanup of cleanups.splice(0)) await cleanup();
-});
-
-/** A fake clock whose sleep moves it forward at once and remembers each wait. */
-function fakeTime() {
-  let now = Date.now();
-  const sleeps: number[] = [];
-  const clock = { now: () => now };
-  const sleep = async (ms: number) => {
-    sleeps.push(ms);
-    now += ms;
-  };
-  return { clock, sleep, sleeps };
-}
-
-/** A client of a scripted server, with a fake clock and a fixed jitter of one half. */
-async function scriptedClient(steps: Step[], options: Partial<MarketClientOptions> = {}) {
-  const server = await scripted(steps);
-  const { clock, sleep, sleeps } = fakeTime();
-  const client = new MarketClient({
-    baseUrl: server.baseUrl,
-    apiKey: 'svc_pub_scripted',
-    clock,
-    sleep,
-    random: () => 0.5,
-    ...options,
-  });
-  cleanups.push(async () => {
-    await client.close();
-    await server.close();
-  });
-  return { client, seen: server.seen, sleeps };
-}
-
-async function rejection(promise: Promise<unknown>): Promise<unknown> {
-  try {
-    await promise;
-  } catch (error) {
-    return error;
-  }
-  throw new Error('the call succeeded');
-}
+/** An ApiError of `code`, with another status than the table's when given. */
+const api = (code: ConstructorParameters<typeof ApiError>[0], status?: number) =>
+  new ApiError(code, 'x', {}, status === undefined ? {} : { status });
 
 describe('MarketClient retries', () => {
   it('retries 503 market_unavailable and a 502 HTML page with jittered backoff, then parses the answer', async () => {
@@ -190,7 +116,7 @@ describe('MarketClient retries', () => {
     const { client } = await scriptedClient([json(200, HEALTH)], { maxRetries: 1 });
     const { clock, sleep, sleeps } = fakeTime();
     const closed = new MarketClient({ baseUrl: 'http://127.0.0.1:9/v1', clock, sleep, maxRetries: 1 });
-    cleanups.push(() => closed.close());
+    onTestFinished(() => closed.close());
     const error = await rejection(closed.health());
     expect(isNetworkError(error)).toBe(true);
     expect(error).toMatchObject({ timedOut: false, url: 'http://127.0.0.1:9/v1/health' });
@@ -217,8 +143,6 @@ describe('MarketClient retries', () => {
 });
 
 describe('isTransient', () => {
-  const api = (code: ConstructorParameters<typeof ApiError>[0], status?: number) =>
-    new ApiError(code, 'x', {}, status === undefined ? {} : { status });
   it.each([
     ['429 rate_limit_exceeded', true, api('rate_limit_exceeded')],
     ['429 snapshot_rate_limited', true, api('snapshot_rate_limited')],
@@ -237,5 +161,55 @@ describe('isTransient', () => {
     ['a plain Error', false, new Error('bug')],
   ])('classifies %s as transient: %s', (_name, expected, error) => {
     expect(isTransient(error)).toBe(expected);
+  });
+});
+
+describe('decideRetry', () => {
+  const context = { attempt: 0, maxRetries: 3, now: 0, random: () => 0.5 };
+  const post = { ...context, method: 'POST', idempotencyKey: 'order-key-1' };
+  const resend = { lookUp: false, delayMs: 250 };
+  const lookUp = { lookUp: true, delayMs: 250 };
+
+  it.each([
+    [
+      '429 after its Retry-After',
+      { lookUp: false, delayMs: 2000 },
+      new ApiError('rate_limit_exceeded', 'x', {}, { headers: { 'retry-after': '2' } }),
+    ],
+    ['409 price_updating', resend, api('price_updating')],
+    ['503 market_unavailable', resend, api('market_unavailable')],
+    ['a 502 page', resend, api('market_unavailable', 502)],
+    ['a reset connection', resend, new NetworkError('reset', 'http://x', false)],
+    ['a timeout', lookUp, new NetworkError('slow', 'http://x', true)],
+    ['504 upstream_timeout', lookUp, api('upstream_timeout')],
+    ['500 order_failed', lookUp, api('order_failed')],
+    ['409 idempotency_in_progress', lookUp, api('idempotency_in_progress')],
+    ['400 invalid_request', null, api('invalid_request')],
+    ['401 invalid_api_key', null, api('invalid_api_key')],
+    ['402 insufficient_balance', null, api('insufficient_balance')],
+    ['403 trading_not_enabled', null, api('trading_not_enabled')],
+    ['409 price_moved', null, api('price_moved')],
+    ['409 item_unavailable', null, api('item_unavailable')],
+  ])('answers %s on a POST with an Idempotency-Key with %o', (_name, expected, error) => {
+    expect(decideRetry(error, post)).toEqual(expected);
+  });
+
+  it('never retries a POST without an Idempotency-Key', () => {
+    for (const error of [api('market_unavailable'), new NetworkError('reset', 'http://x', false)]) {
+      expect(decideRetry(error, { ...context, method: 'POST' })).toBeNull();
+    }
+  });
+
+  it('still asks for a lookup once the retries are spent, but for no resend', () => {
+    expect(decideRetry(api('upstream_timeout'), { ...post, attempt: 3 })).toEqual({
+      lookUp: true,
+      delayMs: null,
+    });
+    expect(decideRetry(api('market_unavailable'), { ...post, attempt: 3 })).toBeNull();
+  });
+
+  it('gives retryDelayMs no delay for a failure that needs a lookup first', () => {
+    expect(retryDelayMs(api('upstream_timeout'), post)).toBeNull();
+    expect(retryDelayMs(api('upstream_timeout'), { ...context, method: 'GET' })).toBe(250);
   });
 });

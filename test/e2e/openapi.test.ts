@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { validate } from '@readme/openapi-parser';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ERROR_TABLE } from '../../src/contract/errors.js';
-import { projectPath } from '../../src/service/paths.js';
+import { projectPath } from '../../src/shared/project-root.js';
 import { startTestService, type TestService } from '../helpers/service.js';
 
 let t: TestService;

@@ -2,7 +2,7 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { createInterface } from 'node:readline';
-import { projectPath } from '../../src/service/paths.js';
+import { projectPath } from '../../src/shared/project-root.js';
 
 const MAIN = projectPath('src', 'cli', 'main.ts');
 

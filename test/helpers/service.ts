@@ -2,7 +2,7 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { type AdjustableClock, createClock } from '../../src/service/clock.js';
+import { type AdjustableClock, createClock } from '../../src/service/core/clock.js';
 import { type RunningService, type ServiceOptions, startService } from '../../src/service/service.js';
 
 /** A response read whole. */

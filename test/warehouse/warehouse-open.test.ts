@@ -92,7 +92,7 @@ describe('Warehouse.open', () => {
     expect(existsSync(`${path}.staging`)).toBe(false);
   });
 
-  it('bounds DuckDB memory at 1 GB unless told otherwise, by option or MARKET_WAREHOUSE_MEMORY', async () => {
+  it('bounds DuckDB memory at 1 GB unless the memoryLimit option says otherwise', async () => {
     const limit = async (options: { memoryLimit?: string }) => {
       const warehouse = await Warehouse.open(join(dir, 'w.duckdb'), options);
       try {
@@ -102,13 +102,19 @@ describe('Warehouse.open', () => {
         await warehouse.close();
       }
     };
+    expect(await limit({})).toBe('953.6 MiB');
+    expect(await limit({ memoryLimit: '300MB' })).toBe('286.1 MiB');
+    expect(await limit({ memoryLimit: '2GB' })).toBe('1.8 GiB');
+  });
+
+  it('ignores MARKET_WAREHOUSE_MEMORY: the limit comes only from the options', async () => {
     const saved = process.env.MARKET_WAREHOUSE_MEMORY;
+    process.env.MARKET_WAREHOUSE_MEMORY = '2GB';
     try {
-      delete process.env.MARKET_WAREHOUSE_MEMORY;
-      expect(await limit({})).toBe('953.6 MiB');
-      expect(await limit({ memoryLimit: '300MB' })).toBe('286.1 MiB');
-      process.env.MARKET_WAREHOUSE_MEMORY = '2GB';
-      expect(await limit({})).toBe('1.8 GiB');
+      const warehouse = await Warehouse.open(join(dir, 'w.duckdb'));
+      const [row] = await warehouse.query("SELECT current_setting('memory_limit') AS v");
+      await warehouse.close();
+      expect(row?.v).toBe('953.6 MiB');
     } finally {
       if (saved === undefined) delete process.env.MARKET_WAREHOUSE_MEMORY;
       else process.env.MARKET_WAREHOUSE_MEMORY = saved;

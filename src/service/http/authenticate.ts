@@ -4,18 +4,12 @@
  */
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { ApiError } from '../../contract/api-error.js';
-import { KEY_PREFIX, keyIdOf, keyMatches } from '../auth/api-keys.js';
-import { isAllowed, normalizeAddress } from '../auth/ip-allowlist.js';
-import type { Clock } from '../clock.js';
-import type { Account, AccountStore, ApiKeyRecord } from '../store/accounts.js';
+import { KEY_PREFIX, keyIdOf, keyMatches } from '../core/api-keys.js';
+import type { Caller, CallerDirectory } from '../core/caller.js';
+import type { Clock } from '../core/clock.js';
+import { isAllowed, normalizeAddress } from '../core/ip-allowlist.js';
 import type { FailedAuthGuard } from './failed-auth.js';
 import type { RateClass, RollingWindowLimiter } from './rate-limiter.js';
-
-/** Who a request acts as. */
-export interface AuthContext {
-  key: ApiKeyRecord;
-  account: Account;
-}
 
 /** What a route needs: no key, any valid key, or a trading key; and which rate class it counts in. */
 export interface AccessConfig {
@@ -27,14 +21,14 @@ export interface AccessConfig {
 declare module 'fastify' {
   interface FastifyContextConfig extends AccessConfig {}
   interface FastifyRequest {
-    auth: AuthContext | null;
+    auth: Caller | null;
     clientIp: string;
   }
 }
 
 /** The dependencies of the checks. */
 export interface AuthenticateOptions {
-  accounts: AccountStore;
+  accounts: CallerDirectory;
   guard: FailedAuthGuard;
   limiter: RollingWindowLimiter;
   clock: Clock;
@@ -51,7 +45,7 @@ export function registerAuthentication(app: FastifyInstance, options: Authentica
 }
 
 /** The authenticated caller of a keyed route. */
-export function authOf(request: FastifyRequest): AuthContext {
+export function authOf(request: FastifyRequest): Caller {
   if (!request.auth) throw new Error('route reached without authentication');
   return request.auth;
 }
@@ -83,7 +77,7 @@ function checkAccess(request: FastifyRequest, options: AuthenticateOptions): voi
   request.auth = auth;
 }
 
-function resolveKey(request: FastifyRequest, options: AuthenticateOptions, now: number): AuthContext {
+function resolveKey(request: FastifyRequest, options: AuthenticateOptions, now: number): Caller {
   const raw = presentedKey(request);
   const fail = (error: ApiError): never => {
     const until = options.guard.recordFailure(request.clientIp, now);

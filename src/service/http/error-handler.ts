@@ -5,9 +5,16 @@
  */
 import type { FastifyError, FastifyInstance, FastifyRequest } from 'fastify';
 import { ApiError, isApiError } from '../../contract/api-error.js';
+import { type DomainError, isDomainError } from '../core/domain-error.js';
+
+/** Maps a feature's domain errors to API errors; undefined for errors it does not own. */
+export type DomainErrorMapper = (error: DomainError) => ApiError | undefined;
 
 /** Installs the error and not-found handlers on the root instance. */
-export function registerErrorHandling(app: FastifyInstance): void {
+export function registerErrorHandling(
+  app: FastifyInstance,
+  mappers: readonly DomainErrorMapper[] = [],
+): void {
   app.setNotFoundHandler((request, reply) => {
     const path = request.url.split('?')[0] ?? '';
     const error = new ApiError('not_found', `no route ${request.method} ${path.slice(0, 200)}`);
@@ -15,7 +22,7 @@ export function registerErrorHandling(app: FastifyInstance): void {
   });
   // Bodies are sent as ready JSON so that no route's response schema re-serialises an error.
   app.setErrorHandler((raw: FastifyError, request, reply) => {
-    const error = toApiError(raw, request);
+    const error = toApiError(raw, request, mappers);
     void reply
       .code(error.status)
       .headers(error.headers)
@@ -25,8 +32,18 @@ export function registerErrorHandling(app: FastifyInstance): void {
 }
 
 /** Maps anything thrown in a request to an ApiError of the contract's table. */
-export function toApiError(error: FastifyError, request: FastifyRequest): ApiError {
+export function toApiError(
+  error: FastifyError,
+  request: FastifyRequest,
+  mappers: readonly DomainErrorMapper[] = [],
+): ApiError {
   if (isApiError(error)) return error;
+  if (isDomainError(error)) {
+    for (const map of mappers) {
+      const mapped = map(error);
+      if (mapped) return mapped;
+    }
+  }
   if (error.validation) return validationError(error);
   if (error.code?.startsWith('FST_ERR_CTP_') || error.code === 'FST_ERR_BAD_URL') {
     return new ApiError('invalid_request', requestProblem(error));

@@ -2,6 +2,7 @@
  * The failed-authentication guard: more than 30 missing or invalid keys from one address within a
  * rolling minute bans that address for 5 minutes. A valid request does not reset the count.
  */
+import { RollingWindowCounter } from '../../shared/rolling-window.js';
 
 /** Thresholds of the guard. */
 export interface FailedAuthOptions {
@@ -13,17 +14,15 @@ export interface FailedAuthOptions {
   banMs?: number;
 }
 
-/** Tracks failures per client address and the bans they cause. */
+/** Tracks failures per client address and the bans they cause; both forget addresses once they lapse. */
 export class FailedAuthGuard {
-  private readonly failures = new Map<string, number[]>();
+  private readonly failures: RollingWindowCounter;
+  /** Ban ends per address, in the order the bans began (so the earliest to end come first). */
   private readonly bans = new Map<string, number>();
-  private readonly maxFailures: number;
-  private readonly windowMs: number;
   private readonly banMs: number;
 
   constructor(options: FailedAuthOptions = {}) {
-    this.maxFailures = options.maxFailures ?? 30;
-    this.windowMs = options.windowMs ?? 60_000;
+    this.failures = new RollingWindowCounter(options.maxFailures ?? 30, options.windowMs ?? 60_000);
     this.banMs = options.banMs ?? 300_000;
   }
 
@@ -38,24 +37,24 @@ export class FailedAuthGuard {
 
   /** Records a failure; returns the end of the ban it triggers, or null. */
   recordFailure(ip: string, now: number): number | null {
-    const log = (this.failures.get(ip) ?? []).filter((t) => t > now - this.windowMs);
-    log.push(now);
-    if (log.length <= this.maxFailures) {
-      this.failures.set(ip, log);
-      this.sweep(now);
-      return null;
-    }
+    this.forgetEndedBans(now);
+    if (this.failures.tryAcquire(ip, now)) return null;
     this.failures.delete(ip);
     const until = now + this.banMs;
+    this.bans.delete(ip);
     this.bans.set(ip, until);
     return until;
   }
 
-  /** Forgets addresses whose failures have all aged out, so memory stays bounded. */
-  private sweep(now: number): void {
-    if (this.failures.size < 10_000) return;
-    for (const [ip, log] of this.failures) {
-      if ((log.at(-1) ?? 0) <= now - this.windowMs) this.failures.delete(ip);
+  /** Addresses tracked, failing or banned (bounded by those active within a window or a ban). */
+  get size(): number {
+    return this.failures.size + this.bans.size;
+  }
+
+  private forgetEndedBans(now: number): void {
+    for (const [ip, until] of this.bans) {
+      if (until > now) return;
+      this.bans.delete(ip);
     }
   }
 }

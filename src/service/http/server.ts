@@ -7,19 +7,19 @@ import {
   serializerCompiler,
   validatorCompiler,
 } from 'fastify-type-provider-zod';
-import type { ServiceContext } from '../context.js';
-import { registerAuthentication } from './authenticate.js';
+import { type AuthenticateOptions, registerAuthentication } from './authenticate.js';
 import { registerErrorHandling } from './error-handler.js';
+import type { Feature } from './feature.js';
 import { errorCodesExtension } from './openapi.js';
-import { registerAccountRoutes } from './routes/account.js';
-import { registerMarketRoutes } from './routes/market.js';
-import { registerSandboxRoutes } from './routes/sandbox.js';
-import { registerSnapshotRoutes } from './routes/snapshot.js';
-import { registerStatusRoutes } from './routes/status.js';
-import { registerStreamRoutes } from './routes/stream.js';
 
 /** How the HTTP layer is set up. */
 export interface AppOptions {
+  /** What the access checks of /v1 read. */
+  auth: AuthenticateOptions;
+  /** The features, registered in this order. */
+  features: readonly Feature[];
+  /** Registers the /sandbox scope too. @default false */
+  sandbox?: boolean;
   /** Proxy addresses or CIDRs whose X-Forwarded-For is believed. @default [] (none) */
   trustProxy?: string[];
   /** pino logger options, or false for none. @default false */
@@ -27,7 +27,7 @@ export interface AppOptions {
 }
 
 /** Builds the application (not yet listening). */
-export async function buildApp(context: ServiceContext, options: AppOptions = {}): Promise<FastifyInstance> {
+export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   const trust = options.trustProxy ?? [];
   const app = Fastify({
     logger: options.logger ?? false,
@@ -38,7 +38,10 @@ export async function buildApp(context: ServiceContext, options: AppOptions = {}
   });
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(serializerCompiler);
-  registerErrorHandling(app);
+  registerErrorHandling(
+    app,
+    options.features.flatMap((f) => (f.errors ? [f.errors] : [])),
+  );
   await app.register(swagger, {
     openapi: {
       openapi: '3.1.0',
@@ -62,16 +65,24 @@ export async function buildApp(context: ServiceContext, options: AppOptions = {}
   });
   await app.register(
     async (v1) => {
-      registerAuthentication(v1, context);
-      registerStatusRoutes(v1, context);
-      registerMarketRoutes(v1, context);
-      registerStreamRoutes(v1, context);
-      registerSnapshotRoutes(v1, context);
-      registerAccountRoutes(v1, context);
+      registerAuthentication(v1, options.auth);
+      v1.get(
+        '/openapi.json',
+        { config: { access: 'public', rate: 'none' }, schema: { hide: true } },
+        async () => app.swagger(),
+      );
+      for (const feature of options.features) if (feature.v1) await v1.register(async (f) => feature.v1?.(f));
     },
     { prefix: '/v1' },
   );
-  if (context.sandbox)
-    await app.register(async (s) => registerSandboxRoutes(s, context), { prefix: '/sandbox' });
+  if (options.sandbox) {
+    await app.register(
+      async (sandbox) => {
+        for (const feature of options.features)
+          if (feature.sandbox) await sandbox.register(async (f) => feature.sandbox?.(f));
+      },
+      { prefix: '/sandbox' },
+    );
+  }
   return app;
 }

@@ -10,19 +10,19 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Listing } from '../../contract/listing.js';
-import type { Clock } from '../clock.js';
-import { generateCatalogue } from '../sim/generator.js';
-import type { Database } from '../store/database.js';
-import {
-  deleteListings,
-  insertListings,
-  loadListingFile,
-  readListings,
-  rowJson,
-} from '../store/listing-rows.js';
+import type { Database } from '../../shared/database.js';
+import type { UnitOfWork, UnitOfWorkRunner } from '../core/unit-of-work.js';
 import { EventLog, type LogEvent, type RetentionOptions } from './event-log.js';
 import { orderListingKeys } from './indexed-listing.js';
 import { type IndexedListing, ListingIndex } from './listing-index.js';
+import {
+  deleteListings,
+  insertListings,
+  type ListingRow,
+  loadListingFile,
+  readListings,
+  rowJson,
+} from './listing-rows.js';
 import { SortedList } from './sorted-list.js';
 
 /** One change to the set of live listings. */
@@ -36,11 +36,12 @@ export type AppliedChange =
 /** Told of every committed batch of changes, in commit order. */
 export type ChangeListener = (changes: readonly AppliedChange[]) => void;
 
-/** How the catalogue starts when its database is empty. */
-export interface CatalogueSeed {
-  seed: number;
-  listings: number;
-  nowMs: number;
+/** How the catalogue starts when its database is empty: the simulator's generated listings. */
+export interface CatalogueSeeder {
+  /** The listings of a new catalogue, generated lazily. */
+  rows(): Iterable<ListingRow>;
+  /** The sequence number the first listing added after them takes. */
+  nextSequence: number;
 }
 
 const NEXT_SEQUENCE = 'next_listing_sequence';
@@ -59,10 +60,11 @@ export class Catalogue {
     (a, b) => a.untilMs - b.untilMs || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0),
   );
   private readonly holdById = new Map<string, Hold>();
+  /** Units of work that already wrote changes: log positions are planned once per transaction. */
+  private readonly touched = new WeakSet<UnitOfWork>();
 
   private constructor(
-    private readonly db: Database,
-    private readonly clock: Clock,
+    private readonly units: UnitOfWorkRunner,
     readonly log: EventLog,
     private sequence: number,
   ) {}
@@ -70,15 +72,15 @@ export class Catalogue {
   /** Opens the catalogue: generates the initial listings into an empty database, then loads them. */
   static async open(
     db: Database,
-    clock: Clock,
-    seed: CatalogueSeed,
+    units: UnitOfWorkRunner,
+    seeder: CatalogueSeeder,
     retention: RetentionOptions = {},
   ): Promise<Catalogue> {
     const stored = await db.all<{ value: string }>(
       `SELECT value FROM service_meta WHERE key = '${NEXT_SEQUENCE}'`,
     );
-    const sequence = stored[0] === undefined ? await generate(db, seed) : Number(stored[0].value);
-    const catalogue = new Catalogue(db, clock, await EventLog.open(db, retention), sequence);
+    const sequence = stored[0] === undefined ? await generate(db, seeder) : Number(stored[0].value);
+    const catalogue = new Catalogue(units, await EventLog.open(db, retention), sequence);
     for await (const row of readListings(db)) catalogue.add(row.appId, row.listing);
     catalogue.index.flush();
     return catalogue;
@@ -87,6 +89,16 @@ export class Catalogue {
   /** The sequence number the next new listing takes; ids derive from it and never repeat. */
   get nextSequence(): number {
     return this.sequence;
+  }
+
+  /** The live listing with this id, or undefined. */
+  get(id: string): IndexedListing | undefined {
+    return this.index.get(id);
+  }
+
+  /** The number of live listings. */
+  size(): number {
+    return this.index.size();
   }
 
   /** A live listing picked by a number in [0, 1): uniform over all games. */
@@ -113,37 +125,50 @@ export class Catalogue {
     return () => this.listeners.delete(listener);
   }
 
-  /**
-   * Applies changes in order as one transaction with their events. Removing an absent listing is
-   * skipped; adding a present id replaces it (a re-listing: gone, then new). `nextSequence` is
-   * stored with the rows it covers. Only after the commit do the index and listeners see it.
-   */
+  /** Applies changes in their own unit of work; resolves with them once committed and indexed. */
   async apply(changes: readonly ListingChange[], nextSequence = this.sequence): Promise<AppliedChange[]> {
-    const { finals, events } = this.plan(changes);
-    if (events.length === 0 && nextSequence === this.sequence) return [];
+    return this.units.run((uow) => this.applyIn(uow, changes, nextSequence));
+  }
+
+  /**
+   * Applies changes in order inside the caller's unit of work, with their events. Removing an
+   * absent listing is skipped; adding a present id replaces it (a re-listing: gone, then new).
+   * `nextSequence` is stored with the rows it covers. Only after the commit do the index and the
+   * listeners see it: the array returned is filled then (empty while the transaction is open).
+   * A unit of work applies changes once (its log positions are planned together).
+   */
+  async applyIn(
+    uow: UnitOfWork,
+    changes: readonly ListingChange[],
+    nextSequence = this.sequence,
+  ): Promise<AppliedChange[]> {
+    if (this.touched.has(uow)) throw new Error('a unit of work applies catalogue changes once');
+    this.touched.add(uow);
+    const { finals, events } = this.plan(changes, uow.now);
+    const applied: AppliedChange[] = [];
+    if (events.length === 0 && nextSequence === this.sequence) return applied;
     const adds = [...finals.values()].flatMap((c) =>
       c?.kind === 'add' ? [{ appId: c.appId, listing: c.listing }] : [],
     );
-    const logged = await this.db.transaction(async (tx) => {
-      await deleteListings(tx, [...finals.keys()]);
-      await insertListings(tx, adds);
-      await tx.run(`INSERT OR REPLACE INTO service_meta VALUES ('${NEXT_SEQUENCE}', $v)`, {
-        v: String(nextSequence),
-      });
-      return this.log.append(tx, events);
+    await deleteListings(uow.tx, [...finals.keys()]);
+    await insertListings(uow.tx, adds);
+    await uow.tx.run(`INSERT OR REPLACE INTO service_meta VALUES ('${NEXT_SEQUENCE}', $v)`, {
+      v: String(nextSequence),
     });
-    this.log.committed(logged);
-    this.sequence = nextSequence;
-    const applied = this.applyToIndex(changes, logged);
-    for (const listener of this.listeners) listener(applied);
+    const logged = await this.log.append(uow.tx, events);
+    uow.afterCommit(() => {
+      this.log.committed(logged);
+      this.sequence = nextSequence;
+      applied.push(...this.applyToIndex(changes, logged));
+      for (const listener of this.listeners) listener(applied);
+    });
     return applied;
   }
 
   /** The final state of each touched id and the events the changes make, against the live set. */
-  private plan(changes: readonly ListingChange[]) {
+  private plan(changes: readonly ListingChange[], at: number) {
     const finals = new Map<string, ListingChange | null>();
     const events: Omit<LogEvent, 'position'>[] = [];
-    const at = this.clock.now();
     const isLive = (id: string) =>
       finals.has(id) ? finals.get(id) !== null : this.index.get(id) !== undefined;
     const appOf = (id: string) => {
@@ -205,14 +230,15 @@ export class Catalogue {
  * Streams the generated catalogue to a temporary NDJSON file and bulk-loads it with read_json,
  * with the next sequence number in the same transaction. Returns that number.
  */
-async function generate(db: Database, seed: CatalogueSeed): Promise<number> {
-  const next = seed.listings + 1;
+async function generate(db: Database, seeder: CatalogueSeeder): Promise<number> {
   const dir = await mkdtemp(join(tmpdir(), 'market-seed-'));
   const file = join(dir, 'listings.ndjson');
   try {
     const out = createWriteStream(file);
     let buffered: string[] = [];
-    for (const row of generateCatalogue({ seed: seed.seed, count: seed.listings, nowMs: seed.nowMs })) {
+    let count = 0;
+    for (const row of seeder.rows()) {
+      count += 1;
       buffered.push(rowJson(row));
       if (buffered.length === 4096) {
         if (!out.write(`${buffered.join('\n')}\n`)) await once(out, 'drain');
@@ -222,12 +248,12 @@ async function generate(db: Database, seed: CatalogueSeed): Promise<number> {
     out.end(buffered.length > 0 ? `${buffered.join('\n')}\n` : '');
     await once(out, 'finish');
     await db.transaction(async (tx) => {
-      if (seed.listings > 0) await loadListingFile(tx, file);
+      if (count > 0) await loadListingFile(tx, file);
       await tx.run(`INSERT OR REPLACE INTO service_meta VALUES ('${NEXT_SEQUENCE}', $v)`, {
-        v: String(next),
+        v: String(seeder.nextSequence),
       });
     });
-    return next;
+    return seeder.nextSequence;
   } finally {
     await rm(dir, { recursive: true, force: true });
   }

@@ -4,8 +4,9 @@
  * ids of a wiped or different database are recognised as foreign. Old positions are pruned by age
  * and by a row cap.
  */
-import { randomId } from '../auth/api-keys.js';
-import type { Database } from '../store/database.js';
+
+import type { Database } from '../../shared/database.js';
+import { randomId } from '../core/api-keys.js';
 
 /** One logged change. `listing` is the Listing JSON of a `new` event, null for `gone`. */
 export interface LogEvent {
@@ -123,6 +124,15 @@ export class EventLog {
       { app: appId, head: this.headPosition },
     );
     return row?.position === null || row?.position === undefined ? null : this.eventId(Number(row.position));
+  }
+
+  /** Positions of committed events of one game after `position`, in order, at most `limit`. */
+  async positionsOf(appId: number, after: number, limit: number): Promise<number[]> {
+    const rows = await this.db.read<{ position: number }>(
+      'SELECT position FROM listing_events WHERE app_id = $app AND position > $after AND position <= $head ORDER BY position LIMIT $limit',
+      { app: appId, after, head: this.headPosition, limit },
+    );
+    return rows.map((r) => Number(r.position));
   }
 
   /** Committed events after `position`, in order, at most `limit`. */

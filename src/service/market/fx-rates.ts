@@ -3,7 +3,7 @@
  * service's clock, so the same seed and the same minutes always give the same rates.
  */
 import { CURRENCIES, type Currency, type CurrencyResponse } from '../../contract/market.js';
-import type { Clock } from '../clock.js';
+import type { Clock } from '../core/clock.js';
 
 /** Units per 1 USD at the start of the walk (late-2026 magnitudes). */
 export const BASE_RATES: Record<Currency, number> = {

@@ -7,8 +7,8 @@ import { ApiError } from '../../contract/api-error.js';
 import { centsToUsd } from '../../contract/common.js';
 import type { Wear } from '../../contract/listing.js';
 import type { PriceRow } from '../../contract/market.js';
-import type { Clock } from '../clock.js';
-import type { Database } from '../store/database.js';
+import type { Database } from '../../shared/database.js';
+import type { Clock } from '../core/clock.js';
 import { ALL_APP_IDS } from './games.js';
 
 /** One price group with the lower-case name it is searched by. */

@@ -1,13 +1,36 @@
 /**
  * Market churn: listings appear and leave at a steady pace while the service runs, and held
  * listings come back as instant ones when their trade lock ends. Every change goes through
- * `Catalogue.apply`, the one code path that records changes to the live set.
+ * the catalogue's `apply`, the one code path that records changes to the live set.
  */
-import type { Clock } from '../clock.js';
-import type { Catalogue, ListingChange } from '../market/catalogue.js';
-import type { IndexedListing } from '../market/listing-index.js';
+
+import type { Listing } from '../../contract/listing.js';
+import type { Clock } from '../core/clock.js';
 import { createListingGenerator, type GeneratedListing, type ListingGenerator } from './generator.js';
 import { Random } from './random.js';
+
+/** One change the churn makes to the live set. */
+export type ChurnChange = { kind: 'add'; appId: number; listing: Listing } | { kind: 'remove'; id: string };
+
+/** A live listing as the churn sees it. */
+export interface ChurnListing {
+  readonly id: string;
+  readonly appId: number;
+  readonly listing: Listing;
+}
+
+/** The catalogue the churn drives (the market's catalogue provides it). */
+export interface ChurnCatalogue {
+  /** The sequence number the next new listing takes. */
+  readonly nextSequence: number;
+  size(): number;
+  /** A live listing picked by a number in [0, 1). */
+  sample(fraction: number): ChurnListing | undefined;
+  /** Held listings whose trade lock has ended by `now`. */
+  heldUntil(now: number): Iterable<ChurnListing>;
+  /** Applies changes in one transaction, storing the next sequence with them. */
+  apply(changes: readonly ChurnChange[], nextSequence: number): Promise<unknown>;
+}
 
 /** How the churn runs. */
 export interface ChurnOptions {
@@ -50,13 +73,13 @@ export class MarketChurn {
   private running: Promise<void> = Promise.resolve();
 
   constructor(
-    private readonly catalogue: Catalogue,
+    private readonly catalogue: ChurnCatalogue,
     private readonly clock: Clock,
     private readonly options: ChurnOptions,
   ) {
     this.random = new Random(options.seed ^ 0x5eed);
     this.generator = createListingGenerator({ seed: options.seed, firstSequence: catalogue.nextSequence });
-    this.target = Math.max(MIN_TARGET, catalogue.index.size());
+    this.target = Math.max(MIN_TARGET, catalogue.size());
     this.ratePerSecond = options.ratePerSecond ?? 4;
     this.paused = options.paused ?? false;
     this.lastTick = clock.now();
@@ -90,7 +113,7 @@ export class MarketChurn {
     return {
       paused: this.paused,
       rate_per_second: this.ratePerSecond,
-      listings: this.catalogue.index.size(),
+      listings: this.catalogue.size(),
     };
   }
 
@@ -101,13 +124,13 @@ export class MarketChurn {
     this.lastTick = now;
     if (this.paused) return;
     this.budget += (this.ratePerSecond * elapsed) / 1000;
-    const changes: ListingChange[] = [...this.holdReleases(now)];
+    const changes: ChurnChange[] = [...this.holdReleases(now)];
     for (; this.budget >= 1; this.budget -= 1) changes.push(this.nextChange(now));
     await this.catalogue.apply(changes, this.generator.nextSequence);
   }
 
-  private nextChange(now: number): ListingChange {
-    const size = this.catalogue.index.size();
+  private nextChange(now: number): ChurnChange {
+    const size = this.catalogue.size();
     // Leave more often above the starting size and less below it, so the catalogue stays near it.
     const leaveProbability = Math.min(0.9, Math.max(0.1, (0.5 * size) / this.target));
     const leaving =
@@ -124,7 +147,7 @@ export class MarketChurn {
   }
 
   /** Held listings whose lock has ended come back released (same id, new listed_at). */
-  private *holdReleases(now: number): Iterable<ListingChange> {
+  private *holdReleases(now: number): Iterable<ChurnChange> {
     let released = 0;
     for (const entry of this.catalogue.heldUntil(now)) {
       if (released++ >= MAX_RELEASES_PER_TICK) return;
@@ -133,7 +156,7 @@ export class MarketChurn {
     }
   }
 
-  private remember(entry: IndexedListing): void {
+  private remember(entry: ChurnListing): void {
     this.gone.push({ appId: entry.appId, listing: entry.listing });
     if (this.gone.length > RECENTLY_GONE) this.gone.shift();
   }

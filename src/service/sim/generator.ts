@@ -119,3 +119,8 @@ function relistListing(
     },
   };
 }
+
+/** The seeder of a new catalogue: `count` generated listings, then sequence numbers from `count + 1`. */
+export function catalogueSeeder(options: GeneratorOptions & { count: number; nowMs: number }) {
+  return { rows: () => generateCatalogue(options), nextSequence: options.count + 1 };
+}

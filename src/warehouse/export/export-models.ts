@@ -6,6 +6,7 @@
 import { rm, stat } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import type { DuckDBConnection } from '@duckdb/node-api';
+import { inTransaction } from '../../shared/transaction.js';
 import type { Warehouse } from '../warehouse.js';
 import { copyDays, countDays, sqlString } from './copy-days.js';
 import { listDayFolders, moveIntoPlace, serializeExports, withAsideFolder } from './export-folder.js';
@@ -108,9 +109,9 @@ export async function exportModels(
   const chosen = chooseModels(warehouse.models(), options.models);
   const clock = options.clock ?? warehouse.clock;
   return serializeExports(to, () =>
-    warehouse.withConnection(async (connection) => {
-      await connection.run('BEGIN TRANSACTION');
-      try {
+    warehouse.withConnection((connection) =>
+      // One snapshot for every model's files; the transaction only reads, so its COMMIT changes nothing.
+      inTransaction(connection, async () => {
         const now = clock();
         const plans = await planModels(connection, chosen, range, dayOf(now));
         const models =
@@ -120,11 +121,8 @@ export async function exportModels(
                 writeModels(connection, plans, { to, aside, now, onProgress: options.onProgress }),
               );
         return { to, manifest: join(to, MANIFEST), models, durationMs: performance.now() - started };
-      } finally {
-        // The transaction only read; ending it either way releases its snapshot.
-        await connection.run('ROLLBACK').catch(() => undefined);
-      }
-    }),
+      }),
+    ),
   );
 }
 

@@ -5,6 +5,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { DuckDBConnection } from '@duckdb/node-api';
+import { inTransaction } from '../../shared/transaction.js';
 import type { Model } from './model.js';
 
 /** How a run builds its models. */
@@ -44,42 +45,41 @@ export async function runModels(
   const runId = randomUUID();
   const started = performance.now();
   const models: ModelRunResult[] = [];
-  await connection.run('BEGIN TRANSACTION');
   try {
-    // Read inside the transaction: the newest load this run's snapshot of the landing tables holds.
-    const watermark = await scalar(
-      connection,
-      "SELECT CAST(coalesce(max(started_at), TIMESTAMP '1970-01-01') AS VARCHAR) FROM loads",
-    );
-    for (const model of ordered) {
-      const begun = performance.now();
-      const startedAt = new Date(clock()).toISOString().replace('Z', '');
-      const { mode, rows } = await buildModel(connection, model, watermark, options.fullRefresh ?? false);
-      const result = {
-        model: model.name,
-        materialized: model.materialized,
-        mode,
-        rows,
-        durationMs: performance.now() - begun,
-      };
-      await connection.run(
-        'INSERT INTO model_runs VALUES ($run, $model, $materialized, $mode, $rows, $at, $ms)',
-        {
-          run: runId,
+    await inTransaction(connection, async () => {
+      // Read inside the transaction: the newest load this run's snapshot of the landing tables holds.
+      const watermark = await scalar(
+        connection,
+        "SELECT CAST(coalesce(max(started_at), TIMESTAMP '1970-01-01') AS VARCHAR) FROM loads",
+      );
+      for (const model of ordered) {
+        const begun = performance.now();
+        const startedAt = new Date(clock()).toISOString().replace('Z', '');
+        const { mode, rows } = await buildModel(connection, model, watermark, options.fullRefresh ?? false);
+        const result = {
           model: model.name,
           materialized: model.materialized,
           mode,
           rows,
-          at: startedAt,
-          ms: result.durationMs,
-        },
-      );
-      models.push(result);
-      options.onModel?.(result);
-    }
-    await connection.run('COMMIT');
+          durationMs: performance.now() - begun,
+        };
+        await connection.run(
+          'INSERT INTO model_runs VALUES ($run, $model, $materialized, $mode, $rows, $at, $ms)',
+          {
+            run: runId,
+            model: model.name,
+            materialized: model.materialized,
+            mode,
+            rows,
+            at: startedAt,
+            ms: result.durationMs,
+          },
+        );
+        models.push(result);
+        options.onModel?.(result);
+      }
+    });
   } catch (cause) {
-    await connection.run('ROLLBACK').catch(() => undefined);
     const failed = ordered[models.length]?.name ?? 'the run';
     throw new Error(`building model ${failed} failed, no model changed: ${(cause as Error).message}`, {
       cause,

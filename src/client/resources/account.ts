@@ -1,0 +1,46 @@
+/** Account: the balance with settled funds and trading status, and the balance ledger. */
+import type { z } from 'zod';
+import {
+  type Balance,
+  balanceSchema,
+  type Transaction,
+  transactionPageSchema,
+} from '../../contract/account.js';
+import { pagesOf, rowsOf } from '../paginate.js';
+import { type TransactionsParams, toQueryString } from '../query-params.js';
+import type { Transport } from '../transport.js';
+
+/** One page of `GET /transactions`. */
+export type TransactionPage = z.infer<typeof transactionPageSchema>;
+
+/** Balance and ledger over a shared {@link Transport}. */
+export class AccountResource {
+  constructor(private readonly transport: Transport) {}
+
+  /** `GET /balance`: balance, settled funds and trading status. */
+  balance(): Promise<Balance> {
+    return this.transport.json({ path: '/balance', schema: balanceSchema });
+  }
+
+  /** `GET /transactions`: one page of the balance ledger, newest first. */
+  transactions(query: TransactionsParams = {}): Promise<TransactionPage> {
+    return this.transport.json({
+      path: `/transactions${toQueryString(query)}`,
+      schema: transactionPageSchema,
+    });
+  }
+
+  /** Every page of `GET /transactions` from `query.cursor` (or the newest) to the oldest. */
+  transactionPages(query: TransactionsParams = {}): AsyncGenerator<TransactionPage, void, undefined> {
+    return pagesOf(
+      (q) => this.transactions(q),
+      query,
+      (page) => page.meta.next_cursor,
+    );
+  }
+
+  /** Every ledger row matching `query`, newest first, across all pages. */
+  allTransactions(query: TransactionsParams = {}): AsyncGenerator<Transaction, void, undefined> {
+    return rowsOf(this.transactionPages(query), (page) => page.data);
+  }
+}

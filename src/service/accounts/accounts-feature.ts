@@ -1,0 +1,24 @@
+/** The accounts feature: balance and ledger routes, account and key sandbox routes, its error mapping. */
+import type { Database } from '../../shared/database.js';
+import type { Feature } from '../http/feature.js';
+import { accountApiError } from './account-errors.js';
+import { registerAccountRoutes } from './account-routes.js';
+import type { Accounts } from './accounts.js';
+import { registerAccountSandboxRoutes } from './sandbox-routes.js';
+
+/** What the accounts feature needs. */
+export interface AccountsFeatureDeps {
+  db: Database;
+  accounts: Accounts;
+  /** Games a new sandbox account may read when it names none. */
+  allAppIds: readonly number[];
+}
+
+/** The accounts feature's plugins. */
+export function accountsFeature(deps: AccountsFeatureDeps): Feature {
+  return {
+    v1: (app) => registerAccountRoutes(app, deps.db),
+    sandbox: (app) => registerAccountSandboxRoutes(app, deps.accounts, deps.allAppIds),
+    errors: accountApiError,
+  };
+}

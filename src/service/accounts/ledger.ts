@@ -1,0 +1,174 @@
+/**
+ * The balance ledger: money moves only as ledger rows, each posted in the caller's unit of work
+ * together with the account's new balances. The rules (no negative balance, settled funds never
+ * above the balance) are checked on every post, so a refused movement writes nothing.
+ */
+
+import { randomId } from '../core/api-keys.js';
+import type { Account } from '../core/caller.js';
+import type { UnitOfWork } from '../core/unit-of-work.js';
+import { shortfall } from './account-errors.js';
+import type { AccountStore } from './account-store.js';
+
+/** Ledger row types; `adjustment` is written by the ledger itself, never asked for. */
+export type LedgerType =
+  | 'purchase'
+  | 'refund'
+  | 'sale'
+  | 'deposit'
+  | 'withdrawal'
+  | 'bonus'
+  | 'fee'
+  | 'adjustment';
+
+/** One movement to post; amounts in cents, signed (a debit is negative). */
+export interface Movement {
+  accountId: string;
+  type: LedgerType;
+  amountCents: number;
+  /** How the settled part of the balance moves with it. */
+  settledDeltaCents: number;
+  orderId: string | null;
+  description: string;
+}
+
+/** A debit: spends pending (unsettled) funds first, unless only settled funds may pay. */
+export interface Debit {
+  accountId: string;
+  type: LedgerType;
+  amountCents: number;
+  orderId: string | null;
+  description: string;
+  /** External delivery can only be funded outside the reversal window. @default false */
+  settledOnly?: boolean;
+}
+
+/** A posted row. */
+export interface PostedRow {
+  id: string;
+  seq: number;
+  balanceAfterCents: number;
+  settledAfterCents: number;
+  /** The settled part of the amount (negative for a debit of settled funds). */
+  settledDeltaCents: number;
+}
+
+interface Balances {
+  balanceCents: number;
+  settledCents: number;
+  seq: number;
+}
+
+/** Formats integer cents as an exact DECIMAL literal (`1234` → `12.34`). */
+export function centsToDecimal(cents: number): string {
+  const sign = cents < 0 ? '-' : '';
+  const abs = Math.abs(Math.round(cents));
+  return `${sign}${Math.floor(abs / 100)}.${String(abs % 100).padStart(2, '0')}`;
+}
+
+/** Posts movements; balances seen inside a unit of work include its earlier posts. */
+export class Ledger {
+  private readonly pending = new WeakMap<UnitOfWork, Map<string, Balances>>();
+
+  constructor(private readonly accounts: AccountStore) {}
+
+  /** The balances of an account as the unit of work sees them. */
+  balances(uow: UnitOfWork, accountId: string): Readonly<Balances> {
+    return this.working(uow, this.accounts.requireIn(uow, accountId));
+  }
+
+  /** Spends from the balance; refused whole (`insufficient_…`) when it cannot be covered. */
+  async debit(uow: UnitOfWork, debit: Debit): Promise<PostedRow> {
+    const now = this.working(uow, this.accounts.requireIn(uow, debit.accountId));
+    const facts = {
+      balanceCents: now.balanceCents,
+      settledCents: now.settledCents,
+      requiredCents: debit.amountCents,
+    };
+    if (now.balanceCents < debit.amountCents) throw shortfall('insufficient_balance', facts);
+    if (debit.settledOnly && now.settledCents < debit.amountCents)
+      throw shortfall('insufficient_settled_balance', facts);
+    const pendingCents = now.balanceCents - now.settledCents;
+    const fromSettled = debit.settledOnly ? debit.amountCents : Math.max(0, debit.amountCents - pendingCents);
+    return this.post(uow, {
+      accountId: debit.accountId,
+      type: debit.type,
+      amountCents: -debit.amountCents,
+      settledDeltaCents: -fromSettled,
+      orderId: debit.orderId,
+      description: debit.description,
+    });
+  }
+
+  /** Posts one movement and the account's new balances in the unit of work. */
+  async post(uow: UnitOfWork, movement: Movement): Promise<PostedRow> {
+    const account = this.accounts.requireIn(uow, movement.accountId);
+    const now = this.working(uow, account);
+    const next: Balances = {
+      balanceCents: now.balanceCents + movement.amountCents,
+      settledCents: now.settledCents + movement.settledDeltaCents,
+      seq: now.seq + 1,
+    };
+    if (next.balanceCents < 0 || next.settledCents < 0 || next.settledCents > next.balanceCents)
+      throw new Error(
+        `ledger rule broken for ${account.id}: balance ${next.balanceCents}, settled ${next.settledCents}`,
+      );
+    const id = `txn_${randomId(16)}`;
+    await uow.tx.run(
+      'UPDATE accounts SET balance_usd = $balance::DECIMAL(18,2), settled_usd = $settled::DECIMAL(18,2) WHERE id = $account',
+      {
+        account: account.id,
+        balance: centsToDecimal(next.balanceCents),
+        settled: centsToDecimal(next.settledCents),
+      },
+    );
+    await uow.tx.run(
+      `INSERT INTO ledger (id, account_id, seq, type, amount_usd, balance_after_usd, order_id, description, created_at)
+       VALUES ($id, $account, $seq, $type, $amount::DECIMAL(18,2), $balance::DECIMAL(18,2), $order_id, $description, make_timestamp($at * 1000))`,
+      {
+        id,
+        account: account.id,
+        seq: next.seq,
+        type: movement.type,
+        amount: centsToDecimal(movement.amountCents),
+        balance: centsToDecimal(next.balanceCents),
+        order_id: movement.orderId,
+        description: movement.description,
+        at: uow.now,
+      },
+    );
+    Object.assign(now, next);
+    return {
+      id,
+      seq: next.seq,
+      balanceAfterCents: next.balanceCents,
+      settledAfterCents: next.settledCents,
+      settledDeltaCents: movement.settledDeltaCents,
+    };
+  }
+
+  /** The working balances of an account in a unit of work; copied to the mirror after commit. */
+  private working(uow: UnitOfWork, account: Account): Balances {
+    let byAccount = this.pending.get(uow);
+    if (!byAccount) {
+      byAccount = new Map();
+      this.pending.set(uow, byAccount);
+    }
+    let balances = byAccount.get(account.id);
+    if (!balances) {
+      balances = {
+        balanceCents: account.balanceCents,
+        settledCents: account.settledCents,
+        seq: account.ledgerSeq,
+      };
+      byAccount.set(account.id, balances);
+      const committed = balances;
+      uow.afterCommit(() => {
+        account.balanceCents = committed.balanceCents;
+        account.settledCents = committed.settledCents;
+        account.ledgerSeq = committed.seq;
+      });
+    }
+    return balances;
+  }
+}

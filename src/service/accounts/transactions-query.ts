@@ -1,0 +1,64 @@
+/** Reading the ledger for GET /transactions: newest first, filtered, keyset-paged by sequence. */
+import { ApiError } from '../../contract/api-error.js';
+import { centsToUsd } from '../../contract/common.js';
+import type { Database } from '../../shared/database.js';
+
+/** The validated query of GET /transactions. */
+export interface TransactionsQuery {
+  limit?: number | undefined;
+  type?: string | undefined;
+  /** Unix seconds, inclusive. */
+  from?: number | undefined;
+  /** Unix seconds, inclusive. */
+  to?: number | undefined;
+  cursor?: string | undefined;
+}
+
+/** One page of an account's ledger in the contract's shape. */
+export async function readTransactions(db: Database, accountId: string, query: TransactionsQuery) {
+  const { limit = 50, type, from, to, cursor } = query;
+  if (from !== undefined && to !== undefined && from > to)
+    throw new ApiError('invalid_param', `from (${from}) is after to (${to})`);
+  const before = cursor === undefined ? null : parseSeqCursor(cursor);
+  const rows = await db.read<Record<string, unknown>>(
+    `SELECT id, type, CAST(amount_usd * 100 AS BIGINT) AS amount, CAST(balance_after_usd * 100 AS BIGINT) AS after,
+            order_id, description, epoch_ms(created_at) AS at, seq
+     FROM ledger
+     WHERE account_id = $account
+       AND ($type IS NULL OR type = $type)
+       AND ($from IS NULL OR created_at >= make_timestamp(CAST($from AS BIGINT) * 1000000))
+       AND ($to IS NULL OR created_at <= make_timestamp(CAST($to AS BIGINT) * 1000000 + 999999))
+       AND ($before IS NULL OR seq < $before)
+     ORDER BY seq DESC
+     LIMIT $limit`,
+    { account: accountId, type: type ?? null, from: from ?? null, to: to ?? null, before, limit: limit + 1 },
+  );
+  const page = rows.slice(0, limit);
+  const last = page.at(-1);
+  return {
+    data: page.map((r) => ({
+      id: String(r.id),
+      type: r.type as never,
+      amount_usd: centsToUsd(Number(r.amount)),
+      balance_after_usd: centsToUsd(Number(r.after)),
+      order_id: r.order_id === null ? null : String(r.order_id),
+      description: String(r.description),
+      created_at: new Date(Number(r.at)).toISOString(),
+    })),
+    meta: { next_cursor: rows.length > limit && last ? seqCursor(Number(last.seq)) : null },
+  };
+}
+
+function seqCursor(seq: number): string {
+  return Buffer.from(`t:${seq}`).toString('base64url');
+}
+
+function parseSeqCursor(cursor: string): number {
+  const match = /^t:(\d{1,15})$/.exec(Buffer.from(cursor, 'base64url').toString('utf8'));
+  if (!match)
+    throw new ApiError(
+      'invalid_param',
+      'cursor is not one this endpoint gave; pass meta.next_cursor back unchanged',
+    );
+  return Number(match[1]);
+}

@@ -1,0 +1,42 @@
+/** The market feature: listings, prices, FX, the listing stream, the snapshot, health, and their sandbox routes. */
+import type { Clock } from '../core/clock.js';
+import type { Feature } from '../http/feature.js';
+import type { RollingWindowLimiter } from '../http/rate-limiter.js';
+import type { Catalogue } from './catalogue.js';
+import type { FxRates } from './fx-rates.js';
+import { registerMarketRoutes } from './market-routes.js';
+import type { PriceList } from './price-list.js';
+import type { PriceSnapshot } from './price-snapshot.js';
+import { registerMarketSandboxRoutes } from './sandbox-routes.js';
+import { registerSnapshotRoutes } from './snapshot-routes.js';
+import { registerStatusRoutes } from './status-routes.js';
+import type { StreamRegistry } from './stream-registry.js';
+import { registerStreamRoutes } from './stream-routes.js';
+
+/** What the market feature needs. */
+export interface MarketFeatureDeps {
+  clock: Clock;
+  catalogue: Catalogue;
+  prices: PriceList;
+  snapshot: PriceSnapshot;
+  fx: FxRates;
+  limiter: RollingWindowLimiter;
+  streams: StreamRegistry;
+  /** Interval of the stream's `: heartbeat` comments. */
+  heartbeatMs: number;
+  /** Bytes a stream client may fall behind before it is disconnected. */
+  maxBacklogBytes: number;
+}
+
+/** The market feature's plugins. */
+export function marketFeature(deps: MarketFeatureDeps): Feature {
+  return {
+    v1(app) {
+      registerStatusRoutes(app, deps.prices, deps.clock);
+      registerMarketRoutes(app, deps);
+      registerStreamRoutes(app, deps);
+      registerSnapshotRoutes(app, deps);
+    },
+    sandbox: (app) => registerMarketSandboxRoutes(app, deps),
+  };
+}

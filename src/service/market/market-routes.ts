@@ -1,0 +1,150 @@
+/** Market-data reads: games, listings, the minAsk price list (keyed and public) and FX rates. */
+import type { FastifyInstance } from 'fastify';
+import type { ZodTypeProvider } from 'fastify-type-provider-zod';
+import { ApiError } from '../../contract/api-error.js';
+import { APP_IDS, centsToUsd } from '../../contract/common.js';
+import { listingPageSchema, listingsQuerySchema } from '../../contract/listing.js';
+import {
+  currencyResponseSchema,
+  gamesResponseSchema,
+  priceListSchema,
+  pricesQuerySchema,
+  publicPricesQuerySchema,
+} from '../../contract/market.js';
+import type { Account } from '../core/caller.js';
+import { authOf } from '../http/authenticate.js';
+import { AUTH_ERRORS, errorResponses } from '../http/openapi.js';
+import type { Catalogue } from './catalogue.js';
+import type { FxRates } from './fx-rates.js';
+import { ALL_APP_IDS, gamesReadableBy, resolveAppId } from './games.js';
+import { renderListingPage } from './listing-index.js';
+import { listingSearchOf } from './listing-search.js';
+import type { PriceList, PriceQuery } from './price-list.js';
+
+/** What the market-data routes read. */
+export interface MarketRouteDeps {
+  catalogue: Catalogue;
+  prices: PriceList;
+  fx: FxRates;
+}
+
+/** Registers the market-data routes. */
+export function registerMarketRoutes(app: FastifyInstance, deps: MarketRouteDeps): void {
+  const api = app.withTypeProvider<ZodTypeProvider>();
+
+  api.get(
+    '/games',
+    {
+      schema: {
+        summary: 'Games this key may read, CS2 first',
+        tags: ['market'],
+        response: { 200: gamesResponseSchema, ...errorResponses(...AUTH_ERRORS) },
+      },
+    },
+    async (request) => ({ games: gamesReadableBy(authOf(request).account.appIds) }),
+  );
+
+  api.get(
+    '/listings',
+    {
+      schema: {
+        summary: 'Live buyable listings, keyset-paged',
+        tags: ['market'],
+        querystring: listingsQuerySchema,
+        response: {
+          200: listingPageSchema,
+          ...errorResponses(...AUTH_ERRORS, 'invalid_param', 'unsupported_game'),
+        },
+      },
+    },
+    async (request, reply) => {
+      const search = listingSearchOf(request.query, authOf(request).account.appIds);
+      const body = renderListingPage(deps.catalogue.index.query(search));
+      // The page is sent as the prepared bytes of its listings; the schema documents its shape.
+      return reply.type('application/json; charset=utf-8').send(body as never);
+    },
+  );
+
+  api.get(
+    '/prices',
+    {
+      schema: {
+        summary: 'The minAsk price list: cheapest ask and count per name, wear and Doppler phase',
+        tags: ['market'],
+        querystring: pricesQuerySchema,
+        response: {
+          200: priceListSchema,
+          ...errorResponses(
+            ...AUTH_ERRORS,
+            'invalid_param',
+            'unsupported_game',
+            'insufficient_settled_balance',
+          ),
+        },
+      },
+    },
+    async (request) => {
+      const { account } = authOf(request);
+      const appId = resolveAppId(request.query.appId, account.appIds);
+      requireSettledFunds(account);
+      if (request.query.wear !== undefined && appId !== APP_IDS.cs2) {
+        throw new ApiError('invalid_param', `wear is CS2-only; it cannot be used with appId ${appId}`);
+      }
+      return priceListOf(deps.prices, { ...request.query, appId });
+    },
+  );
+
+  api.get(
+    '/public/prices',
+    {
+      config: { access: 'public', rate: 'read' },
+      schema: {
+        summary: 'The minAsk price list without a key (rate-limited per client address)',
+        tags: ['market'],
+        querystring: publicPricesQuerySchema,
+        response: {
+          200: priceListSchema,
+          ...errorResponses('invalid_param', 'unsupported_game', 'rate_limit_exceeded'),
+        },
+      },
+    },
+    async (request) =>
+      priceListOf(deps.prices, { ...request.query, appId: resolveAppId(request.query.appId, ALL_APP_IDS) }),
+  );
+
+  api.get(
+    '/currency',
+    {
+      schema: {
+        summary: 'FX rates: units of each currency per 1 USD',
+        tags: ['market'],
+        response: { 200: currencyResponseSchema, ...errorResponses(...AUTH_ERRORS) },
+      },
+    },
+    async () => deps.fx.current(),
+  );
+}
+
+/** The price feed needs a funded account: 402 insufficient_settled_balance without settled funds. */
+export function requireSettledFunds(account: Account): void {
+  if (account.settledCents > 0) return;
+  throw new ApiError(
+    'insufficient_settled_balance',
+    'the price feed needs a funded account with settled funds',
+    {
+      balance_usd: centsToUsd(account.balanceCents),
+      required_usd: 0.01,
+      settled_usd: centsToUsd(account.settledCents),
+    },
+  );
+}
+
+function priceListOf(prices: PriceList, query: Omit<PriceQuery, 'limit'> & { limit?: number | undefined }) {
+  const { items, nextCursor } = prices.query({ ...query, limit: query.limit ?? 1000 });
+  return {
+    app_id: query.appId,
+    generated_at: new Date(prices.generatedAt()).toISOString(),
+    items,
+    next_cursor: nextCursor,
+  };
+}

@@ -1,0 +1,82 @@
+/**
+ * GET /prices/snapshot.ndjson.gz: the cached CS2 price snapshot (CS2 only; appId is not read).
+ * `If-None-Match` with the current ETag answers 304 and never counts against the limit, so a
+ * once-a-minute conditional poll is never refused; each full download (200) counts, one per key
+ * per rolling minute, else 429 snapshot_rate_limited with Retry-After.
+ */
+import type { FastifyInstance } from 'fastify';
+import type { ZodTypeProvider } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+import { ApiError } from '../../contract/api-error.js';
+import type { Clock } from '../core/clock.js';
+import { authOf, enforceRateLimit } from '../http/authenticate.js';
+import { AUTH_ERRORS, errorResponses } from '../http/openapi.js';
+import type { RollingWindowLimiter } from '../http/rate-limiter.js';
+import { requireSettledFunds } from './market-routes.js';
+import type { PriceSnapshot } from './price-snapshot.js';
+
+/** What the snapshot route needs. */
+export interface SnapshotRouteDeps {
+  snapshot: PriceSnapshot;
+  limiter: RollingWindowLimiter;
+  clock: Clock;
+}
+
+/** Registers the snapshot route. */
+export function registerSnapshotRoutes(app: FastifyInstance, deps: SnapshotRouteDeps): void {
+  const api = app.withTypeProvider<ZodTypeProvider>();
+  api.get(
+    '/prices/snapshot.ndjson.gz',
+    {
+      config: { rate: 'none' },
+      schema: {
+        summary: 'Bulk CS2 price snapshot: gzip NDJSON of price rows, with a strong ETag',
+        description:
+          'Each line is a PriceRow. Rebuilt once a minute. Send If-None-Match with the last ETag: a 304 never counts against the limit; each 200 counts, one per key per rolling minute.',
+        tags: ['market'],
+        headers: z.looseObject({ 'if-none-match': z.string().max(512).optional() }),
+        response: {
+          200: {
+            description: 'gzip-compressed NDJSON; headers ETag, Last-Modified and X-Generated-At',
+            content: { 'application/gzip': { schema: z.string().meta({ format: 'binary' }) } },
+          },
+          304: {
+            description: 'not modified since the ETag sent',
+            content: { 'application/gzip': { schema: z.string() } },
+          },
+          ...errorResponses(
+            ...AUTH_ERRORS,
+            'insufficient_settled_balance',
+            'snapshot_rate_limited',
+            'price_updating',
+          ),
+        },
+      },
+    },
+    async (request, reply) => {
+      const { account, key } = authOf(request);
+      requireSettledFunds(account);
+      const file = deps.snapshot.file;
+      if (!file)
+        throw new ApiError('price_updating', 'the first snapshot is being built; retry in a few seconds');
+      void reply.headers({
+        etag: file.etag,
+        'last-modified': new Date(file.changedAt).toUTCString(),
+        'x-generated-at': new Date(file.generatedAt).toISOString(),
+        'cache-control': 'no-cache',
+      });
+      if (matches(request.headers['if-none-match'], file.etag)) return reply.code(304).send();
+      enforceRateLimit(deps.limiter, `key:${key.id}`, 'snapshot', deps.clock.now());
+      return reply.type('application/gzip').send(file.body as never);
+    },
+  );
+}
+
+/** True when an If-None-Match header names the ETag (or is `*`). */
+function matches(header: string | undefined, etag: string): boolean {
+  if (header === undefined) return false;
+  return header
+    .split(',')
+    .map((t) => t.trim().replace(/^W\//, ''))
+    .some((t) => t === etag || t === '*');
+}

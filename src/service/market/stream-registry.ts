@@ -1,0 +1,36 @@
+/** The open listing streams per key: at most {@link MAX_STREAMS_PER_KEY} each, freed the moment one closes. */
+import { ApiError } from '../../contract/api-error.js';
+
+/** Streams allowed per key at once. */
+export const MAX_STREAMS_PER_KEY = 3;
+
+/** Counts open streams per key id. */
+export class StreamRegistry {
+  private readonly open = new Map<string, number>();
+
+  /** Takes a place for `keyId` or throws 429 too_many_streams; returns the release function (idempotent). */
+  acquire(keyId: string): () => void {
+    const count = this.open.get(keyId) ?? 0;
+    if (count >= MAX_STREAMS_PER_KEY) {
+      throw new ApiError(
+        'too_many_streams',
+        `at most ${MAX_STREAMS_PER_KEY} streams may be open per key; close one first`,
+        { limit: MAX_STREAMS_PER_KEY },
+      );
+    }
+    this.open.set(keyId, count + 1);
+    let released = false;
+    return () => {
+      if (released) return;
+      released = true;
+      const left = (this.open.get(keyId) ?? 1) - 1;
+      if (left > 0) this.open.set(keyId, left);
+      else this.open.delete(keyId);
+    };
+  }
+
+  /** Open streams per key id (keys with none are absent). */
+  snapshot(): Record<string, number> {
+    return Object.fromEntries(this.open);
+  }
+}

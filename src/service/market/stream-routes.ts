@@ -1,0 +1,123 @@
+/**
+ * GET /listings/stream: the Server-Sent Events feed of listings appearing (`new`) and leaving
+ * (`gone`), resumable by Last-Event-ID, at most 3 open per key. CS2 only; appId is not read.
+ */
+import type { FastifyInstance, FastifyReply } from 'fastify';
+import type { ZodTypeProvider } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+import { streamQuerySchema } from '../../contract/listing.js';
+import { authOf } from '../http/authenticate.js';
+import { AUTH_ERRORS, errorResponses } from '../http/openapi.js';
+import type { Catalogue } from './catalogue.js';
+import { compileFilter, isEmptyFilter, type ListingFilter } from './listing-filter.js';
+import { listingFilterOf } from './listing-search.js';
+import type { StreamRegistry } from './stream-registry.js';
+import { resyncFrame, StreamSession, type StreamSink } from './stream-session.js';
+
+/** What the stream route needs. */
+export interface StreamRouteDeps {
+  catalogue: Catalogue;
+  streams: StreamRegistry;
+  /** @default 25_000 */
+  heartbeatMs: number;
+  /** Bytes a client may fall behind before it is disconnected. @default 8 MiB */
+  maxBacklogBytes: number;
+}
+
+/** Registers the stream route. */
+export function registerStreamRoutes(app: FastifyInstance, deps: StreamRouteDeps): void {
+  const api = app.withTypeProvider<ZodTypeProvider>();
+  api.get(
+    '/listings/stream',
+    {
+      schema: {
+        summary:
+          'Server-Sent Events of listings appearing (new) and leaving (gone); resumable with Last-Event-ID',
+        tags: ['market'],
+        querystring: streamQuerySchema,
+        headers: z.looseObject({
+          'last-event-id': z.string().max(200).optional().meta({ description: 'resume after this event id' }),
+        }),
+        response: {
+          200: {
+            description:
+              'an endless text/event-stream: `: connected`, then new, gone and resync events and `: heartbeat` comments',
+            content: { 'text/event-stream': { schema: z.string() } },
+          },
+          ...errorResponses(...AUTH_ERRORS, 'invalid_param', 'too_many_streams'),
+        },
+      },
+    },
+    async (request, reply) => {
+      const { key } = authOf(request);
+      const filter = listingFilterOf(request.query);
+      const lastEventId = headerValue(request.headers['last-event-id']) ?? request.query.last_event_id;
+      const release = deps.streams.acquire(key.id);
+      await runStream(deps, reply, filter, lastEventId, release);
+    },
+  );
+}
+
+async function runStream(
+  deps: StreamRouteDeps,
+  reply: FastifyReply,
+  filter: ListingFilter,
+  lastEventId: string | undefined,
+  release: () => void,
+): Promise<void> {
+  // From here the connection is ours: Fastify neither serialises nor ends it.
+  const raw = reply.raw;
+  reply.hijack();
+  raw.writeHead(200, {
+    'content-type': 'text/event-stream; charset=utf-8',
+    'cache-control': 'no-cache, no-transform',
+    connection: 'keep-alive',
+    'x-accel-buffering': 'no',
+  });
+  raw.write(': connected\n\n');
+  const sink: StreamSink = {
+    write: (chunk) => raw.write(chunk) || raw.writableLength <= deps.maxBacklogBytes,
+    drained: () => (raw.writableNeedDrain ? new Promise((r) => raw.once('drain', r)) : Promise.resolve()),
+    close: () => raw.destroy(),
+  };
+  const session = new StreamSession(
+    deps.catalogue,
+    isEmptyFilter(filter) ? null : compileFilter(filter),
+    sink,
+  );
+  const heartbeat = setInterval(() => raw.write(': heartbeat\n\n'), deps.heartbeatMs);
+  let ended = false;
+  const end = () => {
+    if (ended) return;
+    ended = true;
+    clearInterval(heartbeat);
+    session.stop();
+    release();
+  };
+  raw.once('close', end);
+  await session.start(resumePoint(deps.catalogue, lastEventId, raw)).catch(() => raw.destroy());
+}
+
+/** The log position to replay after, or null to go live (writing a resync notice when the id cannot be resumed). */
+function resumePoint(
+  catalogue: Catalogue,
+  lastEventId: string | undefined,
+  raw: { write(s: string): boolean },
+) {
+  if (lastEventId === undefined || lastEventId === '') return null;
+  const log = catalogue.log;
+  const parsed = log.parseEventId(lastEventId);
+  if (parsed.kind === 'position' && parsed.position >= log.oldest - 1 && parsed.position <= log.head) {
+    return parsed.position;
+  }
+  const why =
+    parsed.kind === 'foreign'
+      ? 'the last event id is not one of this feed (another or a wiped database)'
+      : 'the last event id is older than the retained history';
+  raw.write(resyncFrame(`${why}; re-read /listings?sort=newest, then reconnect without Last-Event-ID`));
+  return null;
+}
+
+function headerValue(value: string | string[] | undefined): string | undefined {
+  return Array.isArray(value) ? value[0] : value;
+}

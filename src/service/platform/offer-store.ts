@@ -1,0 +1,150 @@
+/** Trade offers and their items in DuckDB: writes in the caller's unit of work, committed reads for views. */
+import type { Database } from '../../shared/database.js';
+import type { UnitOfWork } from '../core/unit-of-work.js';
+import type { OfferOutcome, OfferState } from './offer-states.js';
+import type { NewOffer } from './offer-types.js';
+import type { PlannedStep } from './user-behaviours.js';
+
+/** An offer as stored; times in epoch ms. */
+export interface OfferRecord {
+  id: string;
+  orderId: string;
+  steamId: string;
+  state: OfferState;
+  sentAt: number;
+  expiresAt: number;
+  /** The next timed step; null once the offer has left `active`. */
+  due: PlannedStep | null;
+}
+
+const OFFER_COLUMNS = `id, order_id, steam_id, state, epoch_ms(sent_at) AS sent_ms, epoch_ms(expires_at) AS expires_ms,
+  epoch_ms(due_at) AS due_ms, due_event`;
+
+/** Reads and writes the platform_offers and platform_offer_items tables. */
+export class OfferStore {
+  constructor(private readonly db: Database) {}
+
+  /** Inserts a new active offer with its items and its first timed step; returns its id. */
+  async insert(
+    uow: UnitOfWork,
+    offer: NewOffer,
+    times: { sentAt: number; expiresAt: number; due: PlannedStep },
+  ): Promise<string> {
+    const [row] = await uow.tx.all<{ id: bigint }>(`SELECT nextval('platform_offer_ids') AS id`);
+    const id = String(row?.id);
+    await uow.tx.run(
+      `INSERT INTO platform_offers (id, order_id, steam_id, state, sent_at, expires_at, due_at, due_event)
+       VALUES ($id, $order_id, $steam_id, 'active', make_timestamp($sent * 1000), make_timestamp($expires * 1000),
+               make_timestamp($due * 1000), $event)`,
+      {
+        id,
+        order_id: offer.orderId,
+        steam_id: offer.steamId,
+        sent: times.sentAt,
+        expires: times.expiresAt,
+        due: times.due.at,
+        event: times.due.event,
+      },
+    );
+    for (const [position, item] of offer.items.entries()) {
+      await uow.tx.run(
+        `INSERT INTO platform_offer_items (offer_id, position, item_key, app_id, market_hash_name, listing_id, listing)
+         VALUES ($id, $position, $key, $app_id, $name, $listing_id, $listing)`,
+        {
+          id,
+          position,
+          key: item.itemKey,
+          app_id: item.appId,
+          name: item.marketHashName,
+          listing_id: item.listingId,
+          listing: item.listingJson,
+        },
+      );
+    }
+    return id;
+  }
+
+  /** The offer as the unit of work sees it, or undefined. */
+  async findIn(uow: UnitOfWork, id: string): Promise<OfferRecord | undefined> {
+    const rows = await uow.tx.all(`SELECT ${OFFER_COLUMNS} FROM platform_offers WHERE id = $id`, { id });
+    return rows[0] ? recordFromRow(rows[0]) : undefined;
+  }
+
+  /** Active offers of a recipient as the unit of work sees them. */
+  async activeOf(uow: UnitOfWork, steamId: string): Promise<OfferRecord[]> {
+    const rows = await uow.tx.all(
+      `SELECT ${OFFER_COLUMNS} FROM platform_offers WHERE steam_id = $steam_id AND state = 'active'`,
+      { steam_id: steamId },
+    );
+    return rows.map(recordFromRow);
+  }
+
+  /** The item keys of an offer, in the order they were sent. */
+  async itemKeys(uow: UnitOfWork, id: string): Promise<string[]> {
+    const rows = await uow.tx.all<{ item_key: string }>(
+      'SELECT item_key FROM platform_offer_items WHERE offer_id = $id ORDER BY position',
+      { id },
+    );
+    return rows.map((row) => row.item_key);
+  }
+
+  /** Moves an offer to its next state at `at`; a closed offer has no further timed step. */
+  async moveTo(uow: UnitOfWork, id: string, state: OfferOutcome, at: number): Promise<void> {
+    const stamp = state === 'rolled_back' ? 'rolled_back_at' : 'closed_at';
+    await uow.tx.run(
+      `UPDATE platform_offers SET state = $state, due_at = NULL, due_event = NULL, ${stamp} = make_timestamp($at * 1000)
+       WHERE id = $id`,
+      { id, state, at },
+    );
+  }
+
+  /** Replaces the next timed step of an active offer. */
+  async reschedule(uow: UnitOfWork, id: string, due: PlannedStep): Promise<void> {
+    await uow.tx.run(
+      `UPDATE platform_offers SET due_at = make_timestamp($at * 1000), due_event = $event WHERE id = $id AND state = 'active'`,
+      { id, at: due.at, event: due.event },
+    );
+  }
+
+  /** Ids of committed active offers whose next step is due by `now`, earliest first. */
+  async dueBy(now: number): Promise<string[]> {
+    const rows = await this.db.read<{ id: string }>(
+      `SELECT id FROM platform_offers WHERE state = 'active' AND due_at <= make_timestamp($now * 1000)
+       ORDER BY due_at, id`,
+      { now },
+    );
+    return rows.map((row) => row.id);
+  }
+
+  /** Committed active offers per recipient (read at start-up). */
+  async activeCounts(): Promise<Map<string, number>> {
+    const rows = await this.db.read<{ steam_id: string; n: bigint }>(
+      `SELECT steam_id, count(*) AS n FROM platform_offers WHERE state = 'active' GROUP BY steam_id`,
+    );
+    return new Map(rows.map((row) => [row.steam_id, Number(row.n)]));
+  }
+
+  /** Committed offers sent to a recipient, newest first. */
+  async sentTo(steamId: string): Promise<OfferRecord[]> {
+    const rows = await this.db.read(
+      `SELECT ${OFFER_COLUMNS} FROM platform_offers WHERE steam_id = $steam_id ORDER BY sent_at DESC, id DESC`,
+      { steam_id: steamId },
+    );
+    return rows.map(recordFromRow);
+  }
+}
+
+function recordFromRow(row: Record<string, unknown>): OfferRecord {
+  return {
+    id: String(row.id),
+    orderId: String(row.order_id),
+    steamId: String(row.steam_id),
+    state: row.state as OfferState,
+    sentAt: Number(row.sent_ms),
+    expiresAt: Number(row.expires_ms),
+    due:
+      row.due_ms === null || row.due_event === null
+        ? null
+        : { at: Number(row.due_ms), event: row.due_event as PlannedStep['event'] },
+  };
+}

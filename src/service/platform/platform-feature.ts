@@ -1,0 +1,21 @@
+/** The platform feature: its sandbox routes, its error mapping, and the due task that moves offers on. */
+import type { DueWork } from '../core/due-work.js';
+import type { Feature } from '../http/feature.js';
+import type { Platform } from './platform.js';
+import { platformApiError } from './platform-errors.js';
+import { registerPlatformSandboxRoutes } from './sandbox-routes.js';
+
+/** What the platform feature needs. */
+export interface PlatformFeatureDeps {
+  platform: Platform;
+  due: DueWork;
+}
+
+/** Registers the platform's due task ('platform offers') on `due` and returns the feature's plugins. */
+export function platformFeature(deps: PlatformFeatureDeps): Feature {
+  deps.due.register('platform offers', (now) => deps.platform.runDue(now));
+  return {
+    sandbox: (app) => registerPlatformSandboxRoutes(app, deps.platform),
+    errors: platformApiError,
+  };
+}

@@ -1,0 +1,206 @@
+/**
+ * The simulated game platform: linked accounts and their inventories, and trade offers that the
+ * simulated recipient accepts, declines or ignores on the service clock. Every timed step is a due
+ * time stored with the offer and fired by `runDue`; nothing waits on the wall clock.
+ */
+
+import type { Database } from '../../shared/database.js';
+import type { Clock } from '../core/clock.js';
+import type { UnitOfWork, UnitOfWorkRunner } from '../core/unit-of-work.js';
+import { InventoryStore } from './inventory-store.js';
+import { nextOfferState, type OfferEvent } from './offer-states.js';
+import { type OfferRecord, OfferStore } from './offer-store.js';
+import type {
+  InventoryItem,
+  NewOffer,
+  OfferClosed,
+  OfferListener,
+  OfferView,
+  SentOffer,
+} from './offer-types.js';
+import { unknownOffer } from './platform-errors.js';
+import { sellerDelayMs } from './seller-delay.js';
+import { resolveTradeUrl, type TradeUrlCheck, tradeUrlFor } from './trade-urls.js';
+import { type BehaviourChange, planAnswer, UserBehaviours } from './user-behaviours.js';
+
+export type { OfferOutcome, OfferState } from './offer-states.js';
+export type { InventoryItem, OfferClosed, OfferItem, OfferListener, OfferView } from './offer-types.js';
+
+/** What the platform is built from. */
+export interface PlatformDeps {
+  db: Database;
+  units: UnitOfWorkRunner;
+  clock: Clock;
+}
+
+/** A sandbox operator's step on an offer. */
+export type OfferAction = 'accept' | 'decline' | 'rollback';
+
+/** The simulated platform; trading sends offers through it and listens for them closing. */
+export class Platform {
+  /** Offers close by themselves after this long unanswered (about 15 minutes per the spec). */
+  static readonly OFFER_TTL_MS = 15 * 60_000;
+
+  private readonly offers: OfferStore;
+  private readonly inventory: InventoryStore;
+  private readonly users = new UserBehaviours();
+  private readonly listeners: OfferListener[] = [];
+  /** Committed active offers per recipient. */
+  private readonly active = new Map<string, number>();
+
+  constructor(private readonly deps: PlatformDeps) {
+    this.offers = new OfferStore(deps.db);
+    this.inventory = new InventoryStore(deps.db);
+  }
+
+  /** Reads the active offer counts at start-up. */
+  async load(): Promise<void> {
+    this.active.clear();
+    for (const [steamId, count] of await this.offers.activeCounts()) this.active.set(steamId, count);
+  }
+
+  /** Adds a listener called inside the unit of work that closes or rolls back an offer. */
+  onOfferClosed(listener: OfferListener): void {
+    this.listeners.push(listener);
+  }
+
+  /** Sends an offer inside the caller's unit of work; the recipient acts per its settings. */
+  async sendOffer(uow: UnitOfWork, offer: NewOffer): Promise<SentOffer> {
+    checkOffer(offer);
+    const sentAt = uow.now;
+    const expiresAt = sentAt + Platform.OFFER_TTL_MS;
+    const due = planAnswer(await this.users.of(uow, offer.steamId), sentAt, expiresAt);
+    const offerId = await this.offers.insert(uow, offer, { sentAt, expiresAt, due });
+    uow.afterCommit(() => this.countActive(offer.steamId, +1));
+    return { offerId, sentAt, expiresAt };
+  }
+
+  /** Active (unanswered) offers to a recipient, as committed. */
+  pendingOfferCount(steamId: string): number {
+    return this.active.get(steamId) ?? 0;
+  }
+
+  /**
+   * Does everything due by `now`, earliest first: simulated users answer, unanswered offers expire.
+   * Each offer closes in its own unit of work with the listeners; one that fails stays due for the
+   * next pass, and the failures are thrown together once the others are done.
+   */
+  async runDue(now: number): Promise<void> {
+    const failures: unknown[] = [];
+    for (const id of await this.offers.dueBy(now)) {
+      try {
+        await this.deps.units.run((uow) => this.fireDue(uow, id, now));
+      } catch (error) {
+        failures.push(error);
+      }
+    }
+    if (failures.length > 0)
+      throw new AggregateError(
+        failures,
+        `${failures.length} due trade offer(s) failed to close; they stay due`,
+      );
+  }
+
+  /** Sandbox: accepts or declines an active offer, or rolls back an accepted one, now. */
+  async act(offerId: string, action: OfferAction): Promise<OfferView> {
+    // A step that fell due before the operator acted happens first, as it would have on the platform.
+    await this.deps.units.run((uow) => this.fireDue(uow, offerId, this.deps.clock.now()));
+    return this.deps.units.run(async (uow) => {
+      const offer = await this.offers.findIn(uow, offerId);
+      if (!offer) throw unknownOffer(offerId);
+      return viewOf(await this.step(uow, offer, action, uow.now));
+    });
+  }
+
+  /** Offers sent to a recipient, newest first, as committed. */
+  async offersOf(steamId: string): Promise<OfferView[]> {
+    return (await this.offers.sentTo(steamId)).map(viewOf);
+  }
+
+  /**
+   * Stores how a user answers offers (missing fields keep their value; default: accept after 30 s);
+   * the user's active offers are re-planned from their send time by the new behaviour.
+   */
+  async setUserBehaviour(uow: UnitOfWork, steamId: string, change: BehaviourChange): Promise<void> {
+    const behaviour = await this.users.set(uow, steamId, change);
+    for (const offer of await this.offers.activeOf(uow, steamId))
+      await this.offers.reschedule(uow, offer.id, planAnswer(behaviour, offer.sentAt, offer.expiresAt));
+  }
+
+  /** Inventory of a platform account: one row per copy (asset_id), what was delivered to it. */
+  inventoryOf(steamId: string): Promise<InventoryItem[]> {
+    return this.inventory.of(steamId);
+  }
+
+  /**
+   * Checks a trade URL: `https://steamcommunity.com/tradeoffer/new/?partner=<id32>&token=<8 chars>` with the
+   * token issued for that partner and an inventory that is not private (simulator rule: id32 % 10 === 0).
+   */
+  resolveTradeUrl(url: string): TradeUrlCheck {
+    return resolveTradeUrl(url);
+  }
+
+  /** The trade URL the platform issued for a partner id32 (sandbox helper). */
+  tradeUrlFor(partner: number): string {
+    return tradeUrlFor(partner);
+  }
+
+  /** For an `up_to_12h` listing, after how long its seller sends, or null when the seller never does. */
+  sellerDelayMs(listingId: string): number | null {
+    return sellerDelayMs(listingId);
+  }
+
+  /** Fires the offer's timed step if it is still active and due by `now`; otherwise does nothing. */
+  private async fireDue(uow: UnitOfWork, offerId: string, now: number): Promise<void> {
+    const offer = await this.offers.findIn(uow, offerId);
+    if (offer?.state !== 'active' || !offer.due || offer.due.at > now) return;
+    await this.step(uow, offer, offer.due.event, offer.due.at);
+  }
+
+  /** Applies one step of the state table with its effects and tells the listeners, all in `uow`. */
+  private async step(
+    uow: UnitOfWork,
+    offer: OfferRecord,
+    event: OfferEvent,
+    at: number,
+  ): Promise<OfferRecord> {
+    const state = nextOfferState(offer.state, event);
+    if (state === 'accepted') await this.inventory.deliver(uow, offer.id, offer.steamId, at);
+    if (state === 'rolled_back') await this.inventory.takeBack(uow, offer.id);
+    await this.offers.moveTo(uow, offer.id, state, at);
+    if (offer.state === 'active') uow.afterCommit(() => this.countActive(offer.steamId, -1));
+    const closed: OfferClosed = {
+      offerId: offer.id,
+      orderId: offer.orderId,
+      steamId: offer.steamId,
+      outcome: state,
+      at,
+      itemKeys: await this.offers.itemKeys(uow, offer.id),
+    };
+    for (const listener of this.listeners) await listener(uow, closed);
+    return { ...offer, state, due: null };
+  }
+
+  private countActive(steamId: string, delta: number): void {
+    const count = (this.active.get(steamId) ?? 0) + delta;
+    if (count > 0) this.active.set(steamId, count);
+    else this.active.delete(steamId);
+  }
+}
+
+function checkOffer(offer: NewOffer): void {
+  if (!/^[0-9]{17}$/.test(offer.steamId)) throw new RangeError(`not a 17-digit steam id: ${offer.steamId}`);
+  if (offer.items.length === 0) throw new RangeError('a trade offer needs at least one item');
+  const keys = new Set(offer.items.map((item) => item.itemKey));
+  if (keys.size !== offer.items.length) throw new RangeError('item keys of an offer must be unique');
+}
+
+function viewOf(offer: OfferRecord): OfferView {
+  return {
+    offer_id: offer.id,
+    order_id: offer.orderId,
+    state: offer.state,
+    sent_at: new Date(offer.sentAt).toISOString(),
+    expires_at: new Date(offer.expiresAt).toISOString(),
+  };
+}

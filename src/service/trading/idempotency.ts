@@ -1,0 +1,92 @@
+/**
+ * Idempotent order creation: a key is claimed in memory for the one request running with it, the
+ * first final response (status and body bytes) is stored in the same transaction as the order,
+ * and every later request with the key replays it. A request refused before any order exists
+ * stores nothing, so the key stays free for a retry once the cause is fixed.
+ */
+import { createHash } from 'node:crypto';
+import type { Database } from '../../shared/database.js';
+import type { UnitOfWork } from '../core/unit-of-work.js';
+import { refuse } from './trading-errors.js';
+
+/** A response as sent: replayed byte for byte. */
+export interface StoredResponse {
+  status: number;
+  body: string;
+}
+
+/** A claimed key: store the response in the order's unit of work, release when the request ends. */
+export interface KeyClaim {
+  store(uow: UnitOfWork, response: StoredResponse, orderId: string): Promise<void>;
+  release(): void;
+}
+
+/** The hash that tells two requests with one key apart. */
+export function requestHash(endpoint: string, request: unknown): string {
+  return createHash('sha256')
+    .update(`${endpoint}\n${JSON.stringify(request)}`)
+    .digest('hex');
+}
+
+/** Claims and replays of idempotency keys, per account. */
+export class IdempotencyKeys {
+  private readonly running = new Set<string>();
+
+  constructor(private readonly db: Database) {}
+
+  /**
+   * The stored response for the key (a replay), or a claim on it. Refuses a key whose request is
+   * still running (409 idempotency_in_progress) or that was used with another request (409
+   * idempotency_key_mismatch).
+   */
+  async begin(accountId: string, key: string, hash: string): Promise<StoredResponse | KeyClaim> {
+    const slot = `${accountId}\n${key}`;
+    if (this.running.has(slot))
+      throw refuse(
+        'idempotency_in_progress',
+        'a request with this key is still running; look the order up by custom_id before retrying',
+      );
+    this.running.add(slot);
+    try {
+      const [stored] = await this.db.read<{ request_hash: string; status: number; body: string }>(
+        'SELECT request_hash, status, body FROM idempotency_keys WHERE account_id = $account AND key = $key',
+        { account: accountId, key },
+      );
+      if (stored && stored.request_hash !== hash)
+        throw refuse(
+          'idempotency_key_mismatch',
+          'this key was used with a different request; send a new key for a new order',
+        );
+      if (stored) {
+        this.running.delete(slot);
+        return { status: Number(stored.status), body: String(stored.body) };
+      }
+    } catch (error) {
+      this.running.delete(slot);
+      throw error;
+    }
+    return {
+      store: (uow, response, orderId) =>
+        uow.tx
+          .run(
+            `INSERT INTO idempotency_keys VALUES ($account, $key, $hash, $status, $body, $order, make_timestamp($now * 1000))`,
+            {
+              account: accountId,
+              key,
+              hash,
+              status: response.status,
+              body: response.body,
+              order: orderId,
+              now: uow.now,
+            },
+          )
+          .then(() => undefined),
+      release: () => this.running.delete(slot),
+    };
+  }
+}
+
+/** True when `begin` answered with a stored response. */
+export function isStoredResponse(value: StoredResponse | KeyClaim): value is StoredResponse {
+  return 'status' in value;
+}

@@ -1,0 +1,219 @@
+/**
+ * Placing an order: the checks that need no transaction, then one unit of work that re-checks the
+ * listings, debits the balance, removes the listings from the catalogue (with their `gone`
+ * events), inserts the order and its items, sends the first trade offer and stores the
+ * idempotent response. Any failure rolls all of it back.
+ */
+import { centsToUsd } from '../../contract/common.js';
+import { randomId } from '../core/api-keys.js';
+import type { Account } from '../core/caller.js';
+import type { Clock } from '../core/clock.js';
+import type { UnitOfWork, UnitOfWorkRunner } from '../core/unit-of-work.js';
+import type { Faults } from './faults.js';
+import type { KeyClaim, StoredResponse } from './idempotency.js';
+import {
+  CLAIM_GRACE_MS,
+  CLAIM_WINDOW_MS,
+  deliveryEstimate,
+  deriveStatus,
+  type ItemRecord,
+  type OrderRecord,
+  orderJson,
+} from './order-record.js';
+import type { OrderStore } from './order-store.js';
+import type { Funds, ListingSource, LiveListing, TradePlatform } from './ports.js';
+import { sendOffer } from './send-offer.js';
+import { refuse } from './trading-errors.js';
+import type { TradingSettings } from './trading-settings.js';
+
+/** Unaccepted offers a recipient may have before new orders to it are refused. */
+export const MAX_PENDING_OFFERS = 10;
+/** How long the human seller of an up_to_12h listing has to send it. */
+export const SELLER_WINDOW_MS = 12 * 3_600_000;
+
+/** A buy, as validated by the route. */
+export interface BuyRequest {
+  kind: 'order' | 'market_buy';
+  account: Account;
+  appId: number;
+  listingIds: string[];
+  customId: string | null;
+  maxPriceCents: number | null;
+  autoclaim: boolean | undefined;
+  /** Where the items go. */
+  steamId: string;
+  /** External delivery is funded from settled money only. */
+  settledOnly: boolean;
+}
+
+/** What placing an order uses. */
+export interface PlacementDeps {
+  clock: Clock;
+  units: UnitOfWorkRunner;
+  listings: ListingSource;
+  funds: Funds;
+  settings: { update(uow: UnitOfWork, id: string, change: { autoclaim: boolean }): Promise<unknown> };
+  platform: TradePlatform;
+  store: OrderStore;
+  faults: Faults;
+  trading: TradingSettings;
+}
+
+/** Places orders; listings of orders in flight are reserved so a racing order is told at once. */
+export class OrderPlacement {
+  private readonly reserved = new Set<string>();
+
+  constructor(private readonly deps: PlacementDeps) {}
+
+  /** Places the order and answers its 201 response (stored with the key, when one is claimed). */
+  async place(request: BuyRequest, claim: KeyClaim | null): Promise<StoredResponse> {
+    if (
+      this.deps.faults.take('concurrent_update_next') ||
+      request.listingIds.some((id) => this.reserved.has(id))
+    )
+      throw refuse('concurrent_update', 'another order is buying the same listing; retry in a second', {
+        retry_after_seconds: 1,
+      });
+    const live = this.liveListings(request);
+    this.checkPrice(request, live);
+    this.checkPendingOffers(request, live);
+    for (const id of request.listingIds) this.reserved.add(id);
+    try {
+      return await this.deps.units.run((uow) => this.placeIn(uow, request, claim));
+    } finally {
+      for (const id of request.listingIds) this.reserved.delete(id);
+    }
+  }
+
+  private async placeIn(
+    uow: UnitOfWork,
+    request: BuyRequest,
+    claim: KeyClaim | null,
+  ): Promise<StoredResponse> {
+    const live = this.liveListings(request);
+    const total = live.reduce((sum, l) => sum + l.priceCents, 0);
+    await this.checkVerification(uow, request, total);
+    const order = this.newOrder(request, live, uow.now);
+    const paid = await this.deps.funds.debit(uow, {
+      accountId: request.account.id,
+      type: 'purchase',
+      amountCents: total,
+      orderId: order.id,
+      description: `order ${order.id}: ${live.length} item${live.length === 1 ? '' : 's'}`,
+      settledOnly: request.settledOnly,
+    });
+    order.settledPaidCents = -paid.settledDeltaCents;
+    await this.deps.listings.applyIn(
+      uow,
+      live.map((l) => ({ kind: 'remove' as const, id: l.id })),
+    );
+    await sendOffer(uow, this.deps.platform, order, (i) => i.status === 'delivering' && i.sendAt === uow.now);
+    order.status = deriveStatus(order.items);
+    if (request.autoclaim !== undefined && request.autoclaim !== request.account.autoclaim)
+      await this.deps.settings.update(uow, request.account.id, { autoclaim: request.autoclaim });
+    await this.deps.store.insert(uow, order);
+    const response = { status: 201, body: JSON.stringify(orderJson(order, uow.now)) };
+    await claim?.store(uow, response, order.id);
+    if (this.deps.faults.take('order_failed_next'))
+      throw refuse(
+        'order_failed',
+        'the order could not be completed; look it up by custom_id before retrying',
+      );
+    return response;
+  }
+
+  /** The live listings of the request, or 409 item_unavailable naming the ones that are gone. */
+  private liveListings(request: BuyRequest): LiveListing[] {
+    const found = request.listingIds.map((id) => this.deps.listings.get(id));
+    const unavailable = request.listingIds.filter((_, i) => found[i]?.appId !== request.appId);
+    if (unavailable.length > 0)
+      throw refuse('item_unavailable', 'a listing was sold or is not listed in this game', {
+        unavailable_ids: unavailable,
+      });
+    return found as LiveListing[];
+  }
+
+  private checkPrice(request: BuyRequest, live: readonly LiveListing[]): void {
+    const total = live.reduce((sum, l) => sum + l.priceCents, 0);
+    if (request.maxPriceCents === null || total <= request.maxPriceCents) return;
+    throw refuse('price_moved', 'the live total is above max_price_usd; nothing was charged', {
+      current_total_usd: centsToUsd(total),
+      max_price_usd: centsToUsd(request.maxPriceCents),
+    });
+  }
+
+  private checkPendingOffers(request: BuyRequest, live: readonly LiveListing[]): void {
+    const sendsNow = live.some((l) => deliveryOf(l, this.deps.clock.now()) === 'instant');
+    if (!sendsNow || this.deps.platform.pendingOfferCount(request.steamId) < MAX_PENDING_OFFERS) return;
+    throw refuse('pending_trades_limit', 'the recipient has too many unaccepted trade offers', {
+      limit: MAX_PENDING_OFFERS,
+    });
+  }
+
+  private async checkVerification(uow: UnitOfWork, request: BuyRequest, total: number): Promise<void> {
+    const threshold = this.deps.trading.kycThresholdCents(request.account.id);
+    if (threshold === null) return;
+    const purchased = await this.deps.store.netPurchasedCents(uow, request.account.id);
+    if (purchased + total <= threshold) return;
+    throw refuse('kyc_required', 'this purchase needs identity verification on the website first', {
+      threshold_usd: centsToUsd(threshold),
+    });
+  }
+
+  private newOrder(request: BuyRequest, live: readonly LiveListing[], now: number): OrderRecord {
+    const seq = this.deps.store.takeSeq();
+    const items = live.map((l, position) => newItem(l, position, now, this.deps.platform));
+    return {
+      id: `ord_${request.appId}_${randomId(16)}`,
+      seq,
+      accountId: request.account.id,
+      appId: request.appId,
+      kind: request.kind,
+      steamId: request.steamId,
+      customId: request.customId,
+      status: 'pending',
+      chargedCents: live.reduce((sum, l) => sum + l.priceCents, 0),
+      settledPaidCents: 0,
+      refundCents: null,
+      refundPartial: null,
+      refundedAt: null,
+      ...deliveryEstimate(request.appId, items, now),
+      createdAt: now,
+      updatedAt: now,
+      items,
+    };
+  }
+}
+
+/** A listing's delivery, with a lock that has already ended counted as instant. */
+function deliveryOf(l: LiveListing, now: number): 'instant' | 'up_to_12h' | 'hold' {
+  const { delivery, tradable_at } = l.listing;
+  if (delivery !== 'hold') return delivery;
+  return tradable_at !== null && Date.parse(tradable_at) > now ? 'hold' : 'instant';
+}
+
+function newItem(l: LiveListing, position: number, now: number, platform: TradePlatform): ItemRecord {
+  const delivery = deliveryOf(l, now);
+  const held = delivery === 'hold';
+  const tradableAt = held ? Date.parse(l.listing.tradable_at as string) : null;
+  const sellerDelay = delivery === 'up_to_12h' ? platform.sellerDelayMs(l.id) : 0;
+  return {
+    position,
+    listingId: l.id,
+    listingJson: JSON.stringify(l.listing),
+    marketHashName: l.listing.market_hash_name,
+    priceCents: l.priceCents,
+    listingDelivery: delivery,
+    status: held ? 'hold' : 'delivering',
+    tradableAt,
+    returnReason: null,
+    offerId: null,
+    offerFinishedAt: null,
+    sendAt: held || sellerDelay === null ? null : now + sellerDelay,
+    giveUpAt: held
+      ? (tradableAt as number) + CLAIM_GRACE_MS + CLAIM_WINDOW_MS
+      : delivery === 'up_to_12h'
+        ? now + SELLER_WINDOW_MS
+        : null,
+  };
+}

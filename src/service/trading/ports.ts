@@ -1,0 +1,112 @@
+/**
+ * What trading needs from the rest of the service, as narrow interfaces: live listings (the
+ * market's catalogue), money (the accounts' ledger and settings) and the game platform. The
+ * composition root passes the real parts; trading never imports them.
+ */
+import type { Listing } from '../../contract/listing.js';
+import type { Account } from '../core/caller.js';
+import type { UnitOfWork } from '../core/unit-of-work.js';
+
+/** A live listing as trading reads it. */
+export interface LiveListing {
+  readonly id: string;
+  readonly appId: number;
+  readonly priceCents: number;
+  readonly listing: Listing;
+}
+
+/** A change to the live set: a bought listing leaves, a returned one comes back. */
+export type CatalogueChange =
+  | { kind: 'add'; appId: number; listing: Listing }
+  | { kind: 'remove'; id: string };
+
+/** The live catalogue. */
+export interface ListingSource {
+  get(id: string): LiveListing | undefined;
+  /** Applies changes in the unit of work (once per unit of work); the index follows the commit. */
+  applyIn(uow: UnitOfWork, changes: readonly CatalogueChange[]): Promise<unknown>;
+}
+
+/** The ledger and the account settings trading changes. */
+export interface Funds {
+  /** Spends from the balance (pending funds first unless `settledOnly`); refused whole when short. */
+  debit(
+    uow: UnitOfWork,
+    debit: {
+      accountId: string;
+      type: 'purchase';
+      amountCents: number;
+      orderId: string;
+      description: string;
+      settledOnly?: boolean;
+    },
+  ): Promise<{ settledDeltaCents: number }>;
+  /** Posts a credit (a refund) with the settled part it restores. */
+  post(
+    uow: UnitOfWork,
+    movement: {
+      accountId: string;
+      type: 'refund';
+      amountCents: number;
+      settledDeltaCents: number;
+      orderId: string;
+      description: string;
+    },
+  ): Promise<unknown>;
+}
+
+/** Account settings trading and its sandbox controls change. */
+export type AccountSettingsChange = Partial<
+  Pick<Account, 'status' | 'autoclaim' | 'instantSell' | 'externalBuy' | 'steamId'>
+>;
+
+/** Account look-ups and settings (autoclaim is sticky on the account). */
+export interface AccountSettings {
+  account(id: string): Account | undefined;
+  update(uow: UnitOfWork, accountId: string, change: AccountSettingsChange): Promise<Account>;
+}
+
+/** An item leaving the bots in a trade offer. */
+export interface OfferItem {
+  itemKey: string;
+  appId: number;
+  marketHashName: string;
+  listingId: string;
+  listingJson: string;
+}
+
+/** How an offer ended. */
+export type OfferOutcome = 'accepted' | 'declined' | 'expired' | 'rolled_back';
+
+/** An offer that closed (or, for `rolled_back`, was reversed after acceptance). */
+export interface OfferClosed {
+  offerId: string;
+  orderId: string;
+  steamId: string;
+  outcome: OfferOutcome;
+  at: number;
+  itemKeys: string[];
+}
+
+/** The simulated game platform. */
+export interface TradePlatform {
+  sendOffer(
+    uow: UnitOfWork,
+    offer: { orderId: string; steamId: string; items: OfferItem[] },
+  ): Promise<{ offerId: string; sentAt: number; expiresAt: number }>;
+  pendingOfferCount(steamId: string): number;
+  onOfferClosed(listener: (uow: UnitOfWork, event: OfferClosed) => Promise<void>): void;
+  resolveTradeUrl(url: string): { steamId: string } | { problem: string };
+  /** After how long the human seller of an up_to_12h listing sends it, or null when never. */
+  sellerDelayMs(listingId: string): number | null;
+}
+
+/** What the sandbox controls of trading ask the platform. */
+export interface SandboxPlatform {
+  offersOf(steamId: string): Promise<unknown[]>;
+  setUserBehaviour(
+    uow: UnitOfWork,
+    steamId: string,
+    behaviour: { offers?: 'accept' | 'decline' | 'ignore'; acceptAfterSeconds?: number },
+  ): Promise<void>;
+}

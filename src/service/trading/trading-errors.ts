@@ -1,0 +1,77 @@
+/** What trading refuses, as domain errors named by their API code, and how they become API errors. */
+import { ApiError } from '../../contract/api-error.js';
+import type { ErrorCode } from '../../contract/errors.js';
+import { DomainError } from '../core/domain-error.js';
+
+/** The API codes trading refuses with. */
+export type TradingRefusal = Extract<
+  ErrorCode,
+  | 'not_found'
+  | 'invalid_request'
+  | 'unsupported_game'
+  | 'unsupported_item'
+  | 'invalid_trade_url'
+  | 'cannot_mix_sources'
+  | 'one_external_per_order'
+  | 'account_restricted'
+  | 'steam_account_required'
+  | 'external_buy_disabled'
+  | 'kyc_required'
+  | 'price_moved'
+  | 'item_unavailable'
+  | 'pending_trades_limit'
+  | 'idempotency_in_progress'
+  | 'idempotency_key_mismatch'
+  | 'price_updating'
+  | 'not_claimable'
+  | 'concurrent_update'
+  | 'order_failed'
+  | 'market_unavailable'
+  | 'upstream_timeout'
+>;
+
+/** A trading refusal; `facts` are the error body's extra fields (snake_case). */
+export function refuse(
+  code: TradingRefusal,
+  message: string,
+  facts: Record<string, unknown> = {},
+): DomainError<TradingRefusal> {
+  return new DomainError(code, message, facts);
+}
+
+const CODES = new Set<string>([
+  'not_found',
+  'invalid_request',
+  'unsupported_game',
+  'unsupported_item',
+  'invalid_trade_url',
+  'cannot_mix_sources',
+  'one_external_per_order',
+  'account_restricted',
+  'steam_account_required',
+  'external_buy_disabled',
+  'kyc_required',
+  'price_moved',
+  'item_unavailable',
+  'pending_trades_limit',
+  'idempotency_in_progress',
+  'idempotency_key_mismatch',
+  'price_updating',
+  'not_claimable',
+  'concurrent_update',
+  'order_failed',
+  'market_unavailable',
+  'upstream_timeout',
+]);
+
+/** The API error of a trading refusal (a `retry_after_seconds` fact also becomes Retry-After). */
+export function tradingApiError(error: DomainError): ApiError | undefined {
+  if (!CODES.has(error.reason)) return undefined;
+  const retry = error.facts.retry_after_seconds;
+  return new ApiError(
+    error.reason as TradingRefusal,
+    error.message,
+    error.facts as never,
+    retry === undefined ? {} : { headers: { 'retry-after': String(retry) } },
+  );
+}

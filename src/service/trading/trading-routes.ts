@@ -1,0 +1,266 @@
+/** The trading routes: POST /orders and /market/buy, reading orders, claims, and withdrawals (website only). */
+import type { FastifyInstance, FastifyReply } from 'fastify';
+import type { ZodTypeProvider } from 'fastify-type-provider-zod';
+import { ApiError } from '../../contract/api-error.js';
+import { APP_IDS, DEFAULT_APP_ID, usdToCents } from '../../contract/common.js';
+import {
+  claimResponseSchema,
+  createOrderBodySchema,
+  marketBuyBodySchema,
+  orderHeadersSchema,
+  orderInfoQuerySchema,
+  orderLookupQuerySchema,
+  orderPageSchema,
+  orderParamsSchema,
+  orderSchema,
+  ordersQuerySchema,
+} from '../../contract/order.js';
+import type { Clock } from '../core/clock.js';
+import { authOf } from '../http/authenticate.js';
+import { AUTH_ERRORS, errorResponses } from '../http/openapi.js';
+import type { StoredResponse } from './idempotency.js';
+import { type OrderRecord, orderJson } from './order-record.js';
+import type { TradePlatform } from './ports.js';
+import type { Trading } from './trading.js';
+import { refuse } from './trading-errors.js';
+
+const BUY_ERRORS = [
+  ...AUTH_ERRORS,
+  'invalid_request',
+  'unsupported_game',
+  'unsupported_item',
+  'trading_not_enabled',
+  'account_restricted',
+  'kyc_required',
+  'insufficient_balance',
+  'insufficient_settled_balance',
+  'price_moved',
+  'item_unavailable',
+  'pending_trades_limit',
+  'idempotency_in_progress',
+  'idempotency_key_mismatch',
+  'price_updating',
+  'concurrent_update',
+  'order_failed',
+  'market_unavailable',
+  'upstream_timeout',
+] as const;
+
+/** Registers the trading routes. */
+export function registerTradingRoutes(
+  app: FastifyInstance,
+  trading: Trading,
+  platform: TradePlatform,
+  clock: Clock,
+): void {
+  const api = app.withTypeProvider<ZodTypeProvider>();
+  const view = (order: OrderRecord) => orderJson(order, clock.now());
+
+  api.post(
+    '/orders',
+    {
+      config: { access: 'trading', rate: 'orders' },
+      schema: {
+        summary: 'Buy listings of one game from the balance, delivered to the key owner',
+        description:
+          'Idempotent on the Idempotency-Key header or custom_id (one value; both sent must be equal). The same key with the same body replays the first response byte for byte; with another body it is 409 idempotency_key_mismatch; while the first runs, 409 idempotency_in_progress. A refusal before an order exists leaves the key free; 504 upstream_timeout binds it to the order decided behind the scenes.',
+        tags: ['trading'],
+        headers: orderHeadersSchema,
+        body: createOrderBodySchema,
+        response: { 201: orderSchema, ...errorResponses(...BUY_ERRORS, 'steam_account_required') },
+      },
+    },
+    async (request, reply) => {
+      const { account } = authOf(request);
+      const body = request.body;
+      const appId = body.appId ?? DEFAULT_APP_ID;
+      const customId = idempotencyKey(request.headers['idempotency-key'], body.custom_id);
+      const { custom_id: _, ...rest } = body;
+      const response = await trading.buy(
+        {
+          kind: 'order',
+          account,
+          appId,
+          listingIds: body.listing_ids,
+          customId,
+          maxPriceCents: body.max_price_usd === undefined ? null : usdToCents(body.max_price_usd),
+          autoclaim: body.autoclaim,
+          steamId: account.steamId ?? '',
+          settledOnly: false,
+        },
+        'POST /orders',
+        { ...rest, appId },
+      );
+      return sendStored(reply, response);
+    },
+  );
+
+  api.post(
+    '/market/buy',
+    {
+      config: { access: 'trading', rate: 'orders' },
+      schema: {
+        summary: 'Buy CS2 listings for an end user by trade URL (settled funds only)',
+        description:
+          'Needs deliver-to-any-trade-URL buying enabled on the account. Idempotent like POST /orders. The partner and token of the trade URL are checked; a malformed or private one is 400 invalid_trade_url.',
+        tags: ['trading'],
+        headers: orderHeadersSchema,
+        body: marketBuyBodySchema,
+        response: {
+          201: orderSchema,
+          ...errorResponses(...BUY_ERRORS, 'invalid_trade_url', 'external_buy_disabled'),
+        },
+      },
+    },
+    async (request, reply) => {
+      const { account } = authOf(request);
+      const body = request.body;
+      const customId = idempotencyKey(request.headers['idempotency-key'], body.custom_id);
+      const recipient = platform.resolveTradeUrl(body.trade_url);
+      if ('problem' in recipient) throw new ApiError('invalid_trade_url', recipient.problem);
+      const { custom_id: _, ...rest } = body;
+      const response = await trading.buy(
+        {
+          kind: 'market_buy',
+          account,
+          appId: APP_IDS.cs2,
+          listingIds: body.listing_ids,
+          customId,
+          maxPriceCents: body.max_price_usd === undefined ? null : usdToCents(body.max_price_usd),
+          autoclaim: body.autoclaim,
+          steamId: recipient.steamId,
+          settledOnly: true,
+        },
+        'POST /market/buy',
+        rest,
+      );
+      return sendStored(reply, response);
+    },
+  );
+
+  api.get(
+    '/orders',
+    {
+      schema: {
+        summary: "The account's orders in one game, newest first",
+        tags: ['trading'],
+        querystring: ordersQuerySchema,
+        response: { 200: orderPageSchema, ...errorResponses(...AUTH_ERRORS, 'invalid_param') },
+      },
+    },
+    async (request) => {
+      const { account } = authOf(request);
+      const { appId = DEFAULT_APP_ID, status, cursor, limit = 50, custom_id } = request.query;
+      if (custom_id !== undefined) {
+        const found = await trading.orderByCustomId(account.id, custom_id, appId).catch(() => null);
+        return { data: found ? [view(found)] : [], meta: { next_cursor: null } };
+      }
+      const beforeSeq = cursor === undefined ? undefined : parseOrderCursor(cursor);
+      const rows = await trading.orders({ accountId: account.id, appId, status, beforeSeq, limit });
+      const page = rows.slice(0, limit);
+      const last = page.at(-1);
+      return {
+        data: page.map(view),
+        meta: { next_cursor: rows.length > limit && last ? orderCursor(last.seq) : null },
+      };
+    },
+  );
+
+  api.get(
+    '/orders/info',
+    {
+      schema: {
+        summary: 'Look an order up by the custom_id it was created with',
+        tags: ['trading'],
+        querystring: orderInfoQuerySchema,
+        response: { 200: orderSchema, ...errorResponses(...AUTH_ERRORS, 'invalid_param', 'not_found') },
+      },
+    },
+    async (request) => {
+      const { account } = authOf(request);
+      const { custom_id, appId = DEFAULT_APP_ID } = request.query;
+      return view(await trading.orderByCustomId(account.id, custom_id, appId));
+    },
+  );
+
+  api.get(
+    '/orders/:id',
+    {
+      schema: {
+        summary: 'One order, with hold_until, per-item tradable_at and refund',
+        tags: ['trading'],
+        params: orderParamsSchema,
+        querystring: orderLookupQuerySchema,
+        response: { 200: orderSchema, ...errorResponses(...AUTH_ERRORS, 'invalid_param', 'not_found') },
+      },
+    },
+    async (request) => {
+      const { account } = authOf(request);
+      return view(await trading.order(account.id, request.params.id, request.query.appId ?? DEFAULT_APP_ID));
+    },
+  );
+
+  api.post(
+    '/orders/:id/claim',
+    {
+      schema: {
+        summary:
+          'Release a held order shortly after hold_until (a no-op for orders that deliver by themselves)',
+        tags: ['trading'],
+        params: orderParamsSchema,
+        querystring: orderLookupQuerySchema,
+        response: {
+          200: claimResponseSchema,
+          ...errorResponses(...AUTH_ERRORS, 'invalid_param', 'not_found', 'not_claimable'),
+        },
+      },
+    },
+    async (request) => {
+      const { account } = authOf(request);
+      const appId = request.query.appId ?? DEFAULT_APP_ID;
+      return view(await trading.claim(account.id, request.params.id, appId));
+    },
+  );
+
+  api.post(
+    '/withdrawals',
+    {
+      schema: {
+        summary: 'Withdrawals are handled on the website (always 501)',
+        tags: ['account'],
+        response: errorResponses(...AUTH_ERRORS, 'not_implemented'),
+      },
+    },
+    async () => {
+      throw new ApiError('not_implemented', 'withdrawals are made on the website, not through the API');
+    },
+  );
+}
+
+/** The one idempotency value of a request: the header or custom_id; both sent must be equal. */
+function idempotencyKey(header: string | undefined, customId: string | undefined): string | null {
+  if (header !== undefined && customId !== undefined && header !== customId)
+    throw refuse('invalid_request', 'the Idempotency-Key header and custom_id differ; send one value');
+  return header ?? customId ?? null;
+}
+
+function sendStored(reply: FastifyReply, response: StoredResponse) {
+  return reply
+    .code(response.status)
+    .type('application/json; charset=utf-8')
+    .send(Buffer.from(response.body) as never);
+}
+
+function orderCursor(seq: number): string {
+  return Buffer.from(`o:${seq}`).toString('base64url');
+}
+
+function parseOrderCursor(cursor: string): number {
+  const match = /^o:(\d{1,15})$/.exec(Buffer.from(cursor, 'base64url').toString('utf8'));
+  if (!match)
+    throw new ApiError(
+      'invalid_param',
+      'cursor is not one this endpoint gave; pass meta.next_cursor back unchanged',
+    );
+  return Number(match[1]);
+}

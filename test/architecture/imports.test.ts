@@ -1,0 +1,109 @@
+/** The shape of src/: no import circles, small files, and arrows that point one way between folders. */
+import { readdirSync, readFileSync } from 'node:fs';
+import { dirname, join, relative, resolve } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { projectPath } from '../../src/shared/project-root.js';
+
+const SRC = projectPath('src');
+const MAX_LINES = 300;
+
+/** Feature folders of the service: each imports only infrastructure, the contract and itself. */
+const FEATURES = ['accounts', 'market', 'sim', 'trading', 'platform', 'p2p', 'sell', 'webhooks'];
+const SERVICE_INFRA = ['service/core', 'service/http'];
+const PIPELINE = ['client', 'collector', 'warehouse'];
+
+interface Module {
+  path: string;
+  lines: number;
+  imports: string[];
+}
+
+function sourceFiles(dir: string): string[] {
+  return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
+    const path = join(dir, entry.name);
+    if (entry.isDirectory()) return sourceFiles(path);
+    return entry.name.endsWith('.ts') ? [path] : [];
+  });
+}
+
+/** Every module of src/ with its relative imports resolved to src-relative paths (`service/core/clock.ts`). */
+function readModules(): Map<string, Module> {
+  const modules = new Map<string, Module>();
+  for (const file of sourceFiles(SRC)) {
+    const text = readFileSync(file, 'utf8');
+    const imports = [...text.matchAll(/(?:from|import)\s*\(?\s*'(\.{1,2}\/[^']+)'/g)].map((m) =>
+      relative(SRC, resolve(dirname(file), (m[1] as string).replace(/\.js$/, '.ts'))),
+    );
+    modules.set(relative(SRC, file), { path: relative(SRC, file), lines: text.split('\n').length, imports });
+  }
+  return modules;
+}
+
+/** The import circles of the graph, each as the list of modules around it. */
+function findCircles(modules: Map<string, Module>): string[][] {
+  const circles: string[][] = [];
+  const state = new Map<string, 'open' | 'done'>();
+  const stack: string[] = [];
+  const visit = (path: string) => {
+    state.set(path, 'open');
+    stack.push(path);
+    for (const next of modules.get(path)?.imports ?? []) {
+      if (!modules.has(next)) continue;
+      if (state.get(next) === 'open') circles.push([...stack.slice(stack.indexOf(next)), next]);
+      else if (!state.has(next)) visit(next);
+    }
+    stack.pop();
+    state.set(path, 'done');
+  };
+  for (const path of modules.keys()) if (!state.has(path)) visit(path);
+  return circles;
+}
+
+const under = (path: string, folder: string) => path.startsWith(`${folder}/`);
+
+/** The folders a module may import from, or null when any is allowed (the service's composition root, the CLI). */
+function allowedFor(path: string): string[] | null {
+  const feature = FEATURES.find((f) => under(path, `service/${f}`));
+  if (feature) return [`service/${feature}`, 'contract', 'shared', ...SERVICE_INFRA];
+  if (under(path, 'service/core')) return ['service/core', 'contract', 'shared'];
+  if (under(path, 'service/http')) return [...SERVICE_INFRA, 'contract', 'shared'];
+  if (under(path, 'shared')) return ['shared', 'contract'];
+  if (under(path, 'contract')) return ['contract'];
+  if (PIPELINE.some((p) => under(path, p))) return [...PIPELINE, 'contract', 'shared'];
+  return null;
+}
+
+describe('the source tree', () => {
+  const modules = readModules();
+
+  it('has no import circles', () => {
+    expect(findCircles(modules)).toEqual([]);
+  });
+
+  it(`has no file over ${MAX_LINES} lines`, () => {
+    const long = [...modules.values()]
+      .filter((m) => m.lines > MAX_LINES)
+      .map((m) => `${m.path} (${m.lines})`);
+    expect(long).toEqual([]);
+  });
+
+  it('keeps each folder to the imports it may use', () => {
+    const violations: string[] = [];
+    for (const module of modules.values()) {
+      const allowed = allowedFor(module.path);
+      if (allowed === null) continue;
+      for (const target of module.imports)
+        if (!allowed.some((folder) => under(target, folder))) violations.push(`${module.path} → ${target}`);
+    }
+    expect(violations).toEqual([]);
+  });
+
+  it('finds a violation when one exists', () => {
+    expect(allowedFor('service/trading/orders.ts')).not.toContain('service/market');
+    const circle = new Map<string, Module>([
+      ['a.ts', { path: 'a.ts', lines: 1, imports: ['b.ts'] }],
+      ['b.ts', { path: 'b.ts', lines: 1, imports: ['a.ts'] }],
+    ]);
+    expect(findCircles(circle)).toEqual([['a.ts', 'b.ts', 'a.ts']]);
+  });
+});
