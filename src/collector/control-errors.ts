@@ -37,7 +37,7 @@ export class ControlError extends Error {
   }
 }
 
-/** Wraps a failure of the warehouse as a 400 of `code`, with its message as the detail. */
+/** Wraps a failure of the warehouse as a ControlError of `code`, with its message as the detail. */
 export function failedWith(code: ControlErrorCode, error: unknown): ControlError {
   return new ControlError(code, error instanceof Error ? error.message : String(error), { cause: error });
 }
