@@ -1,52 +1,53 @@
 /** `market collect`: runs the collector daemon until SIGINT or SIGTERM, then drains, flushes and exits 0. */
-import cron from 'node-cron';
 import { z } from 'zod';
 import { startCollector } from '../collector/daemon.js';
+import { isCronExpression } from '../shared/jobs/index.js';
 import { CliError } from './cli-error.js';
-import { parseConfig } from './config.js';
+import { logLevel, parseConfig, warehouseFlags } from './config.js';
+import { createLogger, logStatusEvery } from './logger.js';
 import { stopOnSignal } from './serve.js';
-import { formatStatus } from './status.js';
 
 const collectConfigSchema = z.object({
   baseUrl: z.url({ message: 'give --base-url (or MARKET_BASE_URL), e.g. http://127.0.0.1:8080/v1' }),
   apiKey: z
     .string({ message: 'give --api-key (or MARKET_API_KEY)' })
     .startsWith('svc_pub_', 'API keys start with svc_pub_'),
-  warehouse: z.string().default('data/warehouse.duckdb'),
+  ...warehouseFlags,
   games: z
     .string()
-    .default('730,570,252490')
     .transform((v) => v.split(',').map((s) => Number(s.trim())))
     .pipe(z.array(z.number().int().positive()).min(1)),
-  statusSeconds: z.coerce.number().min(0).default(30),
-  snapshotCron: z.string().default('* * * * *'),
-  pollSeconds: z.coerce.number().positive().default(30),
-  sweepSeconds: z.coerce.number().positive().default(120),
-  cs2SweepSeconds: z.coerce.number().positive().default(600),
-  pricesSeconds: z.coerce.number().positive().default(300),
-  fxSeconds: z.coerce.number().positive().default(300),
-  watchdogSeconds: z.coerce.number().positive().default(40),
-  readBudget: z.coerce.number().int().positive().default(95),
+  statusSeconds: z.coerce.number().min(0),
+  snapshotCron: z.string().refine(isCronExpression, 'give a cron expression, e.g. "* * * * *"'),
+  pollSeconds: z.coerce.number().positive(),
+  sweepSeconds: z.coerce.number().positive(),
+  cs2SweepSeconds: z.coerce.number().positive(),
+  pricesSeconds: z.coerce.number().positive(),
+  fxSeconds: z.coerce.number().positive(),
+  watchdogSeconds: z.coerce.number().positive(),
+  readBudget: z.coerce.number().int().positive(),
   exportCron: z
     .string()
-    .refine((v) => cron.validate(v), 'give a cron expression, e.g. "0 * * * *" (hourly)')
+    .refine(isCronExpression, 'give a cron expression, e.g. "0 * * * *" (hourly)')
     .optional(),
-  exportDir: z.string().min(1).default('data/exports'),
+  exportDir: z.string().min(1),
   modelsCron: z
     .string()
-    .refine((v) => v === 'off' || cron.validate(v), 'give a cron expression, e.g. "* * * * *", or off')
-    .default('* * * * *'),
+    .refine((v) => v === 'off' || isCronExpression(v), 'give a cron expression, e.g. "* * * * *", or off'),
+  logLevel,
 });
 
 /** Starts the daemon and prints a status line on stderr every `--status-seconds`. */
 export async function collect(flags: Record<string, unknown>): Promise<void> {
-  const config = parseConfig(collectConfigSchema, flags, process.env);
+  const config = parseConfig(collectConfigSchema, flags);
+  const log = createLogger('collector', config.logLevel);
   let collector: Awaited<ReturnType<typeof startCollector>>;
   try {
     collector = await startCollector({
       baseUrl: config.baseUrl,
       apiKey: config.apiKey,
       warehousePath: config.warehouse,
+      memoryLimit: config.warehouseMemory,
       games: config.games,
       snapshotCron: config.snapshotCron,
       pollIntervalMs: config.pollSeconds * 1000,
@@ -58,26 +59,19 @@ export async function collect(flags: Record<string, unknown>): Promise<void> {
       readBudget: config.readBudget,
       ...(config.exportCron ? { exportCron: config.exportCron, exportDir: config.exportDir } : {}),
       modelsCron: config.modelsCron === 'off' ? null : config.modelsCron,
+      logger: log,
       onFatal: (error) => {
-        process.stderr.write(
-          `market collect: cannot write the warehouse, stopping (a restart resumes): ${String(error)}\n`,
-        );
+        log.fatal({ err: error }, 'cannot write the warehouse, stopping (a restart resumes)');
         process.exit(1);
       },
     });
   } catch (error) {
     throw new CliError((error as Error).message);
   }
-  process.stderr.write(`market collect: collecting ${config.baseUrl} into ${config.warehouse}\n`);
-  const timer =
-    config.statusSeconds > 0
-      ? setInterval(
-          () => process.stderr.write(`${formatStatus(collector.status())}\n`),
-          config.statusSeconds * 1000,
-        )
-      : undefined;
+  log.info({ baseUrl: config.baseUrl, warehouse: config.warehouse }, 'collecting');
+  const stopStatus = logStatusEvery(log, config.statusSeconds, collector.status);
   stopOnSignal(async () => {
-    clearInterval(timer);
+    stopStatus();
     await collector.stop();
   });
 }

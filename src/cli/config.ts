@@ -1,74 +1,61 @@
-/** Flags over MARKET_* environment variables over defaults, parsed once with zod. */
+/**
+ * Validation of the flags commander parsed (flags over MARKET_* variables over the defaults of
+ * options.ts), with zod, once per command; inner modules get plain typed options.
+ */
 import { z } from 'zod';
 import { CliError } from './cli-error.js';
+import { LOG_LEVELS } from './logger.js';
 
-const int = (min: number, max: number) => z.coerce.number().int().min(min).max(max);
-const list = z.string().transform((v) =>
+/** An integer in [min, max], given as text. */
+export const int = (min: number, max: number) => z.coerce.number().int().min(min).max(max);
+
+/** A comma-separated list, blanks dropped. */
+export const list = z.string().transform((v) =>
   v
     .split(',')
     .map((s) => s.trim())
     .filter(Boolean),
 );
-const flag = z.union([
+
+/** A switch: true, or 1/true/0/false as text. */
+export const flag = z.union([
   z.boolean(),
   z.enum(['1', 'true', '0', 'false']).transform((v) => v === '1' || v === 'true'),
 ]);
 
+/** A pino level. */
+export const logLevel = z.enum(LOG_LEVELS);
+
+/** A DuckDB memory size such as `512MB` or `4GB` (DuckDB itself judges it). */
+export const memorySize = z.string().min(1, 'give a size such as 1GB or 512MB');
+
+/** The warehouse file and its memory limit, as every command that opens it takes them. */
+export const warehouseFlags = { warehouse: z.string().min(1), warehouseMemory: memorySize };
+
 /** Options of `market serve`. */
 export const serveConfigSchema = z.object({
-  host: z.string().default('127.0.0.1'),
-  port: int(0, 65535).default(8080),
-  db: z.string().default('data/market.duckdb'),
-  seed: int(0, 2 ** 31 - 1).default(1),
-  listings: int(0, 5_000_000).default(20_000),
-  sandbox: flag.default(false),
-  trustProxy: list.default([]),
-  churnRate: z.coerce.number().min(0).max(10_000).default(4),
-  churnPaused: flag.default(false),
-  readLimit: int(1, 100_000_000).default(100),
+  host: z.string(),
+  port: int(0, 65535),
+  db: z.string().min(1),
+  seed: int(0, 2 ** 31 - 1),
+  listings: int(0, 5_000_000),
+  sandbox: flag,
+  trustProxy: list,
+  churnRate: z.coerce.number().min(0).max(10_000),
+  churnPaused: flag,
+  readLimit: int(1, 100_000_000),
   logRetentionHours: z.coerce
     .number()
     .positive()
-    .max(24 * 365)
-    .default(24),
-  logMaxRows: int(1, 1_000_000_000).default(2_000_000),
-  logLevel: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('warn'),
+    .max(24 * 365),
+  logMaxRows: int(1, 1_000_000_000),
+  logLevel,
 });
 export type ServeConfig = z.infer<typeof serveConfigSchema>;
 
-/** Environment variables that stand in for flags, by option name. */
-const ENV: Record<string, string> = {
-  host: 'MARKET_HOST',
-  port: 'MARKET_PORT',
-  db: 'MARKET_DB',
-  seed: 'MARKET_SEED',
-  listings: 'MARKET_LISTINGS',
-  sandbox: 'MARKET_SANDBOX',
-  trustProxy: 'MARKET_TRUST_PROXY',
-  churnRate: 'MARKET_CHURN_RATE',
-  readLimit: 'MARKET_READ_LIMIT',
-  logRetentionHours: 'MARKET_LOG_RETENTION_HOURS',
-  logMaxRows: 'MARKET_LOG_MAX_ROWS',
-  logLevel: 'MARKET_LOG_LEVEL',
-  baseUrl: 'MARKET_BASE_URL',
-  apiKey: 'MARKET_API_KEY',
-  warehouse: 'MARKET_WAREHOUSE',
-  games: 'MARKET_GAMES',
-};
-
-/** Merges flags over the environment and validates, or throws a CliError naming the bad option. */
-export function parseConfig<T extends z.ZodObject>(
-  schema: T,
-  flags: Record<string, unknown>,
-  env: NodeJS.ProcessEnv,
-): z.infer<T> {
-  const merged: Record<string, unknown> = {};
-  for (const key of Object.keys(schema.shape)) {
-    const envName = ENV[key];
-    const value = flags[key] ?? (envName ? env[envName] : undefined);
-    if (value !== undefined) merged[key] = value;
-  }
-  const parsed = schema.safeParse(merged);
+/** Validates a command's flags, or throws a CliError naming the bad option. */
+export function parseConfig<T extends z.ZodObject>(schema: T, flags: Record<string, unknown>): z.infer<T> {
+  const parsed = schema.safeParse(flags);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
     throw new CliError(`invalid option ${String(issue?.path[0] ?? '')}: ${issue?.message ?? 'invalid'}`);

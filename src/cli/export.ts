@@ -5,7 +5,7 @@
  */
 import { resolve } from 'node:path';
 import { z } from 'zod';
-import type { ExportLine, ExportRequest } from '../collector/control-export.js';
+import type { ExportRequest } from '../collector/control-export.js';
 import {
   type ExportProgress,
   type ExportSummary,
@@ -13,27 +13,19 @@ import {
   isDay,
   isExportInputError,
   type ModelExportSummary,
-  Warehouse,
 } from '../warehouse/index.js';
 import { CliError } from './cli-error.js';
-import { parseConfig } from './config.js';
+import { list, parseConfig, warehouseFlags } from './config.js';
+import { ControlClient } from './control-client.js';
 import { createProgressPrinter } from './export-progress.js';
-import { findControl } from './status.js';
+import { type WarehouseFlags, withWarehouse } from './with-warehouse.js';
 
 const day = z.string().refine(isDay, 'give a day written YYYY-MM-DD, e.g. 2026-11-01');
 
 const exportConfigSchema = z.object({
-  warehouse: z.string().default('data/warehouse.duckdb'),
-  to: z.string().min(1).default('data/exports'),
-  models: z
-    .string()
-    .transform((v) =>
-      v
-        .split(',')
-        .map((s) => s.trim())
-        .filter(Boolean),
-    )
-    .optional(),
+  ...warehouseFlags,
+  to: z.string().min(1),
+  models: list.optional(),
   since: day.optional(),
   until: day.optional(),
   modelsDir: z.string().optional(),
@@ -41,7 +33,7 @@ const exportConfigSchema = z.object({
 
 /** Exports the models and prints what each got. */
 export async function runExport(flags: Record<string, unknown>): Promise<void> {
-  const config = parseConfig(exportConfigSchema, flags, process.env);
+  const config = parseConfig(exportConfigSchema, flags);
   const request: ExportRequest = {
     to: resolve(config.to),
     ...(config.models?.length ? { models: config.models } : {}),
@@ -49,7 +41,7 @@ export async function runExport(flags: Record<string, unknown>): Promise<void> {
     ...(config.until ? { until: config.until } : {}),
   };
   const progress = createProgressPrinter(process.stderr);
-  const control = await findControl(config.warehouse);
+  const control = await ControlClient.find(config.warehouse);
   if (control && config.modelsDir)
     throw new CliError(
       `a collector is running on ${config.warehouse} and exports the models of its own folder; --models-dir applies only when none runs`,
@@ -57,8 +49,8 @@ export async function runExport(flags: Record<string, unknown>): Promise<void> {
   let summary: ExportSummary;
   try {
     summary = control
-      ? await exportThroughCollector(control.port, request, progress.update)
-      : await exportDirectly(config.warehouse, config.modelsDir, request, progress.update);
+      ? await control.export(request, progress.update)
+      : await exportDirectly(config, config.modelsDir, request, progress.update);
   } finally {
     progress.end();
   }
@@ -75,68 +67,24 @@ export function formatSummary(model: ModelExportSummary): string {
 }
 
 /** Opens the warehouse read-only in this process and exports. */
-async function exportDirectly(
-  path: string,
+function exportDirectly(
+  flags: WarehouseFlags,
   modelsDir: string | undefined,
   request: ExportRequest,
   onProgress: (progress: ExportProgress) => void,
 ): Promise<ExportSummary> {
-  let warehouse: Warehouse;
-  try {
-    warehouse = await Warehouse.open(path, { readOnly: true, ...(modelsDir ? { modelsDir } : {}) });
-  } catch (error) {
-    throw new CliError((error as Error).message);
-  }
-  try {
-    const { models, since, until, to } = request;
-    return await exportModels(warehouse, {
-      to,
-      onProgress,
-      ...(models ? { models } : {}),
-      ...(since ? { since } : {}),
-      ...(until ? { until } : {}),
-    });
-  } catch (error) {
-    throw new CliError((error as Error).message, isExportInputError(error) ? 2 : 1);
-  } finally {
-    await warehouse.close();
-  }
-}
-
-/** Asks the running collector to export, following its NDJSON progress lines to the result line. */
-async function exportThroughCollector(
-  port: number,
-  request: ExportRequest,
-  onProgress: (progress: ExportProgress) => void,
-): Promise<ExportSummary> {
-  const response = await fetch(`http://127.0.0.1:${port}/export`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify(request),
-  });
-  if (!response.ok || !response.body) {
-    const body = (await response.json().catch(() => ({}))) as { error?: string };
-    throw new CliError(body.error ?? `the collector answered ${response.status} to the export`);
-  }
-  for await (const line of readLines(response.body)) {
-    if (!line.trim()) continue;
-    const message = JSON.parse(line) as ExportLine;
-    if ('progress' in message) onProgress(message.progress);
-    else if ('result' in message) return message.result;
-    else throw new CliError(message.error, message.input ? 2 : 1);
-  }
-  throw new CliError('the collector closed the connection before the export ended; see its log', 1);
-}
-
-/** The text lines of a byte stream. */
-async function* readLines(body: AsyncIterable<Uint8Array>): AsyncGenerator<string> {
-  const decoder = new TextDecoder();
-  let buffered = '';
-  for await (const chunk of body) {
-    buffered += decoder.decode(chunk, { stream: true });
-    const lines = buffered.split('\n');
-    buffered = lines.pop() ?? '';
-    yield* lines;
-  }
-  if (buffered) yield buffered;
+  const { models, since, until, to } = request;
+  return withWarehouse(
+    flags,
+    { readOnly: true, ...(modelsDir ? { modelsDir } : {}) },
+    (warehouse) =>
+      exportModels(warehouse, {
+        to,
+        onProgress,
+        ...(models ? { models } : {}),
+        ...(since ? { since } : {}),
+        ...(until ? { until } : {}),
+      }),
+    (error) => (isExportInputError(error) ? 2 : 1),
+  );
 }

@@ -9,12 +9,12 @@ import { projectPath } from '../shared/project-root.js';
 import { CliError } from './cli-error.js';
 
 interface KeyFlags {
-  db?: string;
+  db: string;
   account?: string;
-  label?: string;
+  label: string;
   trading?: boolean;
   ipAllowlist?: string;
-  balance?: string;
+  balance: string;
 }
 
 /** Creates a key and prints the raw key alone on stdout. */
@@ -25,10 +25,10 @@ export async function createKey(flags: KeyFlags): Promise<void> {
     .filter(Boolean);
   const bad = ipAllowlist.find((cidr) => !isCidr(cidr));
   if (bad !== undefined) throw new CliError(`--ip-allowlist: ${bad} is not an address or CIDR`);
-  const balance = flags.balance === undefined ? 0 : Number(flags.balance);
+  const balance = Number(flags.balance);
   if (!(balance >= 0)) throw new CliError('--balance must be a non-negative number of USD');
   await withAccounts(flags.db, async (accounts) => {
-    const options = { label: flags.label ?? 'cli key', trading: flags.trading ?? false, ipAllowlist };
+    const options = { label: flags.label, trading: flags.trading ?? false, ipAllowlist };
     if (flags.account !== undefined) {
       if (!accounts.account(flags.account)) throw new CliError(`no account ${flags.account}`);
       const { rawKey } = await accounts.createKey(flags.account, options);
@@ -70,11 +70,7 @@ export async function revokeKey(keyId: string, flags: KeyFlags): Promise<void> {
   });
 }
 
-async function withAccounts(
-  path: string | undefined,
-  work: (accounts: Accounts) => Promise<void>,
-): Promise<void> {
-  const file = path ?? process.env.MARKET_DB ?? 'data/market.duckdb';
+async function withAccounts(file: string, work: (accounts: Accounts) => Promise<void>): Promise<void> {
   let db: Database;
   try {
     db = await Database.open(file, projectPath('sql', 'service'));

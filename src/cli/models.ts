@@ -3,23 +3,28 @@
  * the warehouse the work goes through it (DuckDB lets one process open the file); otherwise the
  * file is opened here (read-write to build, read-only to test).
  */
-import type { ModelsAnswer, ModelsRequest } from '../collector/control-models.js';
-import type { ModelRunSummary, ModelTestResult } from '../warehouse/index.js';
-import { Warehouse } from '../warehouse/index.js';
-import { CliError } from './cli-error.js';
-import { render } from './sql.js';
-import { findControl } from './status.js';
 
-interface ModelsFlags {
-  warehouse?: string;
-  select?: string;
-  fullRefresh?: boolean;
-}
+import { z } from 'zod';
+import type { ModelsRequest } from '../collector/control-models.js';
+import type { ModelRunSummary, ModelTestResult, Warehouse } from '../warehouse/index.js';
+import { CliError } from './cli-error.js';
+import { list, parseConfig, warehouseFlags } from './config.js';
+import { ControlClient } from './control-client.js';
+import { render } from './sql.js';
+import { withWarehouse } from './with-warehouse.js';
+
+const modelsConfigSchema = z.object({
+  ...warehouseFlags,
+  select: list.optional(),
+  fullRefresh: z.boolean().optional(),
+});
+type ModelsConfig = z.infer<typeof modelsConfigSchema>;
 
 /** Builds the models (all, or the selected ones with what they depend on) and prints each build. */
-export async function modelsRun(flags: ModelsFlags): Promise<void> {
-  const request = requestOf(flags);
-  const answer = await through(flags, 'run', request, (warehouse) =>
+export async function modelsRun(flags: Record<string, unknown>): Promise<void> {
+  const config = parseConfig(modelsConfigSchema, flags);
+  const request = requestOf(config);
+  const answer = await through(config, 'run', request, (warehouse) =>
     warehouse.refreshModels({ select: request.select ?? [], fullRefresh: request.fullRefresh ?? false }),
   );
   const summary = answer as ModelRunSummary;
@@ -35,9 +40,10 @@ export async function modelsRun(flags: ModelsFlags): Promise<void> {
 }
 
 /** Runs the model tests and prints each outcome; exits 1 when any fails. */
-export async function modelsTest(flags: ModelsFlags): Promise<void> {
-  const request = requestOf(flags);
-  const results = (await through(flags, 'test', request, (warehouse) =>
+export async function modelsTest(flags: Record<string, unknown>): Promise<void> {
+  const config = parseConfig(modelsConfigSchema, flags);
+  const request = requestOf(config);
+  const results = (await through(config, 'test', request, (warehouse) =>
     warehouse.testModels({ select: request.select ?? [] }),
   )) as ModelTestResult[];
   for (const r of results) {
@@ -51,45 +57,19 @@ export async function modelsTest(flags: ModelsFlags): Promise<void> {
   if (failed > 0) throw new CliError(`${failed} model test(s) failed`, 1);
 }
 
-function requestOf(flags: ModelsFlags): ModelsRequest {
-  const select = (flags.select ?? '')
-    .split(',')
-    .map((s) => s.trim())
-    .filter(Boolean);
-  return { ...(select.length ? { select } : {}), ...(flags.fullRefresh ? { fullRefresh: true } : {}) };
+function requestOf(config: ModelsConfig): ModelsRequest {
+  const select = config.select ?? [];
+  return { ...(select.length ? { select } : {}), ...(config.fullRefresh ? { fullRefresh: true } : {}) };
 }
 
 /** Runs the work through a running collector, or on the file opened here. */
 async function through<T>(
-  flags: ModelsFlags,
+  config: ModelsConfig,
   action: 'run' | 'test',
   request: ModelsRequest,
   local: (warehouse: Warehouse) => Promise<T>,
 ): Promise<ModelRunSummary | ModelTestResult[] | T> {
-  const path = flags.warehouse ?? process.env.MARKET_WAREHOUSE ?? 'data/warehouse.duckdb';
-  const control = await findControl(path);
-  if (control) {
-    const response = await fetch(`http://127.0.0.1:${control.port}/models/${action}`, {
-      method: 'POST',
-      body: JSON.stringify(request),
-    });
-    const answer = (await response.json()) as ModelsAnswer;
-    if ('error' in answer) throw new CliError(answer.error);
-    if ('summary' in answer) return answer.summary;
-    if ('results' in answer) return answer.results;
-    throw new CliError(`the collector answered ${response.status} without an outcome`);
-  }
-  let warehouse: Warehouse;
-  try {
-    warehouse = await Warehouse.open(path, { readOnly: action === 'test' });
-  } catch (error) {
-    throw new CliError((error as Error).message);
-  }
-  try {
-    return await local(warehouse);
-  } catch (error) {
-    throw new CliError((error as Error).message);
-  } finally {
-    await warehouse.close();
-  }
+  const control = await ControlClient.find(config.warehouse);
+  if (control) return action === 'run' ? control.runModels(request) : control.testModels(request);
+  return withWarehouse(config, { readOnly: action === 'test' }, local);
 }

@@ -4,27 +4,27 @@
  * against it into the warehouse, exporting the models to parquet every hour, until interrupted.
  */
 import { dirname, join } from 'node:path';
+import { z } from 'zod';
 import { startCollector } from '../collector/daemon.js';
 import { startService } from '../service/service.js';
-import { CliError } from './cli-error.js';
+import { int, parseConfig, warehouseFlags } from './config.js';
+import { createLogger, logStatusEvery } from './logger.js';
 import { stopOnSignal } from './serve.js';
-import { formatStatus } from './status.js';
 
-interface RunFlags {
-  port?: string;
-  db?: string;
-  listings?: string;
-  warehouse?: string;
-}
+const runConfigSchema = z.object({
+  port: int(0, 65535),
+  db: z.string().min(1),
+  listings: int(0, 5_000_000),
+  ...warehouseFlags,
+});
 
 /** Starts everything and prints how to use it. */
-export async function run(flags: RunFlags): Promise<void> {
-  const port = Number(flags.port ?? 8080);
-  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new CliError('--port must be 0-65535');
+export async function run(flags: Record<string, unknown>): Promise<void> {
+  const config = parseConfig(runConfigSchema, flags);
   const service = await startService({
-    port,
-    dbPath: flags.db ?? 'data/market.duckdb',
-    listings: Number(flags.listings ?? 20_000),
+    port: config.port,
+    dbPath: config.db,
+    listings: config.listings,
     sandbox: true,
     logger: { level: 'warn', stream: process.stderr },
   });
@@ -34,16 +34,19 @@ export async function run(flags: RunFlags): Promise<void> {
     trading: true,
     appIds: [730, 570, 252490],
   });
-  const warehousePath = flags.warehouse ?? 'data/warehouse.duckdb';
+  const warehousePath = config.warehouse;
   const exportDir = join(dirname(warehousePath), 'exports');
+  const log = createLogger('collector', 'info');
   const collector = await startCollector({
     baseUrl: service.baseUrl,
     apiKey: rawKey,
     warehousePath,
+    memoryLimit: config.warehouseMemory,
     exportCron: '0 * * * *',
     exportDir,
+    logger: log,
     onFatal: (error) => {
-      process.stderr.write(`market run: the collector cannot write the warehouse: ${String(error)}\n`);
+      log.fatal({ err: error }, 'the collector cannot write the warehouse');
       process.exit(1);
     },
   });
@@ -58,9 +61,9 @@ export async function run(flags: RunFlags): Promise<void> {
       '',
     ].join('\n'),
   );
-  const timer = setInterval(() => process.stderr.write(`${formatStatus(collector.status())}\n`), 30_000);
+  const stopStatus = logStatusEvery(log, 30, collector.status);
   stopOnSignal(async () => {
-    clearInterval(timer);
+    stopStatus();
     await collector.stop();
     await service.close();
   });

@@ -4,7 +4,7 @@ import { parseConfig, serveConfigSchema } from './config.js';
 
 /** Starts the service and prints its base URL on a line of its own. */
 export async function serve(flags: Record<string, unknown>): Promise<void> {
-  const config = parseConfig(serveConfigSchema, flags, process.env);
+  const config = parseConfig(serveConfigSchema, flags);
   const service = await startService({
     host: config.host,
     port: config.port,

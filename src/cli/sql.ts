@@ -4,60 +4,44 @@
  * the rows to a parquet file (`--out`).
  */
 import { resolve } from 'node:path';
-import { Warehouse } from '../warehouse/index.js';
-import { CliError } from './cli-error.js';
-import { findControl } from './status.js';
+import { z } from 'zod';
+import { parseConfig, warehouseFlags } from './config.js';
+import { ControlClient } from './control-client.js';
+import { type WarehouseFlags, withWarehouse } from './with-warehouse.js';
 
-interface SqlFlags {
-  warehouse?: string;
-  format?: string;
-  out?: string;
-}
+const sqlConfigSchema = z.object({
+  ...warehouseFlags,
+  format: z.enum(['table', 'csv', 'json'], { message: '--format is table, csv or json' }),
+  out: z
+    .string()
+    .refine((v) => v.endsWith('.parquet'), '--out writes parquet: give a file name ending in .parquet')
+    .optional(),
+});
 
 /** Runs one query and prints its rows, or writes them to the `--out` parquet file. */
-export async function sql(query: string, flags: SqlFlags): Promise<void> {
-  const format = flags.format ?? 'table';
-  if (!['table', 'csv', 'json'].includes(format)) throw new CliError('--format is table, csv or json');
-  if (flags.out !== undefined && !flags.out.endsWith('.parquet'))
-    throw new CliError('--out writes parquet: give a file name ending in .parquet');
-  const warehouse = flags.warehouse ?? process.env.MARKET_WAREHOUSE ?? 'data/warehouse.duckdb';
-  if (flags.out !== undefined) {
-    const out = resolve(flags.out);
-    const rows = await runQuery(warehouse, query, out);
+export async function sql(query: string, flags: Record<string, unknown>): Promise<void> {
+  const config = parseConfig(sqlConfigSchema, flags);
+  if (config.out !== undefined) {
+    const out = resolve(config.out);
+    const rows = await runQuery(config, query, out);
     process.stdout.write(`wrote ${rows as number} rows to ${out}\n`);
     return;
   }
-  const rows = await runQuery(warehouse, query);
-  process.stdout.write(render(rows as Record<string, unknown>[], format));
+  const rows = await runQuery(config, query);
+  process.stdout.write(render(rows as Record<string, unknown>[], config.format));
 }
 
 /** The query's rows, or (with `out`) how many rows it wrote to that parquet file. */
 async function runQuery(
-  path: string,
+  flags: WarehouseFlags,
   query: string,
   out?: string,
 ): Promise<Record<string, unknown>[] | number> {
-  const control = await findControl(path);
-  if (control) {
-    const target = `http://127.0.0.1:${control.port}/sql${out ? `?out=${encodeURIComponent(out)}` : ''}`;
-    const response = await fetch(target, { method: 'POST', body: query });
-    const body = (await response.json()) as { rows?: Record<string, unknown>[] | number; error?: string };
-    if (!response.ok) throw new CliError(body.error ?? `the collector answered ${response.status}`);
-    return body.rows ?? [];
-  }
-  let warehouse: Warehouse;
-  try {
-    warehouse = await Warehouse.open(path, { readOnly: true });
-  } catch (error) {
-    throw new CliError((error as Error).message);
-  }
-  try {
-    return out ? await warehouse.queryToParquet(query, out) : await warehouse.query(query);
-  } catch (error) {
-    throw new CliError((error as Error).message);
-  } finally {
-    await warehouse.close();
-  }
+  const control = await ControlClient.find(flags.warehouse);
+  if (control) return out ? control.queryToParquet(query, out) : control.query(query);
+  return withWarehouse<Record<string, unknown>[] | number>(flags, { readOnly: true }, (warehouse) =>
+    out ? warehouse.queryToParquet(query, out) : warehouse.query(query),
+  );
 }
 
 /** Renders rows as an aligned table, CSV or JSON. */

@@ -1,35 +1,19 @@
 /** `market status`: what each source of a running collector is doing, asked through its control endpoint. */
-import { readFile } from 'node:fs/promises';
-import { controlFileOf } from '../collector/control.js';
 import type { SourceStatus } from '../collector/source-status.js';
 import { CliError } from './cli-error.js';
+import { ControlClient } from './control-client.js';
 
 /** Prints the status of the collector that holds the warehouse. */
-export async function status(flags: { warehouse?: string; json?: boolean }): Promise<void> {
-  const warehouse = flags.warehouse ?? process.env.MARKET_WAREHOUSE ?? 'data/warehouse.duckdb';
-  const control = await findControl(warehouse);
+export async function status(flags: { warehouse: string; json?: boolean }): Promise<void> {
+  const { warehouse } = flags;
+  const control = await ControlClient.find(warehouse);
   if (!control) throw new CliError(`no collector is running on ${warehouse}`);
-  const response = await fetch(`http://127.0.0.1:${control.port}/status`);
-  const body = (await response.json()) as { pid: number; sources: SourceStatus[] };
+  const body = await control.status();
   process.stdout.write(
     flags.json
       ? `${JSON.stringify(body, null, 2)}\n`
       : `collector pid ${body.pid}\n${formatStatus(body.sources)}\n`,
   );
-}
-
-/** The control address of a live collector on this warehouse, or null. */
-export async function findControl(warehouse: string): Promise<{ pid: number; port: number } | null> {
-  try {
-    const control = JSON.parse(await readFile(controlFileOf(warehouse), 'utf8')) as {
-      pid: number;
-      port: number;
-    };
-    process.kill(control.pid, 0);
-    return control;
-  } catch {
-    return null;
-  }
 }
 
 /** One line per source: connected, received, landed, lag, last error. */

@@ -2,11 +2,12 @@
  * `POST /export` of the control endpoint: runs a parquet export inside the daemon (which alone may
  * open the warehouse while it runs) and streams NDJSON: progress lines, then a result or an error line.
  */
-import type { IncomingMessage, ServerResponse } from 'node:http';
 import { isAbsolute } from 'node:path';
+import { PassThrough } from 'node:stream';
+import type { FastifyInstance } from 'fastify';
+import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import {
-  type ExportOptions,
   type ExportProgress,
   type ExportSummary,
   exportModels,
@@ -36,56 +37,34 @@ export type ExportLine =
 /** Between keep-alive blank lines while no progress line is due. */
 const KEEPALIVE_MS = 15_000;
 
-/** Reads the request's JSON options, runs the export, and streams its progress and outcome. */
-export function handleExport(warehouse: Warehouse, request: IncomingMessage, response: ServerResponse): void {
-  let body = '';
-  request.on('data', (chunk) => {
-    body += chunk;
-  });
-  request.on('end', () => {
-    const options = parseRequest(body);
-    if (typeof options === 'string') {
-      response.writeHead(400, { 'content-type': 'application/json' });
-      response.end(JSON.stringify({ error: options }));
-      return;
-    }
-    response.writeHead(200, { 'content-type': 'application/x-ndjson' });
-    const send = (line: ExportLine) => response.write(`${JSON.stringify(line)}\n`);
-    const keepalive = setInterval(() => response.write('\n'), KEEPALIVE_MS);
-    void exportModels(warehouse, { ...options, onProgress: (progress) => send({ progress }) })
-      .then(
-        (result) => send({ result }),
-        (error: unknown) =>
-          send({
-            error: error instanceof Error ? error.message : String(error),
-            input: isExportInputError(error),
-          }),
-      )
-      .finally(() => {
-        clearInterval(keepalive);
-        response.end();
-      });
-  });
-}
-
-/** The export options of a request body, or what is wrong with it. */
-function parseRequest(body: string): ExportOptions | string {
-  let json: unknown;
-  try {
-    json = JSON.parse(body);
-  } catch {
-    return 'the body must be JSON export options, e.g. {"to": "/abs/exports", "since": "2026-11-01"}';
-  }
-  const parsed = exportRequestSchema.safeParse(json);
-  if (!parsed.success) {
-    const issue = parsed.error.issues[0];
-    return `invalid ${issue?.path.join('.') || 'body'}: ${issue?.message ?? 'invalid'}`;
-  }
-  const { to, models, since, until } = parsed.data;
-  return {
-    to,
-    ...(models ? { models } : {}),
-    ...(since ? { since } : {}),
-    ...(until ? { until } : {}),
-  };
+/** Registers `POST /export`. */
+export function registerExportRoute(app: FastifyInstance, warehouse: Warehouse): void {
+  app
+    .withTypeProvider<ZodTypeProvider>()
+    .post('/export', { schema: { body: exportRequestSchema } }, (request, reply) => {
+      const { to, models, since, until } = request.body;
+      const stream = new PassThrough();
+      const send = (line: ExportLine) => stream.write(`${JSON.stringify(line)}\n`);
+      const keepalive = setInterval(() => stream.write('\n'), KEEPALIVE_MS);
+      void exportModels(warehouse, {
+        to,
+        onProgress: (progress) => send({ progress }),
+        ...(models ? { models } : {}),
+        ...(since ? { since } : {}),
+        ...(until ? { until } : {}),
+      })
+        .then(
+          (result) => send({ result }),
+          (error: unknown) =>
+            send({
+              error: error instanceof Error ? error.message : String(error),
+              input: isExportInputError(error),
+            }),
+        )
+        .finally(() => {
+          clearInterval(keepalive);
+          stream.end();
+        });
+      return reply.type('application/x-ndjson').send(stream);
+    });
 }

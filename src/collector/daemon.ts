@@ -3,19 +3,19 @@
  * stopped; then it drains and flushes. Only one process may write a warehouse: a second collector
  * on the same file is refused by the warehouse's lock with a clear message.
  */
-import cron from 'node-cron';
+import pino, { type Logger } from 'pino';
 import { MarketClient } from '../client/index.js';
 import { APP_IDS } from '../contract/common.js';
+import { isCronExpression, type Job } from '../shared/jobs/index.js';
 import { BatchWriter, Warehouse } from '../warehouse/index.js';
 import { type ControlServer, startControlServer } from './control.js';
-import { scheduleCronJob } from './cron-job.js';
-import { scheduleExports } from './export-schedule.js';
-import { type PeriodicTask, runPeriodically } from './periodic.js';
+import { type SourceTask, startSourceJob } from './source-job.js';
 import type { SourceStatus } from './source-status.js';
 import { createPollTask } from './sources/poll-source.js';
 import { createFxTask, createPricesTask, createSnapshotTask } from './sources/price-sources.js';
 import { StreamSource } from './sources/stream-source.js';
 import { createSweepTask } from './sources/sweep-source.js';
+import { createExportTask, createModelsTask } from './warehouse-tasks.js';
 
 /** What the daemon collects and where; every interval has a default that suits the published limits. */
 export interface CollectorOptions {
@@ -60,6 +60,10 @@ export interface CollectorOptions {
    * @default '* * * * *' (every minute)
    */
   modelsCron?: string | null;
+  /** DuckDB's memory limit for the warehouse, e.g. `4GB`. @default the warehouse's (1GB) */
+  memoryLimit?: string;
+  /** Where failures and warnings go. @default pino at level warn on stderr */
+  logger?: Logger;
 }
 
 /** A running collector. */
@@ -72,17 +76,19 @@ export interface RunningCollector {
 
 /** Opens the warehouse, resumes every source from its committed state, and starts them. */
 export async function startCollector(options: CollectorOptions): Promise<RunningCollector> {
-  if (options.exportCron !== undefined && !cron.validate(options.exportCron))
+  if (options.exportCron !== undefined && !isCronExpression(options.exportCron))
     throw new Error(`the export schedule "${options.exportCron}" is not a cron expression, e.g. "0 * * * *"`);
   const modelsCron = options.modelsCron === undefined ? '* * * * *' : options.modelsCron;
-  if (modelsCron !== null && !cron.validate(modelsCron))
+  if (modelsCron !== null && !isCronExpression(modelsCron))
     throw new Error(`the model refresh schedule "${modelsCron}" is not a cron expression, e.g. "* * * * *"`);
-  const warehouse = await Warehouse.open(
-    options.warehousePath ?? 'data/warehouse.duckdb',
-    options.modelsDir ? { modelsDir: options.modelsDir } : {},
-  );
+  const log = options.logger ?? pino({ level: 'warn' }, process.stderr);
+  const warehouse = await Warehouse.open(options.warehousePath ?? 'data/warehouse.duckdb', {
+    ...(options.modelsDir ? { modelsDir: options.modelsDir } : {}),
+    ...(options.memoryLimit ? { memoryLimit: options.memoryLimit } : {}),
+  });
   const fatal =
-    options.onFatal ?? ((error: unknown) => process.stderr.write(`market collect: ${String(error)}\n`));
+    options.onFatal ??
+    ((error: unknown) => log.fatal({ err: error }, 'cannot write the warehouse; a restart resumes'));
   const writer = new BatchWriter(warehouse, { maxDelayMs: options.flushMs ?? 500, onError: fatal });
   const client = new MarketClient({
     baseUrl: options.baseUrl,
@@ -90,53 +96,40 @@ export async function startCollector(options: CollectorOptions): Promise<Running
     ...(options.readBudget ? { limits: { read: options.readBudget } } : {}),
   });
   const games = options.games ?? [APP_IDS.cs2, APP_IDS.dota2, APP_IDS.rust];
-  const stopping = new AbortController();
-  const tasks: PeriodicTask[] = [];
+  const tasks: SourceTask[] = [];
   let stream: StreamSource | null = null;
-  let snapshot: PeriodicTask | null = null;
+  let snapshot: SourceTask | null = null;
   if (games.includes(APP_IDS.cs2)) {
     stream = new StreamSource(client, warehouse, writer, { watchdogMs: options.watchdogMs ?? 40_000 });
     tasks.push(createPollTask(client, warehouse, writer, { intervalMs: options.pollIntervalMs ?? 30_000 }));
-    snapshot = createSnapshotTask(client, warehouse, writer);
+    snapshot = createSnapshotTask(client, warehouse, writer, log);
   }
   for (const appId of games) {
     const intervalMs =
       appId === APP_IDS.cs2 ? (options.cs2SweepIntervalMs ?? 600_000) : (options.sweepIntervalMs ?? 120_000);
     tasks.push(createSweepTask(client, warehouse, writer, { appId, intervalMs }));
-    tasks.push(createPricesTask(client, writer, { appId, intervalMs: options.pricesIntervalMs ?? 300_000 }));
+    tasks.push(
+      createPricesTask(client, writer, { appId, intervalMs: options.pricesIntervalMs ?? 300_000, log }),
+    );
   }
   tasks.push(createFxTask(client, writer, { intervalMs: options.fxIntervalMs ?? 300_000 }));
 
   await stream?.start();
-  const running = tasks.map((task) => runPeriodically(task, stopping.signal));
-  const schedule = snapshot
-    ? scheduleSnapshot(snapshot, options.snapshotCron ?? '* * * * *', stopping.signal)
-    : null;
-  const exports = options.exportCron
-    ? scheduleExports(warehouse, {
-        cron: options.exportCron,
-        ...(options.exportDir ? { dir: options.exportDir } : {}),
-        onError: (error) =>
-          process.stderr.write(
-            `market collect: scheduled export failed: ${error instanceof Error ? error.message : String(error)}\n`,
-          ),
-      })
-    : null;
-  const models = modelsCron
-    ? scheduleCronJob({
-        name: 'models',
-        cron: modelsCron,
-        runAtStart: true,
-        async run() {
-          const summary = await warehouse.refreshModels();
-          return summary.models.reduce((sum, m) => sum + (m.rows ?? 0), 0);
-        },
-        onError: (error) =>
-          process.stderr.write(
-            `market collect: model refresh failed: ${error instanceof Error ? error.message : String(error)}\n`,
-          ),
-      })
-    : null;
+  const jobs: Job[] = tasks.map((task) => startSourceJob(task, log));
+  if (snapshot) jobs.push(startSourceJob(snapshot, log, { cron: options.snapshotCron ?? '* * * * *' }));
+  const models = modelsCron === null ? null : createModelsTask(warehouse);
+  if (models && modelsCron !== null)
+    jobs.push(startSourceJob(models, log, { cron: modelsCron, failure: 'model refresh failed' }));
+  const exportCron = options.exportCron;
+  const exports = exportCron ? createExportTask(warehouse, options.exportDir ?? 'data/exports') : null;
+  if (exports && exportCron)
+    jobs.push(
+      startSourceJob(exports, log, {
+        cron: exportCron,
+        runAtStart: false,
+        failure: 'scheduled export failed',
+      }),
+    );
   const boards = () => [
     ...(stream ? [stream.board] : []),
     ...(snapshot ? [snapshot.board] : []),
@@ -145,47 +138,17 @@ export async function startCollector(options: CollectorOptions): Promise<Running
     ...(exports ? [exports.board] : []),
   ];
   const status = () => boards().map((b) => ({ ...b.status }));
-  const control = await startControlServer(warehouse, status);
+  const control = await startControlServer(warehouse, status, log);
   return {
     warehouse,
     control,
     status,
     async stop() {
-      stopping.abort();
-      await schedule?.stop();
-      await models?.stop();
-      await exports?.stop();
-      await stream?.stop();
-      await Promise.all(running);
+      await Promise.all([...jobs.map((job) => job.stop()), stream?.stop()]);
       await writer.close();
       await control.close();
       await warehouse.close();
       await client.close();
-    },
-  };
-}
-
-/** Runs the snapshot task on a cron schedule, one run at a time. */
-function scheduleSnapshot(task: PeriodicTask, expression: string, signal: AbortSignal) {
-  let inFlight: Promise<void> = Promise.resolve();
-  const once = () => {
-    inFlight = inFlight.then(async () => {
-      if (signal.aborted) return;
-      try {
-        task.board.status.connected = true;
-        task.board.status.landed += await task.run(signal);
-      } catch (error) {
-        task.board.error(error);
-        task.handle?.(error);
-      }
-    });
-  };
-  once();
-  const job = cron.schedule(expression, once);
-  return {
-    async stop() {
-      await job.stop();
-      await inFlight;
     },
   };
 }

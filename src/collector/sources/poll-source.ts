@@ -7,7 +7,7 @@
 import type { MarketClient } from '../../client/index.js';
 import { APP_IDS } from '../../contract/common.js';
 import type { BatchWriter, Warehouse } from '../../warehouse/index.js';
-import type { PeriodicTask } from '../periodic.js';
+import type { SourceTask } from '../source-job.js';
 import { StatusBoard } from '../source-status.js';
 
 /** The overlap the specification asks for: commits can carry an earlier stamp than one already seen. */
@@ -19,7 +19,7 @@ export function createPollTask(
   warehouse: Warehouse,
   writer: BatchWriter,
   options: { intervalMs?: number } = {},
-): PeriodicTask {
+): SourceTask {
   const source = `poll:${APP_IDS.cs2}`;
   const board = new StatusBoard(source);
   return {

@@ -8,25 +8,26 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pipeline } from 'node:stream/promises';
+import type { Logger } from 'pino';
 import type { MarketClient } from '../../client/index.js';
 import { isApiError } from '../../contract/api-error.js';
 import type { PriceRow } from '../../contract/market.js';
 import type { BatchWriter, Warehouse } from '../../warehouse/index.js';
-import type { PeriodicTask } from '../periodic.js';
+import type { SourceTask } from '../source-job.js';
 import { StatusBoard } from '../source-status.js';
 
-/** Creates the snapshot task (its cadence is kept by the daemon's cron schedule). */
+/** Creates the snapshot task (its cadence is kept by the daemon's cron schedule); `log` hears of a 402. */
 export function createSnapshotTask(
   client: MarketClient,
   warehouse: Warehouse,
   writer: BatchWriter,
-): PeriodicTask {
+  log: Logger,
+): SourceTask {
   const source = 'snapshot';
   const board = new StatusBoard(source);
   return {
     board,
-    intervalMs: 60_000,
-    handle: (error) => reportUnfunded(board, error),
+    handle: (error) => reportUnfunded(board, error, log),
     async run() {
       const state = await warehouse.readState(source);
       const fetchedAt = Date.now();
@@ -55,18 +56,18 @@ export function createSnapshotTask(
   };
 }
 
-/** Creates the minAsk task of a game. */
+/** Creates the minAsk task of a game; `options.log` hears of a 402. */
 export function createPricesTask(
   client: MarketClient,
   writer: BatchWriter,
-  options: { appId: number; intervalMs?: number },
-): PeriodicTask {
+  options: { appId: number; intervalMs?: number; log: Logger },
+): SourceTask {
   const source = `prices:${options.appId}`;
   const board = new StatusBoard(source);
   return {
     board,
     intervalMs: options.intervalMs ?? 300_000,
-    handle: (error) => reportUnfunded(board, error),
+    handle: (error) => reportUnfunded(board, error, options.log),
     async run() {
       const fetchedAt = Date.now();
       const rows: PriceRow[] = [];
@@ -99,7 +100,7 @@ export function createFxTask(
   client: MarketClient,
   writer: BatchWriter,
   options: { intervalMs?: number } = {},
-): PeriodicTask {
+): SourceTask {
   const source = 'fx';
   const board = new StatusBoard(source);
   return {
@@ -120,12 +121,12 @@ export function createFxTask(
 }
 
 /** A 402 on the price feed is said once, clearly, and the source keeps trying quietly. */
-function reportUnfunded(board: StatusBoard, error: unknown): boolean {
+function reportUnfunded(board: StatusBoard, error: unknown, log: Logger): boolean {
   if (!isApiError(error) || error.code !== 'insufficient_settled_balance') return false;
   if (board.status.stopped === null) {
     board.status.stopped =
       'the price feed needs a funded account (402 insufficient_settled_balance): fund the account; retrying';
-    process.stderr.write(`market collect: ${board.status.name}: ${board.status.stopped}\n`);
+    log.warn({ source: board.status.name }, board.status.stopped);
   }
   return true;
 }

@@ -12,8 +12,9 @@ import { EventSource } from 'eventsource';
 import type { MarketClient } from '../../client/index.js';
 import { APP_IDS } from '../../contract/common.js';
 import { type Listing, listingSchema } from '../../contract/listing.js';
+import { Backoff } from '../../shared/jobs/index.js';
 import type { BatchWriter, Warehouse } from '../../warehouse/index.js';
-import { Backoff, sleep } from '../backoff.js';
+import { sleep } from '../sleep.js';
 import { StatusBoard } from '../source-status.js';
 import { catchUp } from './catch-up.js';
 
@@ -58,7 +59,7 @@ export class StreamSource {
   }
 
   private async loop(): Promise<void> {
-    const backoff = new Backoff();
+    const backoff = new Backoff({ baseMs: 500, capMs: 30_000 });
     while (!this.stopping.signal.aborted) {
       const outcome = await this.follow();
       if (this.stopping.signal.aborted) return;

@@ -5,7 +5,7 @@
  */
 import type { MarketClient } from '../../client/index.js';
 import type { BatchWriter, Warehouse } from '../../warehouse/index.js';
-import type { PeriodicTask } from '../periodic.js';
+import type { SourceTask } from '../source-job.js';
 import { StatusBoard } from '../source-status.js';
 import { storedPosition, sweep } from './catch-up.js';
 
@@ -15,7 +15,7 @@ export function createSweepTask(
   warehouse: Warehouse,
   writer: BatchWriter,
   options: { appId: number; intervalMs?: number },
-): PeriodicTask {
+): SourceTask {
   const source = `sweep:${options.appId}`;
   const board = new StatusBoard(source);
   return {

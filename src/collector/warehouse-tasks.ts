@@ -1,0 +1,33 @@
+/**
+ * Warehouse work the daemon runs on cron schedules (UTC): the model refresh, and parquet exports
+ * of the days since yesterday. A failed run is reported, never fatal: the next one retries.
+ */
+import { exportModels, type Warehouse } from '../warehouse/index.js';
+import type { SourceTask } from './source-job.js';
+import { StatusBoard } from './source-status.js';
+
+const DAY_MS = 86_400_000;
+
+/** The export task: status named `export`, `landed` counts rows exported into `dir`. */
+export function createExportTask(warehouse: Warehouse, dir: string): SourceTask {
+  return {
+    board: new StatusBoard('export'),
+    async run() {
+      // Yesterday too: rows of a day keep arriving after midnight, until that day's last refresh.
+      const since = new Date(warehouse.clock() - DAY_MS).toISOString().slice(0, 10);
+      const summary = await exportModels(warehouse, { to: dir, since });
+      return summary.models.reduce((sum, m) => sum + m.rows, 0);
+    },
+  };
+}
+
+/** The model refresh task: status named `models`, `landed` counts rows of the models built. */
+export function createModelsTask(warehouse: Warehouse): SourceTask {
+  return {
+    board: new StatusBoard('models'),
+    async run() {
+      const summary = await warehouse.refreshModels();
+      return summary.models.reduce((sum, m) => sum + (m.rows ?? 0), 0);
+    },
+  };
+}
