@@ -2,7 +2,7 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { createInterface } from 'node:readline';
-import { findControl } from '../../src/cli/status.js';
+import { ControlClient } from '../../src/cli/control-client.js';
 import { projectPath } from '../../src/shared/project-root.js';
 
 const MAIN = projectPath('src', 'cli', 'main.ts');
@@ -54,11 +54,10 @@ export function waitForLine(child: ChildProcess, pattern: RegExp): Promise<strin
  * none answers yet), without starting a process for every question.
  */
 export async function askCollector(warehousePath: string, sql: string): Promise<any[]> {
-  const control = await findControl(warehousePath);
+  const control = await ControlClient.find(warehousePath);
   if (!control) return [];
   try {
-    const response = await fetch(`http://127.0.0.1:${control.port}/sql`, { method: 'POST', body: sql });
-    return response.ok ? ((await response.json()) as { rows: any[] }).rows : [];
+    return (await control.query(sql)) as any[];
   } catch {
     return [];
   }
