@@ -44,6 +44,7 @@ export const serveConfigSchema = z.object({
   churnRate: z.coerce.number().min(0).max(10_000),
   churnPaused: flag,
   readLimit: int(1, 100_000_000),
+  orderLimit: int(1, 100_000_000),
   logRetentionHours: z.coerce
     .number()
     .positive()

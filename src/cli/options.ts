@@ -67,6 +67,12 @@ export function serveOptions(): Option[] {
       '100',
     ),
     option(
+      '--order-limit <n>',
+      'POST /orders and /market/buy per key and rolling minute; raise it for load tests',
+      'MARKET_ORDER_LIMIT',
+      '250',
+    ),
+    option(
       '--log-retention-hours <n>',
       'hours of listing events kept for stream resume',
       'MARKET_LOG_RETENTION_HOURS',

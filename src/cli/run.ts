@@ -1,11 +1,14 @@
 /**
  * `market run` (`npm start`): the main job on the embedded default. It starts the sandbox service
- * with its simulator on a local database, makes a funded account and key, and runs the collector
- * against it into the warehouse, exporting the models to parquet every hour, until interrupted.
+ * with its simulator on a local database, makes a funded trading demo account and key for the user
+ * and a separate key for the collector, and runs the collector against it into the warehouse,
+ * exporting the models to parquet every hour, until interrupted.
  */
 import { dirname, join } from 'node:path';
 import { z } from 'zod';
 import { startCollector } from '../collector/daemon.js';
+import { newPlatformId } from '../service/core/platform-ids.js';
+import { ALL_APP_IDS } from '../service/market/games.js';
 import { startService } from '../service/service.js';
 import { int, parseConfig, warehouseFlags } from './config.js';
 import { createLogger, logStatusEvery } from './logger.js';
@@ -28,18 +31,25 @@ export async function run(flags: Record<string, unknown>): Promise<void> {
     sandbox: true,
     logger: { level: 'warn', stream: process.stderr },
   });
+  // The collector reads with its own key, so the user's requests never spend its rate budget.
+  const { rawKey: collectorKey } = await service.context.accounts.createAccount({
+    label: 'collector',
+    balanceCents: 100,
+    appIds: ALL_APP_IDS,
+  });
   const { rawKey } = await service.context.accounts.createAccount({
     label: 'demo',
     balanceCents: 100_000,
     trading: true,
-    appIds: [730, 570, 252490],
+    appIds: ALL_APP_IDS,
+    steamId: newPlatformId(),
   });
   const warehousePath = config.warehouse;
   const exportDir = join(dirname(warehousePath), 'exports');
   const log = createLogger('collector', 'info');
   const collector = await startCollector({
     baseUrl: service.baseUrl,
-    apiKey: rawKey,
+    apiKey: collectorKey,
     warehousePath,
     memoryLimit: config.warehouseMemory,
     exportCron: '0 * * * *',
@@ -55,6 +65,7 @@ export async function run(flags: Record<string, unknown>): Promise<void> {
       service.baseUrl,
       `demo API key: ${rawKey}`,
       `try: curl -H "Authorization: Bearer ${rawKey}" "${service.baseUrl}/listings?limit=2"`,
+      `buy one: curl -X POST -H "Authorization: Bearer ${rawKey}" -H "content-type: application/json" -d '{"listing_ids":["<id>"],"custom_id":"first-order"}' "${service.baseUrl}/orders"`,
       `collecting into ${warehousePath}; query it with: npx market sql "SELECT count(*) FROM live_listings"`,
       `parquet exports of the models every hour into ${exportDir}; one now: npx market export --warehouse ${warehousePath} --to ${exportDir}`,
       'press Ctrl-C to stop',

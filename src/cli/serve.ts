@@ -15,7 +15,7 @@ export async function serve(flags: Record<string, unknown>): Promise<void> {
     trustProxy: config.trustProxy,
     churnRate: config.churnRate,
     churnPaused: config.churnPaused,
-    rateLimits: { read: config.readLimit },
+    rateLimits: { read: config.readLimit, orders: config.orderLimit },
     retention: { retentionMs: config.logRetentionHours * 3_600_000, maxRows: config.logMaxRows },
     logger: { level: config.logLevel, stream: process.stderr },
   });

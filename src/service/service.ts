@@ -4,6 +4,7 @@
  */
 import type { FastifyInstance } from 'fastify';
 import { Database } from '../shared/database.js';
+import { startJob } from '../shared/jobs/index.js';
 import { projectPath } from '../shared/project-root.js';
 import { Accounts } from './accounts/accounts.js';
 import { accountsFeature } from './accounts/accounts-feature.js';
@@ -223,27 +224,32 @@ function features(parts: Parts, options: ServiceOptions) {
   ];
 }
 
-/** Starts the churn and the periodic work; returns the function that stops them all. */
+/** Starts the churn and the periodic jobs (due work, price list, log pruning); returns the function that stops them. */
 function startTimers(
   parts: Parts,
   options: ServiceOptions,
   log: (error: unknown, what: string) => void,
 ): () => Promise<void> {
   parts.churn.start();
-  parts.due.start(1_000);
-  const priceTimer = setInterval(() => {
-    parts.prices.rebuild().catch((error: unknown) => log(error, 'price list rebuild failed'));
-  }, options.priceIntervalMs ?? 60_000);
-  const pruneTimer = setInterval(() => {
-    parts.catalogue.log
-      .prune(parts.clock.now())
-      .catch((error: unknown) => log(error, 'event log prune failed'));
-  }, 60_000);
+  const jobs = [
+    startJob({ name: 'due work', everyMs: 1_000, run: () => parts.due.runDue() }),
+    startJob({
+      name: 'price list',
+      everyMs: options.priceIntervalMs ?? 60_000,
+      run: () => parts.prices.rebuild(),
+      onError: (error) => log(error, 'price list rebuild failed'),
+    }),
+    startJob({
+      name: 'event log pruning',
+      everyMs: 60_000,
+      run: () => parts.catalogue.log.prune(parts.clock.now()),
+      onError: (error) => log(error, 'event log prune failed'),
+    }),
+  ];
   return async () => {
-    clearInterval(priceTimer);
-    clearInterval(pruneTimer);
+    await Promise.all(jobs.map((job) => job.stop()));
     await parts.churn.stop();
-    await parts.due.stop();
+    await parts.due.idle();
   };
 }
 

@@ -69,7 +69,7 @@ describe('market keys', () => {
 });
 
 describe('market run (npm start)', () => {
-  it('runs the sandbox service and the collector, answers market status and market sql, and stops on SIGINT', async () => {
+  it('runs the sandbox service and the collector, prints a demo key that can buy, answers market status and market sql, and stops on SIGINT', async () => {
     const warehouse = join(dir, 'run-warehouse.duckdb');
     const child = spawnMarket([
       'run',
@@ -82,7 +82,17 @@ describe('market run (npm start)', () => {
       '--listings',
       '300',
     ]);
-    await waitForLine(child, /^demo API key: svc_pub_/);
+    const buyLine = await waitForLine(child, /^buy one: curl/);
+    const demoKey = /Bearer (svc_pub_\S+)"/.exec(buyLine)?.[1] ?? '';
+    const baseUrl = /"(http:\S+\/v1)\/orders"$/.exec(buyLine)?.[1] ?? '';
+    const headers = { authorization: `Bearer ${demoKey}`, 'content-type': 'application/json' };
+    const [first] = (await (await fetch(`${baseUrl}/listings?limit=1`, { headers })).json()).items;
+    const order = await fetch(`${baseUrl}/orders`, {
+      method: 'POST',
+      headers,
+      body: JSON.stringify({ listing_ids: [first.id], custom_id: 'demo-order' }),
+    });
+    expect(order.status).toBe(201);
     const count = 'SELECT count(*) AS n FROM live_listings';
     // Asked in-process until the first sweep has landed; then `market sql` once, to see it answer.
     await waitFor(async () => Number((await askCollector(warehouse, count))[0]?.n ?? 0) > 0, 20_000);

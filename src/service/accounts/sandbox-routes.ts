@@ -2,7 +2,6 @@
  * Sandbox operator endpoints of accounts (only with --sandbox, outside /v1, no key): create
  * accounts and keys, fund balances. They stand in for the website.
  */
-import { randomInt } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
@@ -11,6 +10,7 @@ import { centsToUsd, usdToCents } from '../../contract/common.js';
 import { createAccountBodySchema, createKeyBodySchema, fundBodySchema } from '../../contract/sandbox.js';
 import type { Account, ApiKeyRecord } from '../core/caller.js';
 import { isCidr } from '../core/ip-allowlist.js';
+import { newPlatformId } from '../core/platform-ids.js';
 import type { Accounts } from './accounts.js';
 
 const accountParams = z.object({ id: z.string().max(64) });
@@ -36,7 +36,7 @@ export function registerAccountSandboxRoutes(
       appIds: body.app_ids ?? [...allAppIds],
       instantSell: body.instant_sell ?? false,
       externalBuy: body.external_buy ?? false,
-      steamId: body.steam_id === undefined ? platformIdFor(randomInt(1_000_000_000)) : body.steam_id,
+      steamId: body.steam_id === undefined ? newPlatformId() : body.steam_id,
       autoclaim: body.autoclaim ?? false,
     });
     return reply.code(201).send({ account_id: account.id, api_key: rawKey, key_id: key.id });
@@ -86,11 +86,6 @@ function checkedAllowlist(list: string[] | undefined): string[] {
   if (bad !== undefined)
     throw new ApiError('invalid_request', `ip_allowlist entry ${bad} is not an address or CIDR`);
   return list ?? [];
-}
-
-/** A platform id (17 digits, in the platform's individual-account range) for a new sandbox account. */
-function platformIdFor(n: number): string {
-  return String(76_561_197_960_265_728n + BigInt(n));
 }
 
 function accountView(account: Account) {

@@ -1,7 +1,7 @@
 /**
  * Timed work of the lifecycles (offer expiry, hold release, settlement, retries): each feature
  * registers a task that does whatever has fallen due by the service clock. Tasks run one pass at
- * a time, on a short real-time tick and whenever the sandbox moves the clock, so nothing in a
+ * a time, on a short periodic job and whenever the sandbox moves the clock, so nothing in a
  * lifecycle sleeps on the wall clock.
  */
 import type { Clock } from './clock.js';
@@ -13,7 +13,6 @@ export type DueTask = (now: number) => Promise<void>;
 export class DueWork {
   private readonly tasks: { name: string; run: DueTask }[] = [];
   private pass: Promise<void> = Promise.resolve();
-  private timer: NodeJS.Timeout | undefined;
 
   constructor(
     private readonly clock: Clock,
@@ -39,15 +38,8 @@ export class DueWork {
     return this.pass;
   }
 
-  /** Starts the real-time tick. */
-  start(intervalMs: number): void {
-    this.timer ??= setInterval(() => void this.runDue(), intervalMs);
-  }
-
-  /** Stops the tick and waits for the pass in progress. */
-  async stop(): Promise<void> {
-    clearInterval(this.timer);
-    this.timer = undefined;
+  /** Waits for the pass in progress (if any) to end. */
+  async idle(): Promise<void> {
     await this.pass;
   }
 }

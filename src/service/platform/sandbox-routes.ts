@@ -5,8 +5,8 @@
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
+import { steamIdOf } from '../core/platform-ids.js';
 import type { Platform } from './platform.js';
-import { steamIdOf } from './trade-urls.js';
 
 const offerParams = z.object({ offer_id: z.string().min(1).max(64) });
 const offerActionBody = z.object({ action: z.enum(['accept', 'decline', 'rollback']) });

@@ -4,9 +4,7 @@
  * storing them. Simulator rule: partners whose id32 ends in 0 (id32 % 10 === 0) have private inventories.
  */
 import { createHmac, timingSafeEqual } from 'node:crypto';
-
-/** The platform id of the first individual account; an account's id is this plus its 32-bit id. */
-export const STEAM_ID_BASE = 76_561_197_960_265_728n;
+import { steamIdOf } from '../core/platform-ids.js';
 
 const HOST = 'steamcommunity.com';
 const PATHS = new Set(['/tradeoffer/new/', '/tradeoffer/new']);
@@ -19,11 +17,6 @@ export type TradeUrlCheck = { steamId: string } | { problem: string };
 /** True when `partner` is a positive 32-bit account id. */
 export function isPartnerId(partner: number): boolean {
   return Number.isInteger(partner) && partner >= 1 && partner <= MAX_PARTNER;
-}
-
-/** The 17-digit platform id of a 32-bit account id. */
-export function steamIdOf(partner: number): string {
-  return String(STEAM_ID_BASE + BigInt(partner));
 }
 
 /** True when the partner's inventory is private (the simulator's rule: id32 % 10 === 0). */

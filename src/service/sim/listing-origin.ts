@@ -9,7 +9,10 @@ import { hashSequence } from './random.js';
 const ORIGIN_SALT = 0x0a161e;
 
 /** The origin fields of listing number `sequence`. */
-export function listingOrigin(sequence: number): { source: 'platform' | 'external'; api_purchasable: boolean } {
+export function listingOrigin(sequence: number): {
+  source: 'platform' | 'external';
+  api_purchasable: boolean;
+} {
   const draw = hashSequence(ORIGIN_SALT, sequence) % 1000;
   if (draw < 40) return { source: 'external', api_purchasable: true };
   if (draw < 70) return { source: 'platform', api_purchasable: false };

@@ -190,14 +190,21 @@ export class OrderPlacement {
 function checkSources(live: readonly LiveListing[]): void {
   const unsupported = live.filter((l) => l.listing.api_purchasable === false).map((l) => l.id);
   if (unsupported.length > 0)
-    throw refuse('unsupported_item', 'these items cannot be bought through the API; buy them on the website', {
-      unsupported_ids: unsupported,
-    });
+    throw refuse(
+      'unsupported_item',
+      'these items cannot be bought through the API; buy them on the website',
+      {
+        unsupported_ids: unsupported,
+      },
+    );
   const external = live.filter((l) => l.listing.source === 'external').length;
   if (external > 0 && external < live.length)
     throw refuse('cannot_mix_sources', 'an order holds external-market items or platform items, not both');
   if (external > 1)
-    throw refuse('one_external_per_order', 'an order may hold one external-market item; place one order each');
+    throw refuse(
+      'one_external_per_order',
+      'an order may hold one external-market item; place one order each',
+    );
 }
 
 /** A listing's delivery, with a lock that has already ended counted as instant. */

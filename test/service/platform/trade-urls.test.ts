@@ -1,11 +1,7 @@
 /** Trade URL checks: the platform's own URLs resolve to a steam id; anything else says what is wrong. */
 import { describe, expect, it } from 'vitest';
-import {
-  resolveTradeUrl,
-  STEAM_ID_BASE,
-  tokenFor,
-  tradeUrlFor,
-} from '../../../src/service/platform/trade-urls.js';
+import { STEAM_ID_BASE } from '../../../src/service/core/platform-ids.js';
+import { resolveTradeUrl, tokenFor, tradeUrlFor } from '../../../src/service/platform/trade-urls.js';
 
 const PARTNER = 123_456_789;
 const TOKEN = tokenFor(PARTNER);
