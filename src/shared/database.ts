@@ -1,7 +1,12 @@
 /** A DuckDB file: opening it, applying migrations, serialised write transactions and readers beside them. */
 import { mkdir } from 'node:fs/promises';
 import { dirname } from 'node:path';
-import { type DuckDBConnection, DuckDBInstance, type DuckDBValue } from '@duckdb/node-api';
+import {
+  type DuckDBConnection,
+  DuckDBInstance,
+  type DuckDBPreparedStatement,
+  type DuckDBValue,
+} from '@duckdb/node-api';
 import { applyMigrations, findMissingMigrations } from './migrations.js';
 import { inTransaction, type RollbackErrorHandler } from './transaction.js';
 
@@ -50,6 +55,8 @@ export class DatabaseOpenError extends Error {
 export class Database {
   private queue: Promise<unknown> = Promise.resolve();
   private readonly borrowed = new Set<Promise<unknown>>();
+  /** Statements of `runPrepared` by SQL text; null for a text DuckDB cannot prepare. */
+  private readonly statements = new Map<string, DuckDBPreparedStatement | null>();
 
   private constructor(
     /** The file, as given to `open`. */
@@ -95,6 +102,22 @@ export class Database {
   /** Runs a statement for its effect on the writer connection (inside `transaction`, or at start-up). */
   async run(sql: string, params?: Params): Promise<void> {
     await this.connection.run(sql, params);
+  }
+
+  /**
+   * Runs a statement of a hot path on the writer connection like `run`, but prepared once per SQL
+   * text and only bound on later calls (parsing and planning cost more than the write itself). A
+   * text DuckDB cannot prepare (several statements, say) simply runs as `run` does.
+   */
+  async runPrepared(sql: string, params: Params = {}): Promise<void> {
+    let statement = this.statements.get(sql);
+    if (statement === undefined) {
+      statement = await this.connection.prepare(sql).catch(() => null);
+      this.statements.set(sql, statement);
+    }
+    if (statement === null) return this.run(sql, params);
+    statement.bind(params);
+    await statement.run();
   }
 
   /**

@@ -33,6 +33,7 @@ describe('market serve options', () => {
       churnRate: 4,
       churnPaused: false,
       readLimit: 100,
+      orderLimit: 250,
       logRetentionHours: 24,
       logMaxRows: 2_000_000,
       logLevel: 'warn',

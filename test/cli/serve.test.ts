@@ -86,11 +86,14 @@ describe('market run (npm start)', () => {
     const demoKey = /Bearer (svc_pub_\S+)"/.exec(buyLine)?.[1] ?? '';
     const baseUrl = /"(http:\S+\/v1)\/orders"$/.exec(buyLine)?.[1] ?? '';
     const headers = { authorization: `Bearer ${demoKey}`, 'content-type': 'application/json' };
-    const [first] = (await (await fetch(`${baseUrl}/listings?limit=1`, { headers })).json()).items;
+    const page = (await (await fetch(`${baseUrl}/listings?limit=1`, { headers })).json()) as {
+      items: { id: string }[];
+    };
+    const [first] = page.items;
     const order = await fetch(`${baseUrl}/orders`, {
       method: 'POST',
       headers,
-      body: JSON.stringify({ listing_ids: [first.id], custom_id: 'demo-order' }),
+      body: JSON.stringify({ listing_ids: [first?.id], custom_id: 'demo-order' }),
     });
     expect(order.status).toBe(201);
     const count = 'SELECT count(*) AS n FROM live_listings';

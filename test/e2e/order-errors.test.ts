@@ -116,6 +116,27 @@ describe('POST /orders refusals', () => {
     expect(response.body).toMatchObject({ code: 'pending_trades_limit', limit: 10 });
   });
 
+  it('answers 400 unsupported_item for a listing the API cannot buy', async () => {
+    const { key } = await t.account();
+    const [listing] = await listingsFor(t, key, { where: (l) => l.api_purchasable === false });
+    const response = await buy(t, key, { listing_ids: [listing?.id] });
+    expect(response.status).toBe(400);
+    expect(response.body).toMatchObject({ code: 'unsupported_item', unsupported_ids: [listing?.id] });
+  });
+
+  it('answers 400 cannot_mix_sources and one_external_per_order, and buys one external item alone', async () => {
+    const { key } = await t.account({ balance_usd: 10_000, trading: true });
+    const [a, b] = await listingsFor(t, key, { count: 2, where: (l) => l.source === 'external' });
+    const [platform] = await listingsFor(t, key);
+    const mixed = await buy(t, key, { listing_ids: [a?.id, platform?.id] });
+    expect(mixed.status).toBe(400);
+    expect(mixed.body.code).toBe('cannot_mix_sources');
+    const two = await buy(t, key, { listing_ids: [a?.id, b?.id] });
+    expect(two.status).toBe(400);
+    expect(two.body.code).toBe('one_external_per_order');
+    expect((await buy(t, key, { listing_ids: [a?.id] })).status).toBe(201);
+  });
+
   it('answers 501 not_implemented for withdrawals', async () => {
     const { key } = await t.account();
     const response = await t.call('/withdrawals', { key, method: 'POST', body: { amount_usd: 1 } });

@@ -2,17 +2,27 @@
 import type { Listing } from '../../src/contract/listing.js';
 import type { TestResponse, TestService } from './service.js';
 
-/** Live listings of a game matching a delivery (held ones still locked for an hour or more), cheapest first. */
+/**
+ * Live listings of a game matching a delivery (held ones still locked for an hour or more) and a
+ * predicate (by default: platform listings the API can buy), cheapest first among the 200 cheapest.
+ */
 export async function listingsFor(
   t: TestService,
   key: string,
-  options: { appId?: number; delivery?: 'instant' | 'up_to_12h' | 'hold'; count?: number } = {},
+  options: {
+    appId?: number;
+    delivery?: 'instant' | 'up_to_12h' | 'hold';
+    count?: number;
+    /** Which listings qualify. @default platform listings the API can buy */
+    where?: (listing: Listing) => boolean;
+  } = {},
 ): Promise<Listing[]> {
   const query = new URLSearchParams({ limit: '200', sort: 'price_asc', appId: String(options.appId ?? 730) });
   if (options.delivery) query.set('delivery', options.delivery);
   const page = await t.call(`/listings?${query}`, { key });
   if (page.status !== 200) throw new Error(`listings: ${page.text}`);
-  let rows = page.body.items as Listing[];
+  const where = options.where ?? ((l: Listing) => l.source !== 'external' && l.api_purchasable !== false);
+  let rows = (page.body.items as Listing[]).filter(where);
   if (options.delivery === 'hold') {
     // Only listings still inside their lock: a lock that has ended delivers at once.
     const now = Date.parse((await t.sandbox('/clock')).body.now);

@@ -109,10 +109,13 @@ export class Ledger {
     const settling = Math.max(0, Math.min(cents, now.balanceCents - now.settledCents));
     if (settling === 0) return 0;
     now.settledCents += settling;
-    await uow.tx.run('UPDATE accounts SET settled_usd = $settled::DECIMAL(18,2) WHERE id = $account', {
-      account: accountId,
-      settled: centsToDecimal(now.settledCents),
-    });
+    await uow.tx.runPrepared(
+      'UPDATE accounts SET settled_usd = $settled::DECIMAL(18,2) WHERE id = $account',
+      {
+        account: accountId,
+        settled: centsToDecimal(now.settledCents),
+      },
+    );
     return settling;
   }
 
@@ -130,7 +133,7 @@ export class Ledger {
         `ledger rule broken for ${account.id}: balance ${next.balanceCents}, settled ${next.settledCents}`,
       );
     const id = `txn_${randomId(16)}`;
-    await uow.tx.run(
+    await uow.tx.runPrepared(
       'UPDATE accounts SET balance_usd = $balance::DECIMAL(18,2), settled_usd = $settled::DECIMAL(18,2) WHERE id = $account',
       {
         account: account.id,
@@ -138,7 +141,7 @@ export class Ledger {
         settled: centsToDecimal(next.settledCents),
       },
     );
-    await uow.tx.run(
+    await uow.tx.runPrepared(
       `INSERT INTO ledger (id, account_id, seq, type, amount_usd, balance_after_usd, order_id, description, created_at)
        VALUES ($id, $account, $seq, $type, $amount::DECIMAL(18,2), $balance::DECIMAL(18,2), $order_id, $description, make_timestamp($at * 1000))`,
       {

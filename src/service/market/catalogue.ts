@@ -152,9 +152,10 @@ export class Catalogue {
     );
     await deleteListings(uow.tx, [...finals.keys()]);
     await insertListings(uow.tx, adds);
-    await uow.tx.run(`INSERT OR REPLACE INTO service_meta VALUES ('${NEXT_SEQUENCE}', $v)`, {
-      v: String(nextSequence),
-    });
+    if (nextSequence !== this.sequence)
+      await uow.tx.runPrepared(`INSERT OR REPLACE INTO service_meta VALUES ('${NEXT_SEQUENCE}', $v)`, {
+        v: String(nextSequence),
+      });
     const logged = await this.log.append(uow.tx, events);
     uow.afterCommit(() => {
       this.log.committed(logged);

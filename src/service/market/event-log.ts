@@ -90,7 +90,7 @@ export class EventLog {
   async append(tx: Database, events: readonly Omit<LogEvent, 'position'>[]): Promise<LogEvent[]> {
     const positioned = events.map((e, i) => ({ ...e, position: this.headPosition + 1 + i }));
     if (positioned.length === 0) return positioned;
-    await tx.run(
+    await tx.runPrepared(
       `INSERT INTO listing_events
        SELECT e.position, e.kind, e.app_id, e.listing_id, e.listing, make_timestamp(e.at * 1000)
        FROM (SELECT unnest(from_json($rows::JSON,

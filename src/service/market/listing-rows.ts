@@ -62,7 +62,7 @@ export async function insertListings(db: Database, rows: readonly ListingRow[]):
       ]),
     ),
   );
-  await db.run(
+  await db.runPrepared(
     `INSERT INTO listings (${COLUMN_NAMES})
      SELECT ${COLUMNS.map(([n]) => `r.${n}`).join(', ')}
      FROM (SELECT unnest(from_json($rows::JSON, '[${structure}]')) AS r)`,
@@ -73,9 +73,12 @@ export async function insertListings(db: Database, rows: readonly ListingRow[]):
 /** Deletes listings by id, inside the caller's transaction. */
 export async function deleteListings(db: Database, ids: readonly string[]): Promise<void> {
   if (ids.length === 0) return;
-  await db.run(`DELETE FROM listings WHERE id IN (SELECT unnest(from_json($ids::JSON, '["VARCHAR"]')))`, {
-    ids: JSON.stringify(ids),
-  });
+  await db.runPrepared(
+    `DELETE FROM listings WHERE id IN (SELECT unnest(from_json($ids::JSON, '["VARCHAR"]')))`,
+    {
+      ids: JSON.stringify(ids),
+    },
+  );
 }
 
 /**

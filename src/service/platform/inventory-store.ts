@@ -9,7 +9,7 @@ export class InventoryStore {
 
   /** Puts a copy of every item of an offer (new asset ids) into the recipient's inventory. */
   async deliver(uow: UnitOfWork, offerId: string, steamId: string, at: number): Promise<void> {
-    await uow.tx.run(
+    await uow.tx.runPrepared(
       `INSERT INTO platform_inventory
          (asset_id, steam_id, app_id, market_hash_name, listing_id, listing, item_key, offer_id, acquired_at)
        SELECT CAST(nextval('platform_asset_ids') AS VARCHAR), $steam_id, app_id, market_hash_name, listing_id,
@@ -21,7 +21,9 @@ export class InventoryStore {
 
   /** Takes back every copy an offer delivered (a trade reversal). */
   async takeBack(uow: UnitOfWork, offerId: string): Promise<void> {
-    await uow.tx.run('DELETE FROM platform_inventory WHERE offer_id = $offer_id', { offer_id: offerId });
+    await uow.tx.runPrepared('DELETE FROM platform_inventory WHERE offer_id = $offer_id', {
+      offer_id: offerId,
+    });
   }
 
   /** The committed inventory of a platform account, oldest first. */

@@ -32,7 +32,7 @@ export class OfferStore {
   ): Promise<string> {
     const [row] = await uow.tx.all<{ id: bigint }>(`SELECT nextval('platform_offer_ids') AS id`);
     const id = String(row?.id);
-    await uow.tx.run(
+    await uow.tx.runPrepared(
       `INSERT INTO platform_offers (id, order_id, steam_id, state, sent_at, expires_at, due_at, due_event)
        VALUES ($id, $order_id, $steam_id, 'active', make_timestamp($sent * 1000), make_timestamp($expires * 1000),
                make_timestamp($due * 1000), $event)`,
@@ -47,7 +47,7 @@ export class OfferStore {
       },
     );
     for (const [position, item] of offer.items.entries()) {
-      await uow.tx.run(
+      await uow.tx.runPrepared(
         `INSERT INTO platform_offer_items (offer_id, position, item_key, app_id, market_hash_name, listing_id, listing)
          VALUES ($id, $position, $key, $app_id, $name, $listing_id, $listing)`,
         {
@@ -91,7 +91,7 @@ export class OfferStore {
   /** Moves an offer to its next state at `at`; a closed offer has no further timed step. */
   async moveTo(uow: UnitOfWork, id: string, state: OfferOutcome, at: number): Promise<void> {
     const stamp = state === 'rolled_back' ? 'rolled_back_at' : 'closed_at';
-    await uow.tx.run(
+    await uow.tx.runPrepared(
       `UPDATE platform_offers SET state = $state, due_at = NULL, due_event = NULL, ${stamp} = make_timestamp($at * 1000)
        WHERE id = $id`,
       { id, state, at },
@@ -100,7 +100,7 @@ export class OfferStore {
 
   /** Replaces the next timed step of an active offer. */
   async reschedule(uow: UnitOfWork, id: string, due: PlannedStep): Promise<void> {
-    await uow.tx.run(
+    await uow.tx.runPrepared(
       `UPDATE platform_offers SET due_at = make_timestamp($at * 1000), due_event = $event WHERE id = $id AND state = 'active'`,
       { id, at: due.at, event: due.event },
     );

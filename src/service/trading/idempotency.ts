@@ -68,7 +68,7 @@ export class IdempotencyKeys {
     return {
       store: (uow, response, orderId) =>
         uow.tx
-          .run(
+          .runPrepared(
             `INSERT INTO idempotency_keys VALUES ($account, $key, $hash, $status, $body, $order, make_timestamp($now * 1000))`,
             {
               account: accountId,

@@ -41,7 +41,7 @@ export class OrderStore {
 
   /** Inserts a new order and its items. */
   async insert(uow: UnitOfWork, order: OrderRecord): Promise<void> {
-    await uow.tx.run(
+    await uow.tx.runPrepared(
       `INSERT INTO orders VALUES ($id, $seq, $account, $app, $kind, $steam, $custom, $status, $charged, $settled_paid,
          NULL, NULL, NULL, $delivery, $expected, make_timestamp($created * 1000), make_timestamp($created * 1000))`,
       {
@@ -65,7 +65,7 @@ export class OrderStore {
 
   /** Writes the order's status, refund and items as they are now. */
   async update(uow: UnitOfWork, order: OrderRecord): Promise<void> {
-    await uow.tx.run(
+    await uow.tx.runPrepared(
       `UPDATE orders SET status = $status, refund_cents = $refund, refund_partial = $partial,
          refunded_at = CASE WHEN $refunded IS NULL THEN NULL ELSE make_timestamp($refunded * 1000) END,
          updated_at = make_timestamp($updated * 1000)
@@ -79,7 +79,7 @@ export class OrderStore {
         updated: order.updatedAt,
       },
     );
-    await uow.tx.run('DELETE FROM order_items WHERE order_id = $id', { id: order.id });
+    await uow.tx.runPrepared('DELETE FROM order_items WHERE order_id = $id', { id: order.id });
     for (const item of order.items) await this.insertItem(uow, order.id, item);
   }
 
@@ -150,7 +150,7 @@ export class OrderStore {
   }
 
   private async insertItem(uow: UnitOfWork, orderId: string, item: ItemRecord): Promise<void> {
-    await uow.tx.run(
+    await uow.tx.runPrepared(
       `INSERT INTO order_items VALUES ($order, $position, $listing_id, $listing, $name, $price, $delivery, $status,
          ${tsExpr('tradable')}, $reason, $offer, ${tsExpr('finished')}, ${tsExpr('send')}, ${tsExpr('give_up')})`,
       {
