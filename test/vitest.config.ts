@@ -21,6 +21,7 @@ const INTEGRATION = [
   'test/client/errors.test.ts',
   'test/client/market-client.test.ts',
   'test/client/orders.test.ts',
+  'test/client/orders-service.test.ts',
   'test/client/retries.test.ts',
   'test/warehouse/atomicity.test.ts',
   'test/warehouse/export.test.ts',

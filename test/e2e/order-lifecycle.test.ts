@@ -1,5 +1,6 @@
 /** The order lifecycle on the simulated platform and the test clock: each offer outcome, holds, claims, refunds, re-listing. */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { sellerDelayMs } from '../../src/service/platform/seller-delay.js';
 import { startTestService, type TestService } from '../helpers/service.js';
 import { advance, buy, ledgerOf, ledgerProblems, listingsFor } from '../helpers/trading.js';
 
@@ -165,6 +166,42 @@ describe('order lifecycle', () => {
     expect(expired.status).toBe('failed');
     expect(expired.items[0].return_reason).toBe('expired');
     expect(expired.refund.amount_usd).toBe(listing?.price_usd);
+  });
+
+  it('sends an up_to_12h item when its seller does, and delivers it', async () => {
+    const { key } = await t.account();
+    const [listing] = await listingsFor(t, key, {
+      delivery: 'up_to_12h',
+      where: (l) => l.source !== 'external' && l.api_purchasable !== false && (sellerDelayMs(l.id) ?? 0) > 0,
+    });
+    const delay = sellerDelayMs(listing?.id ?? '') ?? 0;
+    const placed = await buy(t, key, { listing_ids: [listing?.id] });
+    expect(placed.body).toMatchObject({ status: 'pending', delivery: 'up_to_12h', expected_minutes: 720 });
+    expect(placed.body.items[0]).toMatchObject({ status: 'delivering', steam_trade_offer_id: null });
+    await advance(t, Math.ceil(delay / 1000) - 1);
+    expect((await order(key, placed.body.order_id)).status).toBe('pending');
+    await advance(t, 1);
+    const sent = await order(key, placed.body.order_id);
+    expect(sent.status).toBe('delivering');
+    expect(sent.items[0].steam_trade_offer_id).toEqual(expect.any(String));
+    await advance(t, 31);
+    expect((await order(key, placed.body.order_id)).status).toBe('completed');
+  });
+
+  it('returns an up_to_12h item whose seller never sends as unavailable after 12 hours', async () => {
+    const { key } = await t.account();
+    const [listing] = await listingsFor(t, key, {
+      delivery: 'up_to_12h',
+      where: (l) => l.source !== 'external' && l.api_purchasable !== false && sellerDelayMs(l.id) === null,
+    });
+    const placed = await buy(t, key, { listing_ids: [listing?.id] });
+    await advance(t, 12 * 3600 - 1);
+    expect((await order(key, placed.body.order_id)).status).toBe('pending');
+    await advance(t, 1);
+    const gaveUp = await order(key, placed.body.order_id);
+    expect(gaveUp).toMatchObject({ status: 'failed', refund: { amount_usd: listing?.price_usd, partial: false } });
+    expect(gaveUp.items[0]).toMatchObject({ status: 'returned', return_reason: 'unavailable' });
+    expect(await ledgerProblems(t, key)).toEqual([]);
   });
 
   it('answers delivery pending and expected_minutes null for a Dota 2 order', async () => {
