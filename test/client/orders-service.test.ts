@@ -28,9 +28,15 @@ describe('MarketClient orders against the service', () => {
   it('buys, replays with the same key, and reads the order back by id, custom_id and page', async () => {
     await withClient(async (client, key) => {
       const [listing] = await listingsFor(t, key);
-      const order = await client.createOrder({ listing_ids: [listing?.id ?? ''] }, { idempotencyKey: 'client-1' });
+      const order = await client.createOrder(
+        { listing_ids: [listing?.id ?? ''] },
+        { idempotencyKey: 'client-1' },
+      );
       expect(order).toMatchObject({ status: 'delivering', custom_id: 'client-1', item_count: 1 });
-      const again = await client.createOrder({ listing_ids: [listing?.id ?? ''] }, { idempotencyKey: 'client-1' });
+      const again = await client.createOrder(
+        { listing_ids: [listing?.id ?? ''] },
+        { idempotencyKey: 'client-1' },
+      );
       expect(again).toEqual(order);
       expect((await client.getOrder(order.order_id)).order_id).toBe(order.order_id);
       expect((await client.getOrderByCustomId('client-1')).order_id).toBe(order.order_id);
@@ -43,7 +49,10 @@ describe('MarketClient orders against the service', () => {
     await withClient(async (client, key) => {
       const [listing] = await listingsFor(t, key);
       await t.sandbox('/faults', { upstream_timeout_next: 1 });
-      const order = await client.createOrder({ listing_ids: [listing?.id ?? ''] }, { idempotencyKey: 'client-504' });
+      const order = await client.createOrder(
+        { listing_ids: [listing?.id ?? ''] },
+        { idempotencyKey: 'client-504' },
+      );
       expect(order.custom_id).toBe('client-504');
       expect((await ledgerOf(t, key)).filter((r) => r.type === 'purchase')).toHaveLength(1);
     });
@@ -57,7 +66,10 @@ describe('MarketClient orders against the service', () => {
     await withClient(async (client, key) => {
       const [listing] = await listingsFor(t, key);
       await t.sandbox('/faults', { market_unavailable: true });
-      const order = await client.createOrder({ listing_ids: [listing?.id ?? ''] }, { idempotencyKey: 'client-503' });
+      const order = await client.createOrder(
+        { listing_ids: [listing?.id ?? ''] },
+        { idempotencyKey: 'client-503' },
+      );
       expect(order.custom_id).toBe('client-503');
       expect((await ledgerOf(t, key)).filter((r) => r.type === 'purchase')).toHaveLength(1);
     }, outageEnds);
@@ -67,7 +79,10 @@ describe('MarketClient orders against the service', () => {
     await withClient(async (client, key) => {
       const [listing] = await listingsFor(t, key);
       const refused = await client
-        .createOrder({ listing_ids: [listing?.id ?? ''], max_price_usd: 0.001 }, { idempotencyKey: 'client-409' })
+        .createOrder(
+          { listing_ids: [listing?.id ?? ''], max_price_usd: 0.001 },
+          { idempotencyKey: 'client-409' },
+        )
         .catch((error: unknown) => error);
       expect(isApiError(refused) && refused.code).toBe('price_moved');
     });

@@ -199,7 +199,10 @@ describe('order lifecycle', () => {
     expect((await order(key, placed.body.order_id)).status).toBe('pending');
     await advance(t, 1);
     const gaveUp = await order(key, placed.body.order_id);
-    expect(gaveUp).toMatchObject({ status: 'failed', refund: { amount_usd: listing?.price_usd, partial: false } });
+    expect(gaveUp).toMatchObject({
+      status: 'failed',
+      refund: { amount_usd: listing?.price_usd, partial: false },
+    });
     expect(gaveUp.items[0]).toMatchObject({ status: 'returned', return_reason: 'unavailable' });
     expect(await ledgerProblems(t, key)).toEqual([]);
   });
