@@ -30,7 +30,11 @@ export const ERROR_TABLE = {
     extra: { supported_app_ids: z.array(z.number().int()) },
   },
   invalid_request: { status: 400, condition: 'malformed body or parameters; unknown webhook event type' },
-  unsupported_item: { status: 400, condition: 'item cannot be bought through the API' },
+  unsupported_item: {
+    status: 400,
+    condition: 'item cannot be bought through the API',
+    extra: { unsupported_ids: z.array(z.string()) },
+  },
   invalid_trade_url: { status: 400, condition: 'trade URL on POST /market/buy malformed or private' },
   cannot_mix_sources: { status: 400, condition: 'one order mixes external-market and platform items' },
   one_external_per_order: { status: 400, condition: 'more than one external-market item in an order' },
@@ -64,7 +68,11 @@ export const ERROR_TABLE = {
     condition: 'no platform account linked and the order delivers to the key owner',
   },
   external_buy_disabled: { status: 403, condition: 'deliver-to-any-trade-URL buying not enabled' },
-  kyc_required: { status: 403, condition: 'purchase tripped a verification threshold' },
+  kyc_required: {
+    status: 403,
+    condition: 'purchase tripped a verification threshold',
+    extra: { threshold_usd: usd },
+  },
   not_found: {
     status: 404,
     condition: 'no such webhook or delivery on the account; unknown path or resource',
@@ -72,7 +80,7 @@ export const ERROR_TABLE = {
   price_moved: {
     status: 409,
     condition: 'live price rose above max_price_usd; nothing charged',
-    extra: { current_total_usd: usd },
+    extra: { current_total_usd: usd, max_price_usd: usd },
   },
   item_unavailable: {
     status: 409,
@@ -97,7 +105,11 @@ export const ERROR_TABLE = {
   },
   too_many_webhooks: { status: 409, condition: '5 endpoints already registered' },
   already_delivered: { status: 409, condition: 'retry of a delivery that already succeeded' },
-  idempotency_key_mismatch: { status: 409, condition: 'P2P key reused with a different price or revision' },
+  idempotency_key_mismatch: {
+    status: 409,
+    condition:
+      'P2P key reused with a different price or revision; also (designed) an order key reused with a different body',
+  },
   idempotency_key_consumed: {
     status: 409,
     condition: 'an earlier P2P attempt failed part-way; retry with a new key',

@@ -48,7 +48,7 @@ export async function run(): Promise<void> {
       );
       print('GET /balance (baseline)', summary(balance));
       print('POST /orders', summary(orders));
-      print('orders/s ÷ balance req/s', (orders.rps / balance.rps).toFixed(2));
+      print('ratio orders/s to balance reads/s', (orders.rps / balance.rps).toPrecision(2));
       print('goal: >= 300 orders/s, p99 < 100 ms', orders.rps >= 300 && orders.p99 < 100 ? 'met' : 'not met');
     } finally {
       await pool.close();

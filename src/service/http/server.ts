@@ -49,7 +49,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
         title: 'Marketplace Trading and Market-Data API',
         version: '1.0.0',
         description:
-          'In-game item marketplace: market data, trading, Instant Sell, P2P, account and webhooks.',
+          'In-game item marketplace: market data, trading (orders, claims, buying for a trade URL) and the account with its ledger. Instant Sell, P2P and webhooks are not served yet.',
       },
       servers: [{ url: '/v1' }],
       components: {
