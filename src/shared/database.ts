@@ -44,6 +44,9 @@ export class DatabaseOpenError extends Error {
   }
 }
 
+/** The statements of a write in progress: what a transaction's work may call. */
+export type Tx = Pick<Database, 'run' | 'runPrepared' | 'all'>;
+
 /**
  * An open DuckDB database. Writes run one transaction at a time on the writer connection;
  * `read` uses a second connection, so a reader never sees a write that has not committed.

@@ -21,8 +21,8 @@ const SETTING_COLUMNS: Record<keyof AccountSettings, string> = {
 /** Every account, with the in-memory mirror the access checks read. */
 export class AccountStore {
   private readonly accounts = new Map<string, Account>();
-  /** Accounts inserted by a unit of work that has not committed yet. */
-  private readonly staged = new WeakMap<UnitOfWork, Map<string, Account>>();
+  /** Accounts inserted in a transaction that has not committed yet. */
+  private readonly staged = new WeakMap<object, Map<string, Account>>();
 
   /** Loads every account into memory. */
   async load(db: Database): Promise<void> {
@@ -49,7 +49,7 @@ export class AccountStore {
 
   /** The account as a unit of work sees it (its own inserts included), or a refusal. */
   requireIn(uow: UnitOfWork, id: string): Account {
-    return this.staged.get(uow)?.get(id) ?? this.require(id);
+    return this.staged.get(uow.batch)?.get(id) ?? this.require(id);
   }
 
   /** Every account, oldest first. */
@@ -75,9 +75,9 @@ export class AccountStore {
       },
     );
     const created = { ...account, balanceCents: 0, settledCents: 0, ledgerSeq: 0 };
-    const staged = this.staged.get(uow) ?? new Map<string, Account>();
+    const staged = this.staged.get(uow.batch) ?? new Map<string, Account>();
     staged.set(created.id, created);
-    this.staged.set(uow, staged);
+    this.staged.set(uow.batch, staged);
     uow.afterCommit(() => this.accounts.set(created.id, created));
   }
 

@@ -68,7 +68,8 @@ export function centsToDecimal(cents: number): string {
 
 /** Posts movements; balances seen inside a unit of work include its earlier posts. */
 export class Ledger {
-  private readonly pending = new WeakMap<UnitOfWork, Map<string, Balances>>();
+  /** Working balances per open transaction (shared by its units of work). */
+  private readonly pending = new WeakMap<object, Map<string, Balances>>();
 
   constructor(private readonly accounts: AccountStore) {}
 
@@ -105,17 +106,19 @@ export class Ledger {
    * reversal window); no ledger row, since the balance does not change. Returns what settled.
    */
   async settle(uow: UnitOfWork, accountId: string, cents: number): Promise<number> {
-    const now = this.working(uow, this.accounts.requireIn(uow, accountId));
+    const account = this.accounts.requireIn(uow, accountId);
+    const now = this.working(uow, account);
     const settling = Math.max(0, Math.min(cents, now.balanceCents - now.settledCents));
     if (settling === 0) return 0;
-    now.settledCents += settling;
     await uow.tx.runPrepared(
       'UPDATE accounts SET settled_usd = $settled::DECIMAL(18,2) WHERE id = $account',
       {
         account: accountId,
-        settled: centsToDecimal(now.settledCents),
+        settled: centsToDecimal(now.settledCents + settling),
       },
     );
+    now.settledCents += settling;
+    this.mirrorAfterCommit(uow, account, now);
     return settling;
   }
 
@@ -157,6 +160,7 @@ export class Ledger {
       },
     );
     Object.assign(now, next);
+    this.mirrorAfterCommit(uow, account, now);
     return {
       id,
       seq: next.seq,
@@ -166,12 +170,12 @@ export class Ledger {
     };
   }
 
-  /** The working balances of an account in a unit of work; copied to the mirror after commit. */
+  /** The working balances of an account in the unit of work's transaction. */
   private working(uow: UnitOfWork, account: Account): Balances {
-    let byAccount = this.pending.get(uow);
+    let byAccount = this.pending.get(uow.batch);
     if (!byAccount) {
       byAccount = new Map();
-      this.pending.set(uow, byAccount);
+      this.pending.set(uow.batch, byAccount);
     }
     let balances = byAccount.get(account.id);
     if (!balances) {
@@ -181,13 +185,16 @@ export class Ledger {
         seq: account.ledgerSeq,
       };
       byAccount.set(account.id, balances);
-      const committed = balances;
-      uow.afterCommit(() => {
-        account.balanceCents = committed.balanceCents;
-        account.settledCents = committed.settledCents;
-        account.ledgerSeq = committed.seq;
-      });
     }
     return balances;
+  }
+
+  /** Copies the working balances to the account's mirror once the unit of work commits. */
+  private mirrorAfterCommit(uow: UnitOfWork, account: Account, balances: Balances): void {
+    uow.afterCommit(() => {
+      account.balanceCents = balances.balanceCents;
+      account.settledCents = balances.settledCents;
+      account.ledgerSeq = balances.seq;
+    });
   }
 }

@@ -9,6 +9,7 @@ import { createWriteStream } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { usdToCents } from '../../contract/common.js';
 import type { Listing } from '../../contract/listing.js';
 import type { Database } from '../../shared/database.js';
 import type { UnitOfWork, UnitOfWorkRunner } from '../core/unit-of-work.js';
@@ -60,8 +61,11 @@ export class Catalogue {
     (a, b) => a.untilMs - b.untilMs || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0),
   );
   private readonly holdById = new Map<string, Hold>();
-  /** Units of work that already wrote changes: log positions are planned once per transaction. */
-  private readonly touched = new WeakSet<UnitOfWork>();
+  /** Per open transaction: the live set as its earlier units left it, and the last log position taken. */
+  private readonly pending = new WeakMap<
+    object,
+    { finals: Map<string, ListingChange | null>; position: number }
+  >();
 
   private constructor(
     private readonly units: UnitOfWorkRunner,
@@ -94,6 +98,22 @@ export class Catalogue {
   /** The live listing with this id, or undefined. */
   get(id: string): IndexedListing | undefined {
     return this.index.get(id);
+  }
+
+  /** The live listing as a unit of work sees it (earlier units of its transaction included). */
+  getIn(
+    uow: UnitOfWork,
+    id: string,
+  ): { id: string; appId: number; priceCents: number; listing: Listing } | undefined {
+    const final = this.pending.get(uow.batch)?.finals.get(id);
+    if (final === undefined) return this.index.get(id);
+    if (final === null || final.kind !== 'add') return undefined;
+    return {
+      id,
+      appId: final.appId,
+      priceCents: usdToCents(final.listing.price_usd),
+      listing: final.listing,
+    };
   }
 
   /** The number of live listings. */
@@ -135,16 +155,19 @@ export class Catalogue {
    * absent listing is skipped; adding a present id replaces it (a re-listing: gone, then new).
    * `nextSequence` is stored with the rows it covers. Only after the commit do the index and the
    * listeners see it: the array returned is filled then (empty while the transaction is open).
-   * A unit of work applies changes once (its log positions are planned together).
+   * Several units of one transaction plan against the live set the earlier ones left.
    */
   async applyIn(
     uow: UnitOfWork,
     changes: readonly ListingChange[],
     nextSequence = this.sequence,
   ): Promise<AppliedChange[]> {
-    if (this.touched.has(uow)) throw new Error('a unit of work applies catalogue changes once');
-    this.touched.add(uow);
-    const { finals, events } = this.plan(changes, uow.now);
+    let pending = this.pending.get(uow.batch);
+    if (!pending) {
+      pending = { finals: new Map(), position: this.log.head };
+      this.pending.set(uow.batch, pending);
+    }
+    const { finals, events } = this.plan(changes, uow.now, pending.finals);
     const applied: AppliedChange[] = [];
     if (events.length === 0 && nextSequence === this.sequence) return applied;
     const adds = [...finals.values()].flatMap((c) =>
@@ -156,7 +179,9 @@ export class Catalogue {
       await uow.tx.runPrepared(`INSERT OR REPLACE INTO service_meta VALUES ('${NEXT_SEQUENCE}', $v)`, {
         v: String(nextSequence),
       });
-    const logged = await this.log.append(uow.tx, events);
+    const logged = await this.log.append(uow.tx, events, pending.position);
+    pending.position += logged.length;
+    for (const [id, final] of finals) pending.finals.set(id, final);
     uow.afterCommit(() => {
       this.log.committed(logged);
       this.sequence = nextSequence;
@@ -167,13 +192,20 @@ export class Catalogue {
   }
 
   /** The final state of each touched id and the events the changes make, against the live set. */
-  private plan(changes: readonly ListingChange[], at: number) {
+  private plan(
+    changes: readonly ListingChange[],
+    at: number,
+    before: ReadonlyMap<string, ListingChange | null>,
+  ) {
     const finals = new Map<string, ListingChange | null>();
     const events: Omit<LogEvent, 'position'>[] = [];
-    const isLive = (id: string) =>
-      finals.has(id) ? finals.get(id) !== null : this.index.get(id) !== undefined;
+    const stateOf = (id: string) => (finals.has(id) ? finals.get(id) : before.get(id));
+    const isLive = (id: string) => {
+      const final = stateOf(id);
+      return final === undefined ? this.index.get(id) !== undefined : final !== null;
+    };
     const appOf = (id: string) => {
-      const final = finals.get(id);
+      const final = stateOf(id);
       return final?.kind === 'add' ? final.appId : (this.index.get(id)?.appId ?? 0);
     };
     for (const change of changes) {
@@ -183,7 +215,7 @@ export class Catalogue {
         const listing = JSON.stringify(orderListingKeys(change.listing));
         events.push({ kind: 'new', appId: change.appId, listingId: id, listing, at });
         finals.set(id, change);
-      } else if (finals.has(id) || this.index.get(id)) {
+      } else if (finals.has(id) || isLive(id)) {
         finals.set(id, null);
       }
     }

@@ -31,8 +31,18 @@ export function requestHash(endpoint: string, request: unknown): string {
 /** Claims and replays of idempotency keys, per account. */
 export class IdempotencyKeys {
   private readonly running = new Set<string>();
+  /** Every stored key (`account\nkey`): a new key, the common case, is answered without a read. */
+  private readonly stored = new Set<string>();
 
   constructor(private readonly db: Database) {}
+
+  /** Loads the stored keys. */
+  async load(): Promise<void> {
+    const rows = await this.db.all<{ slot: string }>(
+      'SELECT account_id || chr(10) || key AS slot FROM idempotency_keys',
+    );
+    for (const row of rows) this.stored.add(String(row.slot));
+  }
 
   /**
    * The stored response for the key (a replay), or a claim on it. Refuses a key whose request is
@@ -47,6 +57,7 @@ export class IdempotencyKeys {
         'a request with this key is still running; look the order up by custom_id before retrying',
       );
     this.running.add(slot);
+    if (!this.stored.has(slot)) return this.claim(slot, accountId, key, hash);
     try {
       const [stored] = await this.db.read<{ request_hash: string; status: number; body: string }>(
         'SELECT request_hash, status, body FROM idempotency_keys WHERE account_id = $account AND key = $key',
@@ -65,22 +76,26 @@ export class IdempotencyKeys {
       this.running.delete(slot);
       throw error;
     }
+    return this.claim(slot, accountId, key, hash);
+  }
+
+  private claim(slot: string, accountId: string, key: string, hash: string): KeyClaim {
     return {
-      store: (uow, response, orderId) =>
-        uow.tx
-          .runPrepared(
-            `INSERT INTO idempotency_keys VALUES ($account, $key, $hash, $status, $body, $order, make_timestamp($now * 1000))`,
-            {
-              account: accountId,
-              key,
-              hash,
-              status: response.status,
-              body: response.body,
-              order: orderId,
-              now: uow.now,
-            },
-          )
-          .then(() => undefined),
+      store: async (uow, response, orderId) => {
+        await uow.tx.runPrepared(
+          'INSERT INTO idempotency_keys VALUES ($account, $key, $hash, $status, $body, $order, make_timestamp($now * 1000))',
+          {
+            account: accountId,
+            key,
+            hash,
+            status: response.status,
+            body: response.body,
+            order: orderId,
+            now: uow.now,
+          },
+        );
+        uow.afterCommit(() => this.stored.add(slot));
+      },
       release: () => this.running.delete(slot),
     };
   }

@@ -78,9 +78,11 @@ export class OrderPlacement {
     checkSources(live);
     this.checkPrice(request, live);
     this.checkPendingOffers(request, live);
+    // Taken before the transaction: a unit of work may run again after a shared rollback.
+    const fails = this.deps.faults.take('order_failed_next');
     for (const id of request.listingIds) this.reserved.add(id);
     try {
-      return await this.deps.units.run((uow) => this.placeIn(uow, request, claim));
+      return await this.deps.units.run((uow) => this.placeIn(uow, request, claim, fails));
     } finally {
       for (const id of request.listingIds) this.reserved.delete(id);
     }
@@ -90,6 +92,7 @@ export class OrderPlacement {
     uow: UnitOfWork,
     request: BuyRequest,
     claim: KeyClaim | null,
+    fails: boolean,
   ): Promise<StoredResponse> {
     const live = this.liveListings(request);
     const total = live.reduce((sum, l) => sum + l.priceCents, 0);
@@ -115,7 +118,7 @@ export class OrderPlacement {
     await this.deps.store.insert(uow, order);
     const response = { status: 201, body: JSON.stringify(orderJson(order, uow.now)) };
     await claim?.store(uow, response, order.id);
-    if (this.deps.faults.take('order_failed_next'))
+    if (fails)
       throw refuse(
         'order_failed',
         'the order could not be completed; look it up by custom_id before retrying',
@@ -124,8 +127,11 @@ export class OrderPlacement {
   }
 
   /** The live listings of the request, or 409 item_unavailable naming the ones that are gone. */
-  private liveListings(request: BuyRequest): LiveListing[] {
-    const found = request.listingIds.map((id) => this.deps.listings.get(id));
+  private liveListings(
+    request: BuyRequest,
+    get: (id: string) => LiveListing | undefined = (id) => this.deps.listings.get(id),
+  ): LiveListing[] {
+    const found = request.listingIds.map(get);
     const unavailable = request.listingIds.filter((_, i) => found[i]?.appId !== request.appId);
     if (unavailable.length > 0)
       throw refuse('item_unavailable', 'a listing was sold or is not listed in this game', {

@@ -23,6 +23,8 @@ export type CatalogueChange =
 /** The live catalogue. */
 export interface ListingSource {
   get(id: string): LiveListing | undefined;
+  /** The live listing as the unit of work sees it (earlier units of its transaction included). */
+  getIn(uow: UnitOfWork, id: string): LiveListing | undefined;
   /** Applies changes in the unit of work (once per unit of work); the index follows the commit. */
   applyIn(uow: UnitOfWork, changes: readonly CatalogueChange[]): Promise<unknown>;
 }

@@ -59,6 +59,7 @@ export class Trading {
   async load(): Promise<void> {
     await this.store.load();
     await this.settings.load();
+    await this.keys.load();
   }
 
   /**
