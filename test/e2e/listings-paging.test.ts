@@ -27,7 +27,7 @@ const CANDIDATE_FILTERS: [string, Partial<ListingSearch>][] = [
 const SORTS = ['id', 'newest', 'price_asc', 'price_desc'] as const;
 
 describe('keyset paging while the market churns', () => {
-  it('never returns a row twice and never misses one that stayed live throughout', async () => {
+  it('never returns an unchanged row twice and never misses one that stayed live throughout', async () => {
     const random = new Random(42);
     const { catalogue } = t.service.context;
     await t.sandbox('/simulator', { paused: false, rate_per_second: 400 });
@@ -60,7 +60,10 @@ describe('keyset paging while the market churns', () => {
           await new Promise((r) => setTimeout(r, 3));
         } while (cursor);
         stop();
-        expect(new Set(seen).size, `duplicates with ${sort} ${query}`).toBe(seen.length);
+        // A listing re-listed during the scan comes back with a new price and listed_at, so it may
+        // rightly show up again further on; any other repeat is a paging bug.
+        const repeated = seen.filter((id, i) => seen.indexOf(id) !== i && !touched.has(id));
+        expect(repeated, `duplicates with ${sort} ${query}`).toEqual([]);
         const seenSet = new Set(seen);
         const missing = [...liveAtStart].filter((id) => !touched.has(id) && !seenSet.has(id));
         expect(missing, `missing with ${sort} ${query}`).toEqual([]);

@@ -17,7 +17,7 @@ describe('UnitOfWorkRunner', () => {
   const insert = (k: string) => units.run((uow) => uow.tx.runPrepared('INSERT INTO t VALUES ($k)', { k }));
 
   it('commits the units queued while a transaction runs together in the next one, sharing its batch', async () => {
-    let release = () => undefined as void;
+    let release: () => void = () => undefined;
     const started = new Promise<void>((running) => {
       void units.run(
         () =>
