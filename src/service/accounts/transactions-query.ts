@@ -2,6 +2,7 @@
 import { ApiError } from '../../contract/api-error.js';
 import { centsToUsd } from '../../contract/common.js';
 import type { Database } from '../../shared/database.js';
+import { parseSeqCursor, seqCursor } from '../http/seq-cursor.js';
 
 /** The validated query of GET /transactions. */
 export interface TransactionsQuery {
@@ -19,7 +20,7 @@ export async function readTransactions(db: Database, accountId: string, query: T
   const { limit = 50, type, from, to, cursor } = query;
   if (from !== undefined && to !== undefined && from > to)
     throw new ApiError('invalid_param', `from (${from}) is after to (${to})`);
-  const before = cursor === undefined ? null : parseSeqCursor(cursor);
+  const before = cursor === undefined ? null : parseSeqCursor('t', cursor);
   const rows = await db.read<Record<string, unknown>>(
     `SELECT id, type, CAST(amount_usd * 100 AS BIGINT) AS amount, CAST(balance_after_usd * 100 AS BIGINT) AS after,
             order_id, description, epoch_ms(created_at) AS at, seq
@@ -45,20 +46,6 @@ export async function readTransactions(db: Database, accountId: string, query: T
       description: String(r.description),
       created_at: new Date(Number(r.at)).toISOString(),
     })),
-    meta: { next_cursor: rows.length > limit && last ? seqCursor(Number(last.seq)) : null },
+    meta: { next_cursor: rows.length > limit && last ? seqCursor('t', Number(last.seq)) : null },
   };
-}
-
-function seqCursor(seq: number): string {
-  return Buffer.from(`t:${seq}`).toString('base64url');
-}
-
-function parseSeqCursor(cursor: string): number {
-  const match = /^t:(\d{1,15})$/.exec(Buffer.from(cursor, 'base64url').toString('utf8'));
-  if (!match)
-    throw new ApiError(
-      'invalid_param',
-      'cursor is not one this endpoint gave; pass meta.next_cursor back unchanged',
-    );
-  return Number(match[1]);
 }

@@ -10,31 +10,18 @@ export { orderListingKeys } from './listing-json.js';
 
 import { deliveryOfTag, packTag } from './listing-tags.js';
 
-/** A live listing as the index holds it. Strings are shared between listings that repeat them. */
+/**
+ * A live listing as the index holds it: the fields filters read ({@link FilterFields}) and the
+ * rest. Strings are shared between listings that repeat them.
+ */
 export interface IndexedListing extends FilterFields {
   readonly id: string;
   readonly appId: number;
   /** market_hash_name as listed (read this rather than `listing.market_hash_name`, which parses the JSON). */
   readonly name: string;
-  /** market_hash_name in lower case. */
-  readonly nameLower: string;
   readonly category: string;
-  readonly categoryLower: string;
-  readonly rarityLower: string;
-  readonly wear: Wear | null;
   /** doppler_phase. */
   readonly phase: string | null;
-  readonly priceCents: number;
-  /** float_value. */
-  readonly float: number | null;
-  readonly delivery: Delivery;
-  readonly refundPercent: number | null;
-  /** market_hash_name contains `StatTrak™`. */
-  readonly statTrak: boolean;
-  /** market_hash_name starts with `Souvenir `. */
-  readonly souvenir: boolean;
-  /** listed_at in epoch milliseconds. */
-  readonly listedAtMs: number | null;
   /** Byte length of the JSON. */
   readonly jsonLength: number;
   /**

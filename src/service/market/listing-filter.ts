@@ -46,7 +46,9 @@ export interface FilterFields {
   readonly float: number | null;
   readonly delivery: Delivery;
   readonly refundPercent: number | null;
+  /** market_hash_name contains `StatTrak™`. */
   readonly statTrak: boolean;
+  /** market_hash_name starts with `Souvenir `. */
   readonly souvenir: boolean;
   /** listed_at in epoch milliseconds. */
   readonly listedAtMs: number | null;

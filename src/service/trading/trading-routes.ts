@@ -18,6 +18,7 @@ import {
 import type { Clock } from '../core/clock.js';
 import { authOf } from '../http/authenticate.js';
 import { AUTH_ERRORS, errorResponses } from '../http/openapi.js';
+import { parseSeqCursor, seqCursor } from '../http/seq-cursor.js';
 import type { StoredResponse } from './idempotency.js';
 import { type OrderRecord, orderJson } from './order-record.js';
 import type { TradePlatform } from './ports.js';
@@ -155,13 +156,13 @@ export function registerTradingRoutes(
         const found = await trading.orderByCustomId(account.id, custom_id, appId).catch(() => null);
         return { data: found ? [view(found)] : [], meta: { next_cursor: null } };
       }
-      const beforeSeq = cursor === undefined ? undefined : parseOrderCursor(cursor);
+      const beforeSeq = cursor === undefined ? undefined : parseSeqCursor('o', cursor);
       const rows = await trading.orders({ accountId: account.id, appId, status, beforeSeq, limit });
       const page = rows.slice(0, limit);
       const last = page.at(-1);
       return {
         data: page.map(view),
-        meta: { next_cursor: rows.length > limit && last ? orderCursor(last.seq) : null },
+        meta: { next_cursor: rows.length > limit && last ? seqCursor('o', last.seq) : null },
       };
     },
   );
@@ -249,18 +250,4 @@ function sendStored(reply: FastifyReply, response: StoredResponse) {
     .code(response.status)
     .type('application/json; charset=utf-8')
     .send(Buffer.from(response.body) as never);
-}
-
-function orderCursor(seq: number): string {
-  return Buffer.from(`o:${seq}`).toString('base64url');
-}
-
-function parseOrderCursor(cursor: string): number {
-  const match = /^o:(\d{1,15})$/.exec(Buffer.from(cursor, 'base64url').toString('utf8'));
-  if (!match)
-    throw new ApiError(
-      'invalid_param',
-      'cursor is not one this endpoint gave; pass meta.next_cursor back unchanged',
-    );
-  return Number(match[1]);
 }
