@@ -94,8 +94,19 @@ export interface RunningService {
   close(): Promise<void>;
 }
 
-/** Opens everything and listens. */
-export async function startService(options: ServiceOptions = {}): Promise<RunningService> {
+/** A service assembled but not listening: routes answer through `app.inject`, no timer runs. */
+export interface OpenService {
+  app: FastifyInstance;
+  context: ServiceParts;
+  /** Closes the application, waits for pending writes, and closes the database. */
+  close(): Promise<void>;
+}
+
+/**
+ * Opens the database and builds every part and route without listening or starting timers: for
+ * route-level tests on an in-memory database (`dbPath: ':memory:'`) where a socket adds nothing.
+ */
+export async function openService(options: ServiceOptions = {}): Promise<OpenService & { parts: Parts }> {
   const clock = options.clock ?? createClock();
   const db = await Database.open(options.dbPath ?? 'data/market.duckdb', projectPath('sql', 'service'));
   try {
@@ -112,20 +123,12 @@ export async function startService(options: ServiceOptions = {}): Promise<Runnin
       trustProxy: options.trustProxy ?? [],
       logger: options.logger ?? false,
     });
-    await app.listen({ host: options.host ?? '127.0.0.1', port: options.port ?? 8080 });
-    const log = (error: unknown, what: string) => app.log.error({ err: error }, what);
-    parts.reportDueFailure = (task, error) => log(error, `due work "${task}" failed`);
-    const stopTimers = startTimers(parts, options, log);
-    const address = app.server.address();
-    const port = typeof address === 'object' && address ? address.port : (options.port ?? 8080);
-    const origin = `http://${formatHost(options.host ?? '127.0.0.1')}:${port}`;
+    parts.reportDueFailure = (task, error) => app.log.error({ err: error }, `due work "${task}" failed`);
     return {
-      baseUrl: `${origin}/v1`,
-      origin,
       app,
       context: parts,
+      parts,
       async close() {
-        await stopTimers();
         await app.close();
         await parts.units.drain();
         await db.close();
@@ -135,6 +138,32 @@ export async function startService(options: ServiceOptions = {}): Promise<Runnin
     await db.close();
     throw error;
   }
+}
+
+/** Opens everything, listens, and starts the simulator and the periodic jobs. */
+export async function startService(options: ServiceOptions = {}): Promise<RunningService> {
+  const opened = await openService(options);
+  const { app, parts } = opened;
+  try {
+    await app.listen({ host: options.host ?? '127.0.0.1', port: options.port ?? 8080 });
+  } catch (error) {
+    await opened.close();
+    throw error;
+  }
+  const stopTimers = startTimers(parts, options, (error, what) => app.log.error({ err: error }, what));
+  const address = app.server.address();
+  const port = typeof address === 'object' && address ? address.port : (options.port ?? 8080);
+  const origin = `http://${formatHost(options.host ?? '127.0.0.1')}:${port}`;
+  return {
+    baseUrl: `${origin}/v1`,
+    origin,
+    app,
+    context: parts,
+    async close() {
+      await stopTimers();
+      await opened.close();
+    },
+  };
 }
 
 type Parts = ServiceParts & {

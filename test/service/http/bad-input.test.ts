@@ -1,12 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Random } from '../../src/service/sim/random.js';
-import { startTestService, type TestService } from '../helpers/service.js';
+import { Random } from '../../../src/service/sim/random.js';
+import { type InjectedService, openInjectedService } from '../../helpers/injected-service.js';
 
-let t: TestService;
+let t: InjectedService;
 let key: string;
 
 beforeAll(async () => {
-  t = await startTestService({ listings: 300, rateLimits: { read: 1_000_000 } });
+  t = await openInjectedService({ listings: 300, rateLimits: { read: 1_000_000 } });
   ({ key } = await t.account());
 });
 afterAll(() => t.close());
