@@ -1,10 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestService, type TestService } from '../helpers/service.js';
+import { type InjectedService, openInjectedService } from '../../helpers/injected-service.js';
 
-let t: TestService;
+let t: InjectedService;
 
 beforeAll(async () => {
-  t = await startTestService({ listings: 10 });
+  t = await openInjectedService({ listings: 10 });
 });
 afterAll(() => t.close());
 
