@@ -1,4 +1,4 @@
--- Trading: buy orders with their items, stored idempotent responses, and per-account trading settings.
+-- Trading: buy orders with their items (and the idempotent response each stores), and per-account trading settings.
 CREATE TABLE orders (
   id VARCHAR PRIMARY KEY,
   seq BIGINT NOT NULL,                               -- service-wide creation order, for newest-first pages
@@ -16,7 +16,10 @@ CREATE TABLE orders (
   delivery VARCHAR NOT NULL,                         -- instant up_to_12h hold pending
   expected_minutes INTEGER,
   created_at TIMESTAMP NOT NULL,
-  updated_at TIMESTAMP NOT NULL
+  updated_at TIMESTAMP NOT NULL,
+  request_hash VARCHAR,                              -- endpoint and body sent with custom_id: another request with the key is refused
+  response_status INTEGER,                           -- the first response to custom_id, replayed byte for byte
+  response_body VARCHAR
 );
 CREATE INDEX orders_account ON orders (account_id, app_id, seq);
 CREATE INDEX orders_custom_id ON orders (account_id, custom_id);
@@ -37,17 +40,6 @@ CREATE TABLE order_items (
   send_at TIMESTAMP,                                 -- when the offer is due to be sent (seller's delay, claim, autoclaim)
   give_up_at TIMESTAMP,                              -- when an unsent item is returned (seller never sent, claim window over)
   PRIMARY KEY (order_id, position)
-);
-
-CREATE TABLE idempotency_keys (
-  account_id VARCHAR NOT NULL,
-  key VARCHAR NOT NULL,
-  request_hash VARCHAR NOT NULL,                     -- endpoint and body, so a different request with the key is refused
-  status INTEGER NOT NULL,                           -- the stored response, replayed byte for byte
-  body VARCHAR NOT NULL,
-  order_id VARCHAR,
-  created_at TIMESTAMP NOT NULL,
-  PRIMARY KEY (account_id, key)
 );
 
 CREATE TABLE trading_settings (

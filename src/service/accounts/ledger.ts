@@ -110,14 +110,8 @@ export class Ledger {
     const now = this.working(uow, account);
     const settling = Math.max(0, Math.min(cents, now.balanceCents - now.settledCents));
     if (settling === 0) return 0;
-    await uow.tx.runPrepared(
-      'UPDATE accounts SET settled_usd = $settled::DECIMAL(18,2) WHERE id = $account',
-      {
-        account: accountId,
-        settled: centsToDecimal(now.settledCents + settling),
-      },
-    );
     now.settledCents += settling;
+    this.storeBalances(uow, accountId, now);
     this.mirrorAfterCommit(uow, account, now);
     return settling;
   }
@@ -137,14 +131,6 @@ export class Ledger {
       );
     const id = `txn_${randomId(16)}`;
     await uow.tx.runPrepared(
-      'UPDATE accounts SET balance_usd = $balance::DECIMAL(18,2), settled_usd = $settled::DECIMAL(18,2) WHERE id = $account',
-      {
-        account: account.id,
-        balance: centsToDecimal(next.balanceCents),
-        settled: centsToDecimal(next.settledCents),
-      },
-    );
-    await uow.tx.runPrepared(
       `INSERT INTO ledger (id, account_id, seq, type, amount_usd, balance_after_usd, order_id, description, created_at)
        VALUES ($id, $account, $seq, $type, $amount::DECIMAL(18,2), $balance::DECIMAL(18,2), $order_id, $description, make_timestamp($at * 1000))`,
       {
@@ -160,6 +146,7 @@ export class Ledger {
       },
     );
     Object.assign(now, next);
+    this.storeBalances(uow, account.id, now);
     this.mirrorAfterCommit(uow, account, now);
     return {
       id,
@@ -187,6 +174,20 @@ export class Ledger {
       byAccount.set(account.id, balances);
     }
     return balances;
+  }
+
+  /** Writes the account's balances once per transaction, after all its movements. */
+  private storeBalances(uow: UnitOfWork, accountId: string, balances: Balances): void {
+    uow.beforeCommit(`balances:${accountId}`, (tx) =>
+      tx.runPrepared(
+        'UPDATE accounts SET balance_usd = $balance::DECIMAL(18,2), settled_usd = $settled::DECIMAL(18,2) WHERE id = $account',
+        {
+          account: accountId,
+          balance: centsToDecimal(balances.balanceCents),
+          settled: centsToDecimal(balances.settledCents),
+        },
+      ),
+    );
   }
 
   /** Copies the working balances to the account's mirror once the unit of work commits. */

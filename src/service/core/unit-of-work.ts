@@ -24,6 +24,11 @@ export interface UnitOfWork {
   readonly batch: object;
   /** Runs `effect` after the commit, before any later unit starts; dropped on rollback. */
   afterCommit(effect: () => void): void;
+  /**
+   * Writes state the units of the transaction share once, after the last of them and before the
+   * commit (an account's balances after all its movements): the last flush given for a key wins.
+   */
+  beforeCommit(key: string, flush: (tx: Tx) => Promise<void>): void;
 }
 
 /** Most units one transaction carries. */
@@ -101,18 +106,28 @@ export class UnitOfWorkRunner {
 
   private async runUnits(tx: Database, units: readonly Queued[]): Promise<Outcome[]> {
     const batch = {};
+    const flushes = new Map<string, (tx: Tx) => Promise<void>>();
     const outcomes: Outcome[] = [];
     for (const unit of units) {
       const counted = countingTx(tx);
       const effects: (() => void)[] = [];
-      const uow: UnitOfWork = { tx: counted, now: this.now(), batch, afterCommit: (e) => effects.push(e) };
+      const unitFlushes = new Map<string, (tx: Tx) => Promise<void>>();
+      const uow: UnitOfWork = {
+        tx: counted,
+        now: this.now(),
+        batch,
+        afterCommit: (e) => effects.push(e),
+        beforeCommit: (key, flush) => unitFlushes.set(key, flush),
+      };
       try {
         outcomes.push({ unit, ok: true, value: await unit.work(uow), effects });
+        for (const [key, flush] of unitFlushes) flushes.set(key, flush);
       } catch (error) {
-        if (counted.writes > 0) throw new WroteThenFailed(error);
+        if (counted.writes > 0 || unitFlushes.size > 0) throw new WroteThenFailed(error);
         outcomes.push({ unit, ok: false, error });
       }
     }
+    for (const flush of flushes.values()) await flush(tx);
     return outcomes;
   }
 }

@@ -1,8 +1,8 @@
 /**
  * Idempotent order creation: a key is claimed in memory for the one request running with it, the
- * first final response (status and body bytes) is stored in the same transaction as the order,
- * and every later request with the key replays it. A request refused before any order exists
- * stores nothing, so the key stays free for a retry once the cause is fixed.
+ * first final response (status and body bytes) is stored in the order's own row, in the same
+ * transaction, and every later request with the key replays it. A request refused before any
+ * order exists stores nothing, so the key stays free for a retry once the cause is fixed.
  */
 import { createHash } from 'node:crypto';
 import type { Database } from '../../shared/database.js';
@@ -15,9 +15,11 @@ export interface StoredResponse {
   body: string;
 }
 
-/** A claimed key: store the response in the order's unit of work, release when the request ends. */
+/** A claimed key: its request's hash goes into the order row; release when the request ends. */
 export interface KeyClaim {
-  store(uow: UnitOfWork, response: StoredResponse, orderId: string): Promise<void>;
+  readonly requestHash: string;
+  /** Marks the key as stored once the order's unit of work commits. */
+  stored(uow: UnitOfWork): void;
   release(): void;
 }
 
@@ -39,7 +41,7 @@ export class IdempotencyKeys {
   /** Loads the stored keys. */
   async load(): Promise<void> {
     const rows = await this.db.all<{ slot: string }>(
-      'SELECT account_id || chr(10) || key AS slot FROM idempotency_keys',
+      'SELECT account_id || chr(10) || custom_id AS slot FROM orders WHERE request_hash IS NOT NULL',
     );
     for (const row of rows) this.stored.add(String(row.slot));
   }
@@ -57,10 +59,11 @@ export class IdempotencyKeys {
         'a request with this key is still running; look the order up by custom_id before retrying',
       );
     this.running.add(slot);
-    if (!this.stored.has(slot)) return this.claim(slot, accountId, key, hash);
+    if (!this.stored.has(slot)) return this.claim(slot, hash);
     try {
       const [stored] = await this.db.read<{ request_hash: string; status: number; body: string }>(
-        'SELECT request_hash, status, body FROM idempotency_keys WHERE account_id = $account AND key = $key',
+        `SELECT request_hash, response_status AS status, response_body AS body FROM orders
+         WHERE account_id = $account AND custom_id = $key AND request_hash IS NOT NULL`,
         { account: accountId, key },
       );
       if (stored && stored.request_hash !== hash)
@@ -76,26 +79,13 @@ export class IdempotencyKeys {
       this.running.delete(slot);
       throw error;
     }
-    return this.claim(slot, accountId, key, hash);
+    return this.claim(slot, hash);
   }
 
-  private claim(slot: string, accountId: string, key: string, hash: string): KeyClaim {
+  private claim(slot: string, hash: string): KeyClaim {
     return {
-      store: async (uow, response, orderId) => {
-        await uow.tx.runPrepared(
-          'INSERT INTO idempotency_keys VALUES ($account, $key, $hash, $status, $body, $order, make_timestamp($now * 1000))',
-          {
-            account: accountId,
-            key,
-            hash,
-            status: response.status,
-            body: response.body,
-            order: orderId,
-            now: uow.now,
-          },
-        );
-        uow.afterCommit(() => this.stored.add(slot));
-      },
+      requestHash: hash,
+      stored: (uow) => uow.afterCommit(() => this.stored.add(slot)),
       release: () => this.running.delete(slot),
     };
   }

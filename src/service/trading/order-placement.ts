@@ -115,9 +115,13 @@ export class OrderPlacement {
     order.status = deriveStatus(order.items);
     if (request.autoclaim !== undefined && request.autoclaim !== request.account.autoclaim)
       await this.deps.settings.update(uow, request.account.id, { autoclaim: request.autoclaim });
-    await this.deps.store.insert(uow, order);
     const response = { status: 201, body: JSON.stringify(orderJson(order, uow.now)) };
-    await claim?.store(uow, response, order.id);
+    await this.deps.store.insert(
+      uow,
+      order,
+      claim === null ? null : { requestHash: claim.requestHash, ...response },
+    );
+    claim?.stored(uow);
     if (fails)
       throw refuse(
         'order_failed',

@@ -39,12 +39,20 @@ export class OrderStore {
     return this.nextSeq++;
   }
 
-  /** Inserts a new order and its items. */
-  async insert(uow: UnitOfWork, order: OrderRecord): Promise<void> {
+  /** Inserts a new order and its items, with the response stored for its key (when it has one). */
+  async insert(
+    uow: UnitOfWork,
+    order: OrderRecord,
+    response: { requestHash: string; status: number; body: string } | null,
+  ): Promise<void> {
     await uow.tx.runPrepared(
       `INSERT INTO orders VALUES ($id, $seq, $account, $app, $kind, $steam, $custom, $status, $charged, $settled_paid,
-         NULL, NULL, NULL, $delivery, $expected, make_timestamp($created * 1000), make_timestamp($created * 1000))`,
+         NULL, NULL, NULL, $delivery, $expected, make_timestamp($created * 1000), make_timestamp($created * 1000),
+         $hash, $response_status, $response_body)`,
       {
+        hash: response?.requestHash ?? null,
+        response_status: response?.status ?? null,
+        response_body: response?.body ?? null,
         id: order.id,
         seq: order.seq,
         account: order.accountId,
