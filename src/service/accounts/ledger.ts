@@ -53,6 +53,33 @@ export interface PostedRow {
   settledDeltaCents: number;
 }
 
+/** A ledger row as the transaction's insert reads it (amounts as exact decimal text). */
+interface LedgerRowValues {
+  id: string;
+  account_id: string;
+  seq: number;
+  type: LedgerType;
+  amount: string;
+  balance_after: string;
+  order_id: string | null;
+  description: string;
+  at: number;
+}
+
+const LEDGER_ROW_SHAPE = JSON.stringify([
+  {
+    id: 'VARCHAR',
+    account_id: 'VARCHAR',
+    seq: 'BIGINT',
+    type: 'VARCHAR',
+    amount: 'VARCHAR',
+    balance_after: 'VARCHAR',
+    order_id: 'VARCHAR',
+    description: 'VARCHAR',
+    at: 'BIGINT',
+  },
+]);
+
 interface Balances {
   balanceCents: number;
   settledCents: number;
@@ -68,6 +95,8 @@ export function centsToDecimal(cents: number): string {
 
 /** Posts movements; balances seen inside a unit of work include its earlier posts. */
 export class Ledger {
+  /** Rows posted in each open transaction, inserted together just before it commits. */
+  private readonly rows = new WeakMap<object, LedgerRowValues[]>();
   /** Working balances per open transaction (shared by its units of work). */
   private readonly pending = new WeakMap<object, Map<string, Balances>>();
 
@@ -130,21 +159,17 @@ export class Ledger {
         `ledger rule broken for ${account.id}: balance ${next.balanceCents}, settled ${next.settledCents}`,
       );
     const id = `txn_${randomId(16)}`;
-    await uow.tx.runPrepared(
-      `INSERT INTO ledger (id, account_id, seq, type, amount_usd, balance_after_usd, order_id, description, created_at)
-       VALUES ($id, $account, $seq, $type, $amount::DECIMAL(18,2), $balance::DECIMAL(18,2), $order_id, $description, make_timestamp($at * 1000))`,
-      {
-        id,
-        account: account.id,
-        seq: next.seq,
-        type: movement.type,
-        amount: centsToDecimal(movement.amountCents),
-        balance: centsToDecimal(next.balanceCents),
-        order_id: movement.orderId,
-        description: movement.description,
-        at: uow.now,
-      },
-    );
+    this.queueRow(uow, {
+      id,
+      account_id: account.id,
+      seq: next.seq,
+      type: movement.type,
+      amount: centsToDecimal(movement.amountCents),
+      balance_after: centsToDecimal(next.balanceCents),
+      order_id: movement.orderId,
+      description: movement.description,
+      at: uow.now,
+    });
     Object.assign(now, next);
     this.storeBalances(uow, account.id, now);
     this.mirrorAfterCommit(uow, account, now);
@@ -174,6 +199,26 @@ export class Ledger {
       byAccount.set(account.id, balances);
     }
     return balances;
+  }
+
+  /** Queues a row for the transaction's one insert of ledger rows. */
+  private queueRow(uow: UnitOfWork, row: LedgerRowValues): void {
+    let rows = this.rows.get(uow.batch);
+    if (!rows) {
+      rows = [];
+      this.rows.set(uow.batch, rows);
+    }
+    rows.push(row);
+    const all = rows;
+    uow.beforeCommit('ledger rows', (tx) =>
+      tx.runPrepared(
+        `INSERT INTO ledger (id, account_id, seq, type, amount_usd, balance_after_usd, order_id, description, created_at)
+         SELECT r.id, r.account_id, r.seq, r.type, CAST(r.amount AS DECIMAL(18,2)), CAST(r.balance_after AS DECIMAL(18,2)),
+                r.order_id, r.description, make_timestamp(r.at * 1000)
+         FROM (SELECT unnest(from_json($rows::JSON, '${LEDGER_ROW_SHAPE}')) AS r)`,
+        { rows: JSON.stringify(all) },
+      ),
+    );
   }
 
   /** Writes the account's balances once per transaction, after all its movements. */

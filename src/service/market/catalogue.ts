@@ -4,26 +4,15 @@
  * only then updates the index and tells the listeners, in commit order.
  */
 
-import { once } from 'node:events';
-import { createWriteStream } from 'node:fs';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { usdToCents } from '../../contract/common.js';
 import type { Listing } from '../../contract/listing.js';
-import type { Database } from '../../shared/database.js';
+import type { Database, Tx } from '../../shared/database.js';
 import type { UnitOfWork, UnitOfWorkRunner } from '../core/unit-of-work.js';
+import { type CatalogueSeeder, NEXT_SEQUENCE, seedCatalogue } from './catalogue-seed.js';
 import { EventLog, type LogEvent, type RetentionOptions } from './event-log.js';
 import { orderListingKeys } from './indexed-listing.js';
 import { type IndexedListing, ListingIndex } from './listing-index.js';
-import {
-  deleteListings,
-  insertListings,
-  type ListingRow,
-  loadListingFile,
-  readListings,
-  rowJson,
-} from './listing-rows.js';
+import { deleteListings, insertListings, readListings } from './listing-rows.js';
 import { SortedList } from './sorted-list.js';
 
 /** One change to the set of live listings. */
@@ -37,15 +26,14 @@ export type AppliedChange =
 /** Told of every committed batch of changes, in commit order. */
 export type ChangeListener = (changes: readonly AppliedChange[]) => void;
 
-/** How the catalogue starts when its database is empty: the simulator's generated listings. */
-export interface CatalogueSeeder {
-  /** The listings of a new catalogue, generated lazily. */
-  rows(): Iterable<ListingRow>;
-  /** The sequence number the first listing added after them takes. */
+/** The changes of one open transaction: the final state per touched id, the events, the sequence. */
+interface PendingChanges {
+  finals: Map<string, ListingChange | null>;
+  events: LogEvent[];
+  /** Last log position taken. */
+  position: number;
   nextSequence: number;
 }
-
-const NEXT_SEQUENCE = 'next_listing_sequence';
 
 /** A held listing and the end of its trade lock. */
 interface Hold {
@@ -61,11 +49,8 @@ export class Catalogue {
     (a, b) => a.untilMs - b.untilMs || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0),
   );
   private readonly holdById = new Map<string, Hold>();
-  /** Per open transaction: the live set as its earlier units left it, and the last log position taken. */
-  private readonly pending = new WeakMap<
-    object,
-    { finals: Map<string, ListingChange | null>; position: number }
-  >();
+  /** Per open transaction: what its units changed so far, written once just before its commit. */
+  private readonly pending = new WeakMap<object, PendingChanges>();
 
   private constructor(
     private readonly units: UnitOfWorkRunner,
@@ -83,7 +68,7 @@ export class Catalogue {
     const stored = await db.all<{ value: string }>(
       `SELECT value FROM service_meta WHERE key = '${NEXT_SEQUENCE}'`,
     );
-    const sequence = stored[0] === undefined ? await generate(db, seeder) : Number(stored[0].value);
+    const sequence = stored[0] === undefined ? await seedCatalogue(db, seeder) : Number(stored[0].value);
     const catalogue = new Catalogue(units, await EventLog.open(db, retention), sequence);
     for await (const row of readListings(db)) catalogue.add(row.appId, row.listing);
     catalogue.index.flush();
@@ -164,24 +149,21 @@ export class Catalogue {
   ): Promise<AppliedChange[]> {
     let pending = this.pending.get(uow.batch);
     if (!pending) {
-      pending = { finals: new Map(), position: this.log.head };
+      pending = { finals: new Map(), events: [], position: this.log.head, nextSequence: this.sequence };
       this.pending.set(uow.batch, pending);
     }
     const { finals, events } = this.plan(changes, uow.now, pending.finals);
     const applied: AppliedChange[] = [];
     if (events.length === 0 && nextSequence === this.sequence) return applied;
-    const adds = [...finals.values()].flatMap((c) =>
-      c?.kind === 'add' ? [{ appId: c.appId, listing: c.listing }] : [],
-    );
-    await deleteListings(uow.tx, [...finals.keys()]);
-    await insertListings(uow.tx, adds);
-    if (nextSequence !== this.sequence)
-      await uow.tx.runPrepared(`INSERT OR REPLACE INTO service_meta VALUES ('${NEXT_SEQUENCE}', $v)`, {
-        v: String(nextSequence),
-      });
-    const logged = await this.log.append(uow.tx, events, pending.position);
+    const start = pending.position;
+    const logged = events.map((e, i) => ({ ...e, position: start + 1 + i }));
     pending.position += logged.length;
+    pending.events.push(...logged);
+    pending.nextSequence = nextSequence;
     for (const [id, final] of finals) pending.finals.set(id, final);
+    const written = pending;
+    // The rows of every unit of the transaction are written together, just before it commits.
+    uow.beforeCommit('catalogue', (tx) => this.write(tx, written));
     uow.afterCommit(() => {
       this.log.committed(logged);
       this.sequence = nextSequence;
@@ -189,6 +171,20 @@ export class Catalogue {
       for (const listener of this.listeners) listener(applied);
     });
     return applied;
+  }
+
+  /** Writes a transaction's changes: the touched rows, their events, the sequence. */
+  private async write(tx: Tx, pending: PendingChanges): Promise<void> {
+    const adds = [...pending.finals.values()].flatMap((c) =>
+      c?.kind === 'add' ? [{ appId: c.appId, listing: c.listing }] : [],
+    );
+    await deleteListings(tx, [...pending.finals.keys()]);
+    await insertListings(tx, adds);
+    if (pending.nextSequence !== this.sequence)
+      await tx.runPrepared(`INSERT OR REPLACE INTO service_meta VALUES ('${NEXT_SEQUENCE}', $v)`, {
+        v: String(pending.nextSequence),
+      });
+    await this.log.write(tx, pending.events);
   }
 
   /** The final state of each touched id and the events the changes make, against the live set. */
@@ -256,38 +252,5 @@ export class Catalogue {
       this.holdById.delete(id);
     }
     return this.index.remove(id);
-  }
-}
-
-/**
- * Streams the generated catalogue to a temporary NDJSON file and bulk-loads it with read_json,
- * with the next sequence number in the same transaction. Returns that number.
- */
-async function generate(db: Database, seeder: CatalogueSeeder): Promise<number> {
-  const dir = await mkdtemp(join(tmpdir(), 'market-seed-'));
-  const file = join(dir, 'listings.ndjson');
-  try {
-    const out = createWriteStream(file);
-    let buffered: string[] = [];
-    let count = 0;
-    for (const row of seeder.rows()) {
-      count += 1;
-      buffered.push(rowJson(row));
-      if (buffered.length === 4096) {
-        if (!out.write(`${buffered.join('\n')}\n`)) await once(out, 'drain');
-        buffered = [];
-      }
-    }
-    out.end(buffered.length > 0 ? `${buffered.join('\n')}\n` : '');
-    await once(out, 'finish');
-    await db.transaction(async (tx) => {
-      if (count > 0) await loadListingFile(tx, file);
-      await tx.run(`INSERT OR REPLACE INTO service_meta VALUES ('${NEXT_SEQUENCE}', $v)`, {
-        v: String(seeder.nextSequence),
-      });
-    });
-    return seeder.nextSequence;
-  } finally {
-    await rm(dir, { recursive: true, force: true });
   }
 }

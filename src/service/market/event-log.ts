@@ -84,17 +84,12 @@ export class EventLog {
   }
 
   /**
-   * Writes events at the positions after `after` (the head, or the last position an earlier write
-   * of the same transaction took) inside the caller's transaction. The head moves only when the
-   * caller reports the commit with {@link committed}.
+   * Writes events at their positions (the next ones after the head, in order: the caller numbers
+   * them) inside the caller's transaction. The head moves only when the caller reports the commit
+   * with {@link committed}.
    */
-  async append(
-    tx: Tx,
-    events: readonly Omit<LogEvent, 'position'>[],
-    after = this.headPosition,
-  ): Promise<LogEvent[]> {
-    const positioned = events.map((e, i) => ({ ...e, position: after + 1 + i }));
-    if (positioned.length === 0) return positioned;
+  async write(tx: Tx, positioned: readonly LogEvent[]): Promise<void> {
+    if (positioned.length === 0) return;
     const [only] = positioned;
     if (positioned.length === 1 && only) {
       // One event (a sale, a churn step) is one row of values, cheaper than parsing a JSON array.
@@ -109,7 +104,7 @@ export class EventLog {
           at: only.at,
         },
       );
-      return positioned;
+      return;
     }
     await tx.runPrepared(
       `INSERT INTO listing_events
@@ -129,7 +124,6 @@ export class EventLog {
         ),
       },
     );
-    return positioned;
   }
 
   /** Moves the head past events whose transaction committed. */
