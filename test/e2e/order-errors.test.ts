@@ -116,6 +116,16 @@ describe('POST /orders refusals', () => {
     expect(response.body).toMatchObject({ code: 'pending_trades_limit', limit: 10 });
   });
 
+  it('holds the pending-offer limit for orders that commit together', async () => {
+    const { key, accountId } = await t.account({ balance_usd: 10_000, trading: true });
+    await t.sandbox(`/accounts/${accountId}`, { offers: 'ignore' }, 'PATCH');
+    const listings = await listingsFor(t, key, { delivery: 'instant', count: 15 });
+    const results = await Promise.all(listings.map((l) => buy(t, key, { listing_ids: [l.id] })));
+    expect(results.filter((r) => r.status === 201)).toHaveLength(10);
+    const refused = results.filter((r) => r.status !== 201);
+    expect(refused.map((r) => r.body.code)).toEqual(refused.map(() => 'pending_trades_limit'));
+  });
+
   it('answers 400 unsupported_item for a listing the API cannot buy', async () => {
     const { key } = await t.account();
     const [listing] = await listingsFor(t, key, { where: (l) => l.api_purchasable === false });

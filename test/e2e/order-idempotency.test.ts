@@ -1,5 +1,5 @@
 /** Idempotent buying over loopback: byte-identical replays, mismatches, parallel requests and races for one listing. */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { startTestService, type TestService } from '../helpers/service.js';
 import { buy, ledgerOf, ledgerProblems, listingsFor } from '../helpers/trading.js';
 
@@ -81,5 +81,32 @@ describe('POST /orders idempotency', () => {
     }
     const charged = await Promise.all(buyers.map((b) => ledgerOf(t, b.key)));
     expect(charged.filter((rows) => rows.some((r) => r.type === 'purchase'))).toHaveLength(1);
+  });
+
+  it('refuses an order for a listing the market took in the same transaction', async () => {
+    const { key } = await t.account();
+    const [listing] = await listingsFor(t, key, { delivery: 'instant' });
+    const { units, catalogue } = t.service.context;
+    // Hold the writer so the market's removal and the order queue into one transaction.
+    let release: () => void = () => undefined;
+    const started = new Promise<void>((running) => {
+      void units.run(
+        () =>
+          new Promise<void>((resolve) => {
+            release = resolve;
+            running();
+          }),
+      );
+    });
+    await started;
+    const gone = catalogue.apply([{ kind: 'remove', id: listing?.id as string }]);
+    const order = buy(t, key, { listing_ids: [listing?.id] });
+    await vi.waitFor(() => expect(units.queued()).toBe(2));
+    release();
+    await gone;
+    const refused = await order;
+    expect(refused.status).toBe(409);
+    expect(refused.body).toMatchObject({ code: 'item_unavailable', unavailable_ids: [listing?.id] });
+    expect((await ledgerOf(t, key)).filter((r) => r.type === 'purchase')).toEqual([]);
   });
 });

@@ -70,6 +70,11 @@ export class UnitOfWorkRunner {
     });
   }
 
+  /** Units waiting for the next transaction. */
+  queued(): number {
+    return this.waiting.length;
+  }
+
   /** Waits for every unit of work queued so far. */
   async drain(): Promise<void> {
     while (this.draining) await this.draining;

@@ -47,6 +47,8 @@ export class Platform {
   private readonly listeners: OfferListener[] = [];
   /** Committed active offers per recipient. */
   private readonly active = new Map<string, number>();
+  /** Offers sent per recipient in each open transaction (not yet in `active`). */
+  private readonly sentIn = new WeakMap<object, Map<string, number>>();
 
   constructor(private readonly deps: PlatformDeps) {
     this.offers = new OfferStore(deps.db);
@@ -71,13 +73,17 @@ export class Platform {
     const expiresAt = sentAt + Platform.OFFER_TTL_MS;
     const due = planAnswer(await this.users.of(uow, offer.steamId), sentAt, expiresAt);
     const offerId = await this.offers.insert(uow, offer, { sentAt, expiresAt, due });
+    const sent = this.sentIn.get(uow.batch) ?? new Map<string, number>();
+    sent.set(offer.steamId, (sent.get(offer.steamId) ?? 0) + 1);
+    this.sentIn.set(uow.batch, sent);
     uow.afterCommit(() => this.countActive(offer.steamId, +1));
     return { offerId, sentAt, expiresAt };
   }
 
-  /** Active (unanswered) offers to a recipient, as committed. */
-  pendingOfferCount(steamId: string): number {
-    return this.active.get(steamId) ?? 0;
+  /** Active (unanswered) offers to a recipient, as committed, plus those a unit of work's transaction sent. */
+  pendingOfferCount(steamId: string, uow?: UnitOfWork): number {
+    const sent = uow === undefined ? 0 : (this.sentIn.get(uow.batch)?.get(steamId) ?? 0);
+    return (this.active.get(steamId) ?? 0) + sent;
   }
 
   /**

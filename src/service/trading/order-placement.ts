@@ -94,7 +94,10 @@ export class OrderPlacement {
     claim: KeyClaim | null,
     fails: boolean,
   ): Promise<StoredResponse> {
-    const live = this.liveListings(request);
+    // Again inside the transaction: its earlier units may have sold a listing or sent offers.
+    const live = this.liveListings(request, (id) => this.deps.listings.getIn(uow, id));
+    checkSources(live);
+    this.checkPendingOffers(request, live, uow);
     const total = live.reduce((sum, l) => sum + l.priceCents, 0);
     await this.checkVerification(uow, request, total);
     const order = this.newOrder(request, live, uow.now);
@@ -153,9 +156,9 @@ export class OrderPlacement {
     });
   }
 
-  private checkPendingOffers(request: BuyRequest, live: readonly LiveListing[]): void {
-    const sendsNow = live.some((l) => deliveryOf(l, this.deps.clock.now()) === 'instant');
-    if (!sendsNow || this.deps.platform.pendingOfferCount(request.steamId) < MAX_PENDING_OFFERS) return;
+  private checkPendingOffers(request: BuyRequest, live: readonly LiveListing[], uow?: UnitOfWork): void {
+    const sendsNow = live.some((l) => deliveryOf(l, uow?.now ?? this.deps.clock.now()) === 'instant');
+    if (!sendsNow || this.deps.platform.pendingOfferCount(request.steamId, uow) < MAX_PENDING_OFFERS) return;
     throw refuse('pending_trades_limit', 'the recipient has too many unaccepted trade offers', {
       limit: MAX_PENDING_OFFERS,
     });

@@ -96,7 +96,8 @@ export interface TradePlatform {
     uow: UnitOfWork,
     offer: { orderId: string; steamId: string; items: OfferItem[] },
   ): Promise<{ offerId: string; sentAt: number; expiresAt: number }>;
-  pendingOfferCount(steamId: string): number;
+  /** Unanswered offers to a recipient, with those the unit of work's transaction sent. */
+  pendingOfferCount(steamId: string, uow?: UnitOfWork): number;
   onOfferClosed(listener: (uow: UnitOfWork, event: OfferClosed) => Promise<void>): void;
   resolveTradeUrl(url: string): { steamId: string } | { problem: string };
   /** After how long the human seller of an up_to_12h listing sends it, or null when never. */
