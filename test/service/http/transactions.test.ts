@@ -30,7 +30,7 @@ describe('GET /transactions', () => {
     expect((await t.call('/transactions?type=deposit', { key })).body.data).toHaveLength(2);
   });
 
-  it.each(['limit=0', 'limit=101', 'type=adjustmentx', 'from=yesterday', 'cursor=bm9wZQ'])(
+  it.each(['limit=0', 'limit=101', 'type=adjustmentx', 'from=yesterday', 'cursor=bm9wZQ', 'from=10&to=5'])(
     'answers 400 invalid_param for %s',
     async (query) => {
       const { key } = await t.account();
