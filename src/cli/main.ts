@@ -1,11 +1,16 @@
 #!/usr/bin/env node
 /** The `market` command: subcommands are loaded only when they run. */
+import { readFileSync } from 'node:fs';
 import { Command, type Option } from 'commander';
+import { projectPath } from '../shared/project-root.js';
 import { CliError } from './cli-error.js';
 import { collectOptions, exportOptions, serveOptions, shared } from './options.js';
 
+const { version } = JSON.parse(readFileSync(projectPath('package.json'), 'utf8')) as { version: string };
+
 const program = new Command('market')
   .description('Marketplace API service with its simulator, and the market-data pipeline')
+  .version(version)
   .showHelpAfterError();
 
 withOptions(

@@ -43,6 +43,14 @@ describe('market serve', () => {
   });
 });
 
+describe('market --version', () => {
+  it('prints the version of package.json', async () => {
+    const result = await runMarket(['--version']);
+    expect(result.code).toBe(0);
+    expect(result.stdout).toBe('0.1.0\n');
+  });
+});
+
 describe('market keys', () => {
   it('creates a key printed alone on stdout, lists it, and revokes it', async () => {
     const db = join(dir, 'keys.duckdb');

@@ -33,6 +33,15 @@ describe('error responses', () => {
     expect(((await res.json()) as { code: string }).code).toBe('invalid_request');
   });
 
+  it.each([
+    ['a 20 kB query string', `/v1/listings?search=${'x'.repeat(20_000)}`, {}],
+    ['a 20 kB header', '/v1/health', { 'x-padding': 'y'.repeat(20_000) }],
+  ])('answers %s with 431 in the error shape', async (_label, path, headers) => {
+    const res = await fetch(`${t.origin}${path}`, { headers });
+    expect(res.status).toBe(431);
+    expect(await res.json()).toEqual({ code: 'invalid_request', detail: expect.any(String) });
+  });
+
   it('answers a body of the wrong type with 400 invalid_request naming the field', async () => {
     const res = await t.sandbox('/accounts', { balance_usd: 'lots' });
     expect(res.status).toBe(400);

@@ -8,7 +8,7 @@ import {
   validatorCompiler,
 } from 'fastify-type-provider-zod';
 import { type AuthenticateOptions, registerAuthentication } from './authenticate.js';
-import { registerErrorHandling } from './error-handler.js';
+import { answerClientError, registerErrorHandling } from './error-handler.js';
 import type { Feature } from './feature.js';
 import { errorCodesExtension } from './openapi.js';
 
@@ -34,6 +34,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     trustProxy: trust.length > 0 ? trust : false,
     bodyLimit: 1024 * 1024,
     return503OnClosing: true,
+    clientErrorHandler: answerClientError,
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 200 },
   });
   app.setValidatorCompiler(validatorCompiler);
