@@ -7,7 +7,11 @@ import { CliError } from './cli-error.js';
 import { LOG_LEVELS } from './logger.js';
 
 /** An integer in [min, max], given as text. */
-export const int = (min: number, max: number) => z.coerce.number().int().min(min).max(max);
+export const int = (min: number, max: number) => {
+  // One message for every way a value can miss: not a number, a fraction, out of range.
+  const error = `must be an integer ${min}-${max}`;
+  return z.coerce.number({ error }).int({ error }).min(min, { error }).max(max, { error });
+};
 
 /** A comma-separated list, blanks dropped. */
 export const list = z.string().transform((v) =>

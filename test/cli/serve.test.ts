@@ -38,7 +38,7 @@ describe('market serve', () => {
   it('refuses a bad option with a clear message and exit code 2', async () => {
     const result = await runMarket(['serve', '--port', 'http']);
     expect(result.code).toBe(2);
-    expect(result.stderr).toContain('invalid option port');
+    expect(result.stderr).toContain('invalid option port: must be an integer 0-65535');
     expect(result.stderr).not.toContain('    at ');
   });
 });
