@@ -124,6 +124,11 @@ export const ERROR_TABLE = {
       'P2P price under half the market price (no floor when no market price exists); does not consume the Idempotency-Key',
     extra: { market_usd: usd, floor_usd: usd },
   },
+  method_not_allowed: {
+    status: 405,
+    condition:
+      'the path exists but not with this method; the Allow header lists the methods it takes (added: not in the specification table)',
+  },
   rate_limit_exceeded: {
     status: 429,
     condition: 'per-key limit; Retry-After header gives integer seconds',

@@ -12,9 +12,20 @@ afterAll(() => t.close());
 
 describe('error responses', () => {
   it.each([
+    ['/v1/listings', 'DELETE', 'GET, HEAD'],
+    ['/v1/orders/ord_730_x/claim', 'GET', 'POST'],
+    ['/v1/orders', 'PUT', 'GET, HEAD, POST'],
+  ])('answers 405 method_not_allowed with Allow for %s %s', async (path, method, allow) => {
+    const res = await fetch(`${t.origin}${path}`, { method, headers: { authorization: `Bearer ${key}` } });
+    expect(res.status).toBe(405);
+    expect(res.headers.get('allow')).toBe(allow);
+    expect(await res.json()).toEqual({ code: 'method_not_allowed', detail: expect.any(String) });
+  });
+
+  it.each([
     ['/v1/nope', 'GET'],
     ['/nope', 'GET'],
-    ['/v1/listings', 'DELETE'],
+    ['/v1/orders/a/b/c', 'GET'],
     ['/', 'GET'],
   ])('answers 404 not_found in the error shape for %s %s', async (path, method) => {
     const res = await fetch(`${t.origin}${path}`, { method, headers: { authorization: `Bearer ${key}` } });

@@ -11,15 +11,35 @@ import { type DomainError, isDomainError } from '../core/domain-error.js';
 /** Maps a feature's domain errors to API errors; undefined for errors it does not own. */
 export type DomainErrorMapper = (error: DomainError) => ApiError | undefined;
 
-/** Installs the error and not-found handlers on the root instance. */
+/**
+ * Installs the error and not-found handlers on the root instance (before any route, so that it
+ * learns every route's methods: a known path with another method answers 405 with Allow).
+ */
 export function registerErrorHandling(
   app: FastifyInstance,
   mappers: readonly DomainErrorMapper[] = [],
 ): void {
+  const routes: { pattern: RegExp; methods: string[] }[] = [];
+  app.addHook('onRoute', (route) => {
+    routes.push({ pattern: routePattern(route.url), methods: [route.method].flat().map(String) });
+  });
   app.setNotFoundHandler((request, reply) => {
     const path = request.url.split('?')[0] ?? '';
-    const error = new ApiError('not_found', `no route ${request.method} ${path.slice(0, 200)}`);
-    void reply.code(404).type('application/json; charset=utf-8').send(JSON.stringify(error.toBody()));
+    const allowed = [...new Set(routes.filter((r) => r.pattern.test(path)).flatMap((r) => r.methods))].sort();
+    const error =
+      allowed.length > 0
+        ? new ApiError(
+            'method_not_allowed',
+            `${path.slice(0, 200)} takes ${allowed.join(', ')}, not ${request.method}`,
+            {},
+            { headers: { allow: allowed.join(', ') } },
+          )
+        : new ApiError('not_found', `no route ${request.method} ${path.slice(0, 200)}`);
+    void reply
+      .code(error.status)
+      .headers(error.headers)
+      .type('application/json; charset=utf-8')
+      .send(JSON.stringify(error.toBody()));
   });
   // Bodies are sent as ready JSON so that no route's response schema re-serialises an error.
   app.setErrorHandler((raw: FastifyError, request, reply) => {
@@ -30,6 +50,12 @@ export function registerErrorHandling(
       .type('application/json; charset=utf-8')
       .send(JSON.stringify(error.toBody()));
   });
+}
+
+/** A regular expression matching the paths of a route URL (`:param` matches one segment). */
+function routePattern(url: string): RegExp {
+  const escaped = url.replace(/[.*+?^${}()|[\]\\]/g, '\\$&').replace(/:[A-Za-z_]\w*/g, '[^/]+');
+  return new RegExp(`^${escaped}/?$`);
 }
 
 /** Maps anything thrown in a request to an ApiError of the contract's table. */
