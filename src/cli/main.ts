@@ -2,6 +2,7 @@
 /** The `market` command: subcommands are loaded only when they run. */
 import { readFileSync } from 'node:fs';
 import { Command, type Option } from 'commander';
+import { DatabaseOpenError } from '../shared/database.js';
 import { projectPath } from '../shared/project-root.js';
 import { CliError } from './cli-error.js';
 import { collectOptions, exportOptions, serveOptions, shared } from './options.js';
@@ -117,6 +118,14 @@ try {
   if (error instanceof CliError) {
     process.stderr.write(`market: ${error.message}\n`);
     process.exit(error.exitCode);
+  }
+  if (error instanceof DatabaseOpenError) {
+    // Most often another process holds the file: `npm start` already runs the service on it.
+    process.stderr.write(
+      `market: ${error.path} is in use or cannot be opened (${error.reason.split('. See')[0]}); ` +
+        'if `npm start` or `market serve` runs on it, use that service, or give another --db / --warehouse\n',
+    );
+    process.exit(2);
   }
   process.stderr.write(`market: unexpected failure\n${(error as Error).stack ?? String(error)}\n`);
   process.exit(1);

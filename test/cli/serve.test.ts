@@ -35,6 +35,21 @@ describe('market serve', () => {
     expect(code).toBe(0);
   });
 
+  it('refuses a database another process holds with one clear line and exit code 2', async () => {
+    const db = join(dir, 'held.duckdb');
+    const holder = spawnMarket(['serve', '--port', '0', '--db', db, '--listings', '50']);
+    await waitForLine(holder, /^http:\/\/.+\/v1$/);
+    try {
+      const second = await runMarket(['serve', '--port', '0', '--db', db]);
+      expect(second.code).toBe(2);
+      expect(second.stderr).toContain(`${db} is in use`);
+      expect(second.stderr).not.toContain('    at ');
+    } finally {
+      holder.kill('SIGTERM');
+      await once(holder, 'exit');
+    }
+  });
+
   it('refuses a bad option with a clear message and exit code 2', async () => {
     const result = await runMarket(['serve', '--port', 'http']);
     expect(result.code).toBe(2);
