@@ -45,6 +45,7 @@ export const serveConfigSchema = z.object({
   listings: int(0, 5_000_000),
   sandbox: flag,
   trustProxy: list,
+  corsOrigins: list,
   churnRate: z.coerce.number().min(0).max(10_000),
   churnPaused: flag,
   readLimit: int(1, 100_000_000),

@@ -53,6 +53,12 @@ export function serveOptions(): Option[] {
       'false',
     ),
     option(
+      '--cors-origins <origins>',
+      'comma-separated browser origins allowed to call the API (CORS)',
+      'MARKET_CORS_ORIGINS',
+      '',
+    ),
+    option(
       '--trust-proxy <cidrs>',
       'comma-separated proxies whose X-Forwarded-For is believed',
       'MARKET_TRUST_PROXY',

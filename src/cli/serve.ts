@@ -13,6 +13,7 @@ export async function serve(flags: Record<string, unknown>): Promise<void> {
     listings: config.listings,
     sandbox: config.sandbox,
     trustProxy: config.trustProxy,
+    corsOrigins: config.corsOrigins,
     churnRate: config.churnRate,
     churnPaused: config.churnPaused,
     rateLimits: { read: config.readLimit, orders: config.orderLimit },

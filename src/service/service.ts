@@ -65,6 +65,8 @@ export interface ServiceOptions {
   clock?: AdjustableClock;
   /** pino options, or false. @default false */
   logger?: boolean | object;
+  /** Browser origins allowed to call the API (CORS). @default [] (none) */
+  corsOrigins?: string[];
 }
 
 /** The assembled parts, for tools and tests that look inside a running service. */
@@ -122,6 +124,7 @@ export async function openService(options: ServiceOptions = {}): Promise<OpenSer
       sandbox: options.sandbox ?? false,
       trustProxy: options.trustProxy ?? [],
       logger: options.logger ?? false,
+      corsOrigins: options.corsOrigins ?? [],
     });
     parts.reportDueFailure = (task, error) => app.log.error({ err: error }, `due work "${task}" failed`);
     return {

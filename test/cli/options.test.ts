@@ -30,6 +30,7 @@ describe('market serve options', () => {
       listings: 20_000,
       sandbox: false,
       trustProxy: [],
+      corsOrigins: [],
       churnRate: 4,
       churnPaused: false,
       readLimit: 100,

@@ -8,6 +8,7 @@ import {
   validatorCompiler,
 } from 'fastify-type-provider-zod';
 import { type AuthenticateOptions, registerAuthentication } from './authenticate.js';
+import { registerCors } from './cors.js';
 import { answerClientError, registerErrorHandling } from './error-handler.js';
 import type { Feature } from './feature.js';
 import { errorCodesExtension } from './openapi.js';
@@ -24,6 +25,8 @@ export interface AppOptions {
   trustProxy?: string[];
   /** pino logger options, or false for none. @default false */
   logger?: boolean | object;
+  /** Browser origins allowed to call the API (CORS), e.g. `https://dash.example.com`. @default [] (none) */
+  corsOrigins?: string[];
 }
 
 /** Builds the application (not yet listening). */
@@ -43,6 +46,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     app,
     options.features.flatMap((f) => (f.errors ? [f.errors] : [])),
   );
+  await registerCors(app, options.corsOrigins ?? []);
   await app.register(swagger, {
     openapi: {
       openapi: '3.1.0',

@@ -67,8 +67,15 @@ async function runStream(
 ): Promise<void> {
   // From here the connection is ours: Fastify neither serialises nor ends it.
   const raw = reply.raw;
+  // Headers the hooks set (CORS) go out with the stream's own.
+  const hooked = Object.fromEntries(
+    Object.entries(reply.getHeaders()).filter(
+      (entry): entry is [string, string | number | string[]] => entry[1] !== undefined,
+    ),
+  );
   reply.hijack();
   raw.writeHead(200, {
+    ...hooked,
     'content-type': 'text/event-stream; charset=utf-8',
     'cache-control': 'no-cache, no-transform',
     connection: 'keep-alive',
