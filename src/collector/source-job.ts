@@ -7,6 +7,7 @@ import type { Logger } from 'pino';
 import { isTransient } from '../client/index.js';
 import { isApiError } from '../contract/api-error.js';
 import { type FailureKind, type Job, startJob } from '../shared/jobs/index.js';
+import { isKeyRefused, keyRefusedReason } from './key-refusal.js';
 import type { StatusBoard } from './source-status.js';
 
 /** A repeating piece of collection or warehouse work. */
@@ -56,7 +57,7 @@ export function startSourceJob(task: SourceTask, log: Logger, options: SourceJob
       board.error(error);
       if (kind === 'terminal') {
         board.status.connected = false;
-        board.status.stopped = isApiError(error) ? `${error.code}: ${error.detail}` : String(error);
+        board.status.stopped = isApiError(error) ? keyRefusedReason(error.code, error.detail) : String(error);
       }
       if (!handled)
         log[kind === 'terminal' ? 'error' : 'warn']({ err: error, source: board.status.name, kind }, failure);
@@ -65,6 +66,8 @@ export function startSourceJob(task: SourceTask, log: Logger, options: SourceJob
 }
 
 function classify(error: unknown): FailureKind {
-  if (isApiError(error) && (error.status === 401 || error.status === 403)) return 'terminal';
+  if (isApiError(error) && isKeyRefused(error.code)) return 'terminal';
+  // A ban (401 too_many_failed_auth) or an allowlist refusal (403) ends by itself: back off.
+  if (isApiError(error) && (error.status === 401 || error.status === 403)) return 'transient';
   return isTransient(error) ? 'transient' : 'retry';
 }

@@ -14,6 +14,7 @@ import { APP_IDS } from '../../contract/common.js';
 import { type Listing, listingSchema } from '../../contract/listing.js';
 import { Backoff } from '../../shared/jobs/index.js';
 import type { BatchWriter, Warehouse } from '../../warehouse/index.js';
+import { isKeyRefused, keyRefusedReason } from '../key-refusal.js';
 import { sleep } from '../sleep.js';
 import { StatusBoard } from '../source-status.js';
 import { catchUp } from './catch-up.js';
@@ -87,6 +88,7 @@ export class StreamSource {
     return new Promise((resolve) => {
       let lastByteAt = Date.now();
       let status = 0;
+      let refusal: { code: string; detail: string } | null = null;
       let hadEvents = false;
       const writer = this.writer;
       const tap = new TransformStream<Uint8Array, Uint8Array>({
@@ -110,6 +112,7 @@ export class StreamSource {
             first = false;
             const response = await authorized(input, { ...init, headers });
             status = response.status;
+            if (status === 401 || status === 403) refusal = await refusalOf(response.clone());
             if (!response.ok || !response.body) return response;
             return new Response(response.body.pipeThrough(tap), {
               status: response.status,
@@ -139,11 +142,11 @@ export class StreamSource {
         this.board.status.connected = true;
       });
       es.addEventListener('error', () => {
-        if (status === 401 || status === 403) {
-          finish({
-            kind: 'terminal',
-            reason: `the stream answered ${status}: check the API key and its IP allowlist`,
-          });
+        if (refusal && isKeyRefused(refusal.code)) {
+          finish({ kind: 'terminal', reason: keyRefusedReason(refusal.code, refusal.detail) });
+        } else if (refusal) {
+          // A ban or an allowlist refusal ends by itself: reconnect with backoff.
+          finish({ kind: 'reconnect', reason: `the stream answered ${status} ${refusal.code}`, hadEvents });
         } else {
           finish({
             kind: 'reconnect',
@@ -201,3 +204,13 @@ type FollowOutcome =
   | { kind: 'watchdog_reconnect'; reason: string }
   | { kind: 'resync'; detail: string }
   | { kind: 'terminal'; reason: string };
+
+/** The code and detail of an error answer, when it has the error shape. */
+async function refusalOf(response: Response): Promise<{ code: string; detail: string }> {
+  try {
+    const body = (await response.json()) as { code?: unknown; detail?: unknown };
+    return { code: String(body.code ?? ''), detail: String(body.detail ?? '') };
+  } catch {
+    return { code: '', detail: `HTTP ${response.status}` };
+  }
+}

@@ -1,0 +1,69 @@
+/** The collector through refusals: an address ban backs off and resumes by itself; only a refused key stops a source. */
+import { describe, expect, it } from 'vitest';
+import { startTestCollector, waitForSweeps } from '../helpers/collector.js';
+import { startTestService } from '../helpers/service.js';
+
+const GAMES = [730, 570, 252490];
+
+async function waitFor(
+  check: () => boolean | Promise<boolean>,
+  timeoutMs: number,
+  what: string,
+): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
+describe('collector refusals', () => {
+  it('backs off through a 5-minute address ban and resumes every source when it ends', async () => {
+    const t = await startTestService({ listings: 300, rateLimits: { read: 1_000_000 } });
+    const { key } = await t.account({ balance_usd: 100 });
+    const collector = await startTestCollector(t, key);
+    try {
+      await waitForSweeps(collector, GAMES, 0);
+      // 31 bad keys from this address ban it: every request of the collector now answers 401.
+      for (let i = 0; i < 31; i++) await t.call('/games', { key: 'svc_pub_typo' });
+      await waitFor(
+        () => collector.status().some((s) => s.lastError?.includes('too_many_failed_auth') ?? false),
+        20_000,
+        'a source to meet the ban',
+      );
+      expect(collector.status().filter((s) => s.stopped !== null)).toEqual([]);
+      const banEnds = Date.now();
+      t.clock.advance(301_000);
+      await waitForSweeps(collector, GAMES, banEnds);
+      await waitFor(
+        () => collector.status().find((s) => s.name === 'stream')?.connected === true,
+        30_000,
+        'the stream',
+      );
+      expect(collector.status().filter((s) => s.stopped !== null)).toEqual([]);
+    } finally {
+      await collector.stop();
+      await t.close();
+    }
+  });
+
+  it('stops a source whose key was revoked, and says what to do', async () => {
+    const t = await startTestService({ listings: 300, rateLimits: { read: 1_000_000 } });
+    const { key, keyId } = await t.account({ balance_usd: 100 });
+    const collector = await startTestCollector(t, key);
+    try {
+      await waitForSweeps(collector, GAMES, 0);
+      await t.sandbox(`/keys/${keyId}`, undefined, 'DELETE');
+      await waitFor(
+        () => collector.status().filter((s) => s.stopped?.includes('invalid_api_key') ?? false).length >= 3,
+        30_000,
+        'sources to stop on the revoked key',
+      );
+      const stopped = collector.status().find((s) => s.stopped !== null);
+      expect(stopped?.stopped).toContain('create a new key');
+    } finally {
+      await collector.stop();
+      await t.close();
+    }
+  });
+});
