@@ -53,6 +53,25 @@ describe('error responses', () => {
     expect(await res.json()).toEqual({ code: 'invalid_request', detail: expect.any(String) });
   });
 
+  it.each([
+    ['a body over 1 MiB', 'application/json', JSON.stringify({ label: 'x'.repeat(1_100_000) }), 413],
+    ['a body of a media type it does not take', 'application/xml', '<account/>', 415],
+  ])('answers %s with its status in the error shape', async (_label, type, body, status) => {
+    const res = await fetch(`${t.origin}/sandbox/accounts`, {
+      method: 'POST',
+      headers: { 'content-type': type },
+      body,
+    });
+    expect(res.status).toBe(status);
+    expect(await res.json()).toEqual({ code: 'invalid_request', detail: expect.any(String) });
+  });
+
+  it('names a problem of the whole body once ("body: …")', async () => {
+    const res = await t.sandbox('/accounts', [1, 2]);
+    expect(res.status).toBe(400);
+    expect(res.body.detail).toMatch(/^body: /);
+  });
+
   it('answers a body of the wrong type with 400 invalid_request naming the field', async () => {
     const res = await t.sandbox('/accounts', { balance_usd: 'lots' });
     expect(res.status).toBe(400);

@@ -73,7 +73,9 @@ export function toApiError(
   }
   if (error.validation) return validationError(error);
   if (error.code?.startsWith('FST_ERR_CTP_') || error.code === 'FST_ERR_BAD_URL') {
-    return new ApiError('invalid_request', requestProblem(error));
+    // The body's size and media type keep their HTTP statuses; the shape is still ours.
+    const status = READ_STATUSES[error.code] ?? 400;
+    return new ApiError('invalid_request', requestProblem(error), {}, { status });
   }
   if (error.statusCode !== undefined && error.statusCode >= 400 && error.statusCode < 500) {
     return new ApiError('invalid_request', error.message);
@@ -87,13 +89,19 @@ export function toApiError(
   );
 }
 
+const READ_STATUSES: Record<string, number> = {
+  FST_ERR_CTP_BODY_TOO_LARGE: 413,
+  FST_ERR_CTP_INVALID_MEDIA_TYPE: 415,
+};
+
 function validationError(error: FastifyError): ApiError {
   const context = error.validationContext ?? 'body';
   const first = error.validation?.[0];
   const where = first?.instancePath ? first.instancePath.replace(/^\//, '').replaceAll('/', '.') : '';
-  const name = where || (context === 'body' ? 'body' : context);
   const message = first?.message ?? 'is invalid';
-  const detail = `${context === 'querystring' ? 'query parameter' : context} ${name}: ${message}`;
+  const label = context === 'querystring' ? 'query parameter' : context;
+  // "body max_price: …" names the field; a problem of the whole body reads "body: …", not "body body".
+  const detail = where ? `${label} ${where}: ${message}` : `${label}: ${message}`;
   const code = context === 'querystring' || context === 'params' ? 'invalid_param' : 'invalid_request';
   return new ApiError(code, detail);
 }
