@@ -1,4 +1,5 @@
 /** `market keys create|list|revoke`: key management on a service database that no server holds. */
+import { existsSync } from 'node:fs';
 import { usdToCents } from '../contract/common.js';
 import { Accounts } from '../service/accounts/accounts.js';
 import { isCidr } from '../service/core/ip-allowlist.js';
@@ -71,6 +72,11 @@ export async function revokeKey(keyId: string, flags: KeyFlags): Promise<void> {
 }
 
 async function withAccounts(file: string, work: (accounts: Accounts) => Promise<void>): Promise<void> {
+  // A mistyped path must not become a new database whose keys no server knows.
+  if (!existsSync(file))
+    throw new CliError(
+      `no service database at ${file}; check the path, or create it by running \`market serve --db ${file}\` once`,
+    );
   let db: Database;
   try {
     db = await Database.open(file, projectPath('sql', 'service'));

@@ -1,8 +1,10 @@
 import { once } from 'node:events';
+import { existsSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { openService } from '../../src/service/service.js';
 import { askCollector, runMarket, spawnMarket, waitForLine } from '../helpers/cli.js';
 import { waitFor } from '../helpers/stream.js';
 
@@ -67,8 +69,15 @@ describe('market --version', () => {
 });
 
 describe('market keys', () => {
+  /** A service database as `market serve` leaves it. */
+  async function serviceDatabase(name: string): Promise<string> {
+    const db = join(dir, name);
+    await (await openService({ dbPath: db, listings: 10, churnPaused: true })).close();
+    return db;
+  }
+
   it('creates a key printed alone on stdout, lists it, and revokes it', async () => {
-    const db = join(dir, 'keys.duckdb');
+    const db = await serviceDatabase('keys.duckdb');
     const created = await runMarket(['keys', 'create', '--db', db, '--label', 'bot', '--trading']);
     expect(created.code).toBe(0);
     expect(created.stdout).toMatch(/^svc_pub_[a-z2-7]{12}_[A-Za-z0-9_-]{32}\n$/);
@@ -85,9 +94,24 @@ describe('market keys', () => {
   });
 
   it('says which key is unknown', async () => {
-    const result = await runMarket(['keys', 'revoke', 'nokey', '--db', join(dir, 'keys2.duckdb')]);
+    const result = await runMarket([
+      'keys',
+      'revoke',
+      'nokey',
+      '--db',
+      await serviceDatabase('keys2.duckdb'),
+    ]);
     expect(result.code).toBe(2);
     expect(result.stderr).toContain('no key nokey');
+  });
+
+  it('refuses a database that does not exist instead of creating one', async () => {
+    const missing = join(dir, 'mistyped.duckdb');
+    const result = await runMarket(['keys', 'create', '--db', missing]);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain(`no service database at ${missing}`);
+    expect(result.stdout).toBe('');
+    expect(existsSync(missing)).toBe(false);
   });
 });
 
