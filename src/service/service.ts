@@ -108,7 +108,7 @@ export interface OpenService {
  * Opens the database and builds every part and route without listening or starting timers: for
  * route-level tests on an in-memory database (`dbPath: ':memory:'`) where a socket adds nothing.
  */
-export async function openService(options: ServiceOptions = {}): Promise<OpenService & { parts: Parts }> {
+export async function openService(options: ServiceOptions = {}): Promise<OpenService> {
   const clock = options.clock ?? createClock();
   const db = await Database.open(options.dbPath ?? 'data/market.duckdb', projectPath('sql', 'service'));
   try {
@@ -130,7 +130,6 @@ export async function openService(options: ServiceOptions = {}): Promise<OpenSer
     return {
       app,
       context: parts,
-      parts,
       async close() {
         await app.close();
         await parts.units.drain();
@@ -146,7 +145,7 @@ export async function openService(options: ServiceOptions = {}): Promise<OpenSer
 /** Opens everything, listens, and starts the simulator and the periodic jobs. */
 export async function startService(options: ServiceOptions = {}): Promise<RunningService> {
   const opened = await openService(options);
-  const { app, parts } = opened;
+  const { app, context: parts } = opened;
   try {
     await app.listen({ host: options.host ?? '127.0.0.1', port: options.port ?? 8080 });
   } catch (error) {
@@ -202,10 +201,7 @@ async function openParts(db: Database, clock: AdjustableClock, options: ServiceO
     clock,
     listings: catalogue,
     funds: accounts.ledger,
-    accounts: {
-      account: (id) => accounts.account(id),
-      update: (uow, id, c) => accounts.store.update(uow, id, c),
-    },
+    accounts,
     platform,
     buyableAppIds: GAMES.filter((g) => g.tradable).map((g) => g.appId),
   });
@@ -247,10 +243,7 @@ function features(parts: Parts, options: ServiceOptions) {
       due: parts.due,
       units: parts.units,
       trading: parts.trading,
-      accounts: {
-        account: (id) => parts.accounts.account(id),
-        update: (uow, id, c) => parts.accounts.store.update(uow, id, c),
-      },
+      accounts: parts.accounts,
       platform: parts.platform,
     }),
   ];
@@ -258,7 +251,7 @@ function features(parts: Parts, options: ServiceOptions) {
 
 /** Starts the churn and the periodic jobs (due work, price list, log pruning); returns the function that stops them. */
 function startTimers(
-  parts: Parts,
+  parts: ServiceParts,
   options: ServiceOptions,
   log: (error: unknown, what: string) => void,
 ): () => Promise<void> {

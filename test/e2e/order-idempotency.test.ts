@@ -1,5 +1,6 @@
 /** Idempotent buying over loopback: byte-identical replays, mismatches, parallel requests and races for one listing. */
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { holdWriter } from '../helpers/hold-writer.js';
 import { startTestService, type TestService } from '../helpers/service.js';
 import { buy, ledgerOf, ledgerProblems, listingsFor } from '../helpers/trading.js';
 
@@ -88,21 +89,11 @@ describe('POST /orders idempotency', () => {
     const [listing] = await listingsFor(t, key, { delivery: 'instant' });
     const { units, catalogue } = t.service.context;
     // Hold the writer so the market's removal and the order queue into one transaction.
-    let release: () => void = () => undefined;
-    const started = new Promise<void>((running) => {
-      void units.run(
-        () =>
-          new Promise<void>((resolve) => {
-            release = resolve;
-            running();
-          }),
-      );
-    });
-    await started;
+    const writer = await holdWriter(units);
     const gone = catalogue.apply([{ kind: 'remove', id: listing?.id as string }]);
     const order = buy(t, key, { listing_ids: [listing?.id] });
     await vi.waitFor(() => expect(units.queued()).toBe(2));
-    release();
+    writer.release();
     await gone;
     const refused = await order;
     expect(refused.status).toBe(409);

@@ -2,6 +2,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sellerDelayMs } from '../../src/service/platform/seller-delay.js';
 import { startTestService, type TestService } from '../helpers/service.js';
+import { openStream } from '../helpers/stream.js';
 import { advance, buy, ledgerOf, ledgerProblems, listingsFor } from '../helpers/trading.js';
 
 describe('order lifecycle', () => {
@@ -70,6 +71,25 @@ describe('order lifecycle', () => {
         .sort(),
     ).toEqual(['purchase', 'refund']);
     expect(await ledgerProblems(t, key)).toEqual([]);
+  });
+
+  it('tells the listing stream of a sale (gone) and of the return (new, new listed_at)', async () => {
+    const { key, accountId } = await t.account();
+    await t.sandbox(`/accounts/${accountId}`, { offers: 'decline', accept_after_seconds: 5 }, 'PATCH');
+    const [listing] = await listingsFor(t, key, { delivery: 'instant' });
+    const stream = openStream(t.baseUrl, key);
+    try {
+      await stream.opened;
+      await buy(t, key, { listing_ids: [listing?.id] });
+      await stream.until((events) => events.some((e) => e.type === 'gone' && e.data.id === listing?.id));
+      await advance(t, 6);
+      await stream.until((events) => events.some((e) => e.type === 'new' && e.data.id === listing?.id));
+      const back = stream.events.find((e) => e.type === 'new' && e.data.id === listing?.id);
+      expect(Date.parse(back?.data.listed_at)).toBeGreaterThan(Date.parse(listing?.listed_at ?? ''));
+      expect(back?.data.price_usd).toBe(listing?.price_usd);
+    } finally {
+      stream.close();
+    }
   });
 
   it('returns the items of an ignored offer after 15 minutes as trade_timeout, not before', async () => {
@@ -230,6 +250,9 @@ describe('order lifecycle', () => {
     expect(second.body.data.map((o: { order_id: string }) => o.order_id)).toEqual([ids[0]]);
     expect(second.body.meta.next_cursor).toBeNull();
     expect((await t.call('/orders/info?custom_id=page-1', { key })).body.order_id).toBe(ids[1]);
+    const byFilter = await t.call('/orders?custom_id=page-1', { key });
+    expect(byFilter.body.data.map((o: { order_id: string }) => o.order_id)).toEqual([ids[1]]);
+    expect((await t.call('/orders?custom_id=never-sent', { key })).body.data).toEqual([]);
     expect((await t.call(`/orders/${ids[0]}`, { key: other.key })).status).toBe(404);
     expect((await t.call('/orders?status=completed', { key })).body.data).toEqual([]);
   });

@@ -3,8 +3,8 @@
 import type { Database } from '../../shared/database.js';
 import { randomId } from '../core/api-keys.js';
 import type { Account, ApiKeyRecord, CallerDirectory } from '../core/caller.js';
-import type { UnitOfWorkRunner } from '../core/unit-of-work.js';
-import { AccountStore } from './account-store.js';
+import type { UnitOfWork, UnitOfWorkRunner } from '../core/unit-of-work.js';
+import { type AccountSettings, AccountStore } from './account-store.js';
 import { KeyStore, type NewKeyOptions } from './key-store.js';
 import { Ledger } from './ledger.js';
 import { Settlement } from './settlement.js';
@@ -52,6 +52,11 @@ export class Accounts implements CallerDirectory {
   /** The account with this id, or undefined (the access checks' look-up). */
   account(id: string): Account | undefined {
     return this.store.account(id);
+  }
+
+  /** Changes an account's settings in the unit of work (the trading feature's account port). */
+  update(uow: UnitOfWork, id: string, settings: AccountSettings): Promise<Account> {
+    return this.store.update(uow, id, settings);
   }
 
   /** Creates an account with a first key; an opening balance is posted as a deposit. */

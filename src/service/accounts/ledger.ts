@@ -102,11 +102,6 @@ export class Ledger {
 
   constructor(private readonly accounts: AccountStore) {}
 
-  /** The balances of an account as the unit of work sees them. */
-  balances(uow: UnitOfWork, accountId: string): Readonly<Balances> {
-    return this.working(uow, this.accounts.requireIn(uow, accountId));
-  }
-
   /** Spends from the balance; refused whole (`insufficient_…`) when it cannot be covered. */
   async debit(uow: UnitOfWork, debit: Debit): Promise<PostedRow> {
     const now = this.working(uow, this.accounts.requireIn(uow, debit.accountId));

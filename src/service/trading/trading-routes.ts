@@ -153,7 +153,7 @@ export function registerTradingRoutes(
       const { account } = authOf(request);
       const { appId = DEFAULT_APP_ID, status, cursor, limit = 50, custom_id } = request.query;
       if (custom_id !== undefined) {
-        const found = await trading.orderByCustomId(account.id, custom_id, appId).catch(() => null);
+        const found = await trading.store.byCustomId(account.id, appId, custom_id);
         return { data: found ? [view(found)] : [], meta: { next_cursor: null } };
       }
       const beforeSeq = cursor === undefined ? undefined : parseSeqCursor('o', cursor);

@@ -2,6 +2,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { UnitOfWorkRunner } from '../../../src/service/core/unit-of-work.js';
 import { Database } from '../../../src/shared/database.js';
+import { holdWriter } from '../../helpers/hold-writer.js';
 
 describe('UnitOfWorkRunner', () => {
   let db: Database;
@@ -17,17 +18,7 @@ describe('UnitOfWorkRunner', () => {
   const insert = (k: string) => units.run((uow) => uow.tx.runPrepared('INSERT INTO t VALUES ($k)', { k }));
 
   it('commits the units queued while a transaction runs together in the next one, sharing its batch', async () => {
-    let release: () => void = () => undefined;
-    const started = new Promise<void>((running) => {
-      void units.run(
-        () =>
-          new Promise<void>((resolve) => {
-            release = resolve;
-            running();
-          }),
-      );
-    });
-    await started;
+    const writer = await holdWriter(units);
     const batches = new Set<object>();
     const queued = Promise.all(
       ['a', 'b', 'c'].map((k) =>
@@ -37,7 +28,7 @@ describe('UnitOfWorkRunner', () => {
         }),
       ),
     );
-    release();
+    writer.release();
     await queued;
     expect(await keys()).toEqual(['a', 'b', 'c']);
     expect(batches.size).toBe(1);
