@@ -15,6 +15,8 @@ export interface ErrorSpec {
   condition: string;
   /** Extra body fields beside `code` and `detail`. */
   extra?: z.ZodRawShape;
+  /** The response carries a `Retry-After` header (integer seconds). @default false */
+  retryAfter?: boolean;
 }
 
 /** Every error code of the API. Order follows the specification's table. */
@@ -48,6 +50,7 @@ export const ERROR_TABLE = {
     status: 401,
     condition: 'IP ban after more than 30 bad keys in a minute (5 minutes)',
     extra: { banned_until: z.string() },
+    retryAfter: true,
   },
   insufficient_balance: {
     status: 402,
@@ -102,6 +105,8 @@ export const ERROR_TABLE = {
     status: 409,
     condition:
       'lost a race on the same items; transaction rolled back whole, nothing charged or reserved; carries Retry-After',
+    extra: { retry_after_seconds: z.number().int() },
+    retryAfter: true,
   },
   too_many_webhooks: { status: 409, condition: '5 endpoints already registered' },
   already_delivered: { status: 409, condition: 'retry of a delivery that already succeeded' },
@@ -133,11 +138,13 @@ export const ERROR_TABLE = {
     status: 429,
     condition: 'per-key limit; Retry-After header gives integer seconds',
     extra: { limit: z.number().int(), retry_after_seconds: z.number().int() },
+    retryAfter: true,
   },
   snapshot_rate_limited: {
     status: 429,
     condition: 'snapshot polled more than once a minute',
     extra: { retry_after_seconds: z.number().int() },
+    retryAfter: true,
   },
   too_many_streams: {
     status: 429,

@@ -103,6 +103,30 @@ export const CURRENCIES = [
 ] as const;
 export type Currency = (typeof CURRENCIES)[number];
 
+/** Units of each currency per 1 USD, of late-2026 magnitudes (the documented example). */
+export const TYPICAL_USD_RATES: Readonly<Record<Currency, number>> = {
+  USD: 1,
+  EUR: 0.92,
+  GBP: 0.79,
+  CNY: 7.18,
+  RUB: 92.5,
+  BRL: 5.45,
+  PLN: 3.98,
+  UAH: 41.2,
+  TRY: 34.1,
+  KZT: 487,
+  INR: 84.1,
+  JPY: 151.3,
+  KRW: 1372,
+  CAD: 1.37,
+  AUD: 1.52,
+  CHF: 0.88,
+  SEK: 10.6,
+  NOK: 10.9,
+  CZK: 23.3,
+  VND: 25_300,
+};
+
 /**
  * FX rates (designed here): units of each currency per 1 USD, and when they were last updated.
  * Rates drift slowly; convert with the rate in force at the time of a price, not today's.
@@ -110,10 +134,14 @@ export type Currency = (typeof CURRENCIES)[number];
 export const currencyResponseSchema = z
   .object({
     base: z.literal('USD'),
-    rates: z.record(z.enum(CURRENCIES), z.number().positive()).meta({
-      description: 'units of the currency per 1 USD',
-      example: { USD: 1, EUR: 0.92, CNY: 7.18 },
-    }),
+    rates: z
+      .object(
+        Object.fromEntries(CURRENCIES.map((c) => [c, z.number().positive()])) as Record<
+          Currency,
+          z.ZodNumber
+        >,
+      )
+      .meta({ description: 'units of the currency per 1 USD', example: TYPICAL_USD_RATES }),
     updated_at: timestampSchema,
   })
   .meta({ id: 'Currency' });

@@ -23,5 +23,6 @@ export function accountsFeature(deps: AccountsFeatureDeps): Feature {
     v1: (app) => registerAccountRoutes(app, deps.db),
     sandbox: (app) => registerAccountSandboxRoutes(app, deps.accounts, deps.allAppIds),
     errors: accountApiError,
+    tags: { account: 'The account behind the key: balance, settled funds and the ledger' },
   };
 }

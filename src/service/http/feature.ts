@@ -1,4 +1,23 @@
-/** What a feature folder hands the server: its /v1 routes and its sandbox routes, each a Fastify plugin. */
+/**
+ * What a feature folder hands the server: its /v1 routes and its sandbox routes, each a Fastify
+ * plugin, and the descriptions of the OpenAPI tags its routes use.
+ *
+ * How a /v1 route is written so that the OpenAPI document describes it fully (checked by
+ * `test/e2e/openapi-lint.test.ts` with Redocly and Spectral):
+ * - `config: { access, rate }` says who may call it ('public', 'key' (default) or 'trading') and
+ *   which rate limit it counts against ('read' (default), 'orders', 'p2p_write' or 'none'). Its
+ *   security, its 401/403/429 responses and a sentence of its description follow from these.
+ * - `schema.summary` (one line) and, where there is more to say, `schema.description`.
+ * - `schema.querystring`, `params`, `headers` and `body` as zod schemas from `src/contract`
+ *   (400 invalid_param or invalid_request follow from them); query numbers with `queryInteger` /
+ *   `queryNumber`, so they are documented as numbers with their bounds.
+ * - `schema.response`: the success schemas, plus `...errorResponses(<the route's own codes>)`;
+ *   `documentedResponse({ description, body?, headers })` for responses with headers or without
+ *   a body (a 304). Retry-After on errors is documented from the error table.
+ * - `schema.tags` and `schema.operationId` are optional: the first path segment and the method
+ *   plus path in camelCase are used otherwise. A tag needs a description in the feature's `tags`.
+ * See `openapi-route.ts` for exactly what is derived.
+ */
 import type { FastifyInstance } from 'fastify';
 import type { DomainErrorMapper } from './error-handler.js';
 
@@ -10,4 +29,9 @@ export interface Feature {
   sandbox?(app: FastifyInstance): void | Promise<void>;
   /** Maps the feature's domain errors to API errors. */
   errors?: DomainErrorMapper;
+  /**
+   * Descriptions of the OpenAPI tags the feature's /v1 routes use.
+   * @example { trading: 'Orders, market buys and claims' }
+   */
+  tags?: Readonly<Record<string, string>>;
 }

@@ -1,17 +1,14 @@
 /** Assembles the Fastify application: OpenAPI, error mapping, the /v1 API and the sandbox. */
 import swagger from '@fastify/swagger';
 import Fastify, { type FastifyInstance } from 'fastify';
-import {
-  jsonSchemaTransform,
-  jsonSchemaTransformObject,
-  serializerCompiler,
-  validatorCompiler,
-} from 'fastify-type-provider-zod';
+import { serializerCompiler, validatorCompiler } from 'fastify-type-provider-zod';
 import { type AuthenticateOptions, registerAuthentication } from './authenticate.js';
 import { registerCors } from './cors.js';
 import { answerClientError, registerErrorHandling } from './error-handler.js';
 import type { Feature } from './feature.js';
 import { errorCodesExtension } from './openapi.js';
+import { documentObject } from './openapi-document.js';
+import { documentRoute } from './openapi-route.js';
 
 /** How the HTTP layer is set up. */
 export interface AppOptions {
@@ -53,6 +50,8 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
       info: {
         title: 'Marketplace Trading and Market-Data API',
         version: '1.0.0',
+        license: { name: 'MIT', identifier: 'MIT' },
+        contact: { name: 'skin-market' },
         description:
           'In-game item marketplace: market data, trading (orders, claims, buying for a trade URL) and the account with its ledger. Instant Sell, P2P and webhooks are not served yet.',
       },
@@ -65,8 +64,8 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
       },
       ...errorCodesExtension(),
     },
-    transform: jsonSchemaTransform,
-    transformObject: jsonSchemaTransformObject,
+    transform: documentRoute,
+    transformObject: documentObject(Object.assign({}, ...options.features.map((f) => f.tags ?? {}))),
   });
   await app.register(
     async (v1) => {

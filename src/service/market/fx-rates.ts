@@ -2,32 +2,16 @@
  * FX rates against USD that drift slowly: a seeded random walk with one step per minute of the
  * service's clock, so the same seed and the same minutes always give the same rates.
  */
-import { CURRENCIES, type Currency, type CurrencyResponse } from '../../contract/market.js';
+import {
+  CURRENCIES,
+  type Currency,
+  type CurrencyResponse,
+  TYPICAL_USD_RATES,
+} from '../../contract/market.js';
 import type { Clock } from '../core/clock.js';
 
 /** Units per 1 USD at the start of the walk (late-2026 magnitudes). */
-export const BASE_RATES: Record<Currency, number> = {
-  USD: 1,
-  EUR: 0.92,
-  GBP: 0.79,
-  CNY: 7.18,
-  RUB: 92.5,
-  BRL: 5.45,
-  PLN: 3.98,
-  UAH: 41.2,
-  TRY: 34.1,
-  KZT: 487,
-  INR: 84.1,
-  JPY: 151.3,
-  KRW: 1372,
-  CAD: 1.37,
-  AUD: 1.52,
-  CHF: 0.88,
-  SEK: 10.6,
-  NOK: 10.9,
-  CZK: 23.3,
-  VND: 25_300,
-};
+export const BASE_RATES: Record<Currency, number> = TYPICAL_USD_RATES;
 
 const STEP_MS = 60_000;
 /** Standard deviation of one minute's log-return (about 0.4 % a day). */

@@ -38,5 +38,10 @@ export function marketFeature(deps: MarketFeatureDeps): Feature {
       registerSnapshotRoutes(app, deps);
     },
     sandbox: (app) => registerMarketSandboxRoutes(app, deps),
+    tags: {
+      status: 'Service health, without a key',
+      market:
+        'Market data: games, live listings and their event stream, the minAsk price list and its snapshot, FX rates',
+    },
   };
 }

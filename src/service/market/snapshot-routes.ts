@@ -8,9 +8,10 @@ import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { ApiError } from '../../contract/api-error.js';
+import { timestampSchema } from '../../contract/common.js';
 import type { Clock } from '../core/clock.js';
 import { authOf, enforceRateLimit } from '../http/authenticate.js';
-import { AUTH_ERRORS, errorResponses } from '../http/openapi.js';
+import { AUTH_ERRORS, documentedResponse, errorResponses } from '../http/openapi.js';
 import type { RollingWindowLimiter } from '../http/rate-limiter.js';
 import { requireSettledFunds } from './market-routes.js';
 import type { PriceSnapshot } from './price-snapshot.js';
@@ -22,6 +23,16 @@ export interface SnapshotRouteDeps {
   clock: Clock;
 }
 
+/** Headers of the snapshot's 200 and 304. */
+const SNAPSHOT_HEADERS = {
+  ETag: z.string().meta({ description: 'strong ETag of the file; send it back as If-None-Match' }),
+  'Last-Modified': z.string().meta({ description: 'when the prices or counts last changed (HTTP date)' }),
+  'X-Generated-At': timestampSchema.meta({
+    description: 'when the snapshot was last rebuilt (ISO 8601 UTC)',
+  }),
+  'Cache-Control': z.literal('no-cache').meta({ description: 'revalidate with If-None-Match before reuse' }),
+};
+
 /** Registers the snapshot route. */
 export function registerSnapshotRoutes(app: FastifyInstance, deps: SnapshotRouteDeps): void {
   const api = app.withTypeProvider<ZodTypeProvider>();
@@ -30,20 +41,22 @@ export function registerSnapshotRoutes(app: FastifyInstance, deps: SnapshotRoute
     {
       config: { rate: 'none' },
       schema: {
+        operationId: 'getPriceSnapshot',
         summary: 'Bulk CS2 price snapshot: gzip NDJSON of price rows, with a strong ETag',
         description:
           'Each line is a PriceRow. Rebuilt once a minute. Send If-None-Match with the last ETag: a 304 never counts against the limit; each 200 counts, one per key per rolling minute.',
         tags: ['market'],
         headers: z.looseObject({ 'if-none-match': z.string().max(512).optional() }),
         response: {
-          200: {
-            description: 'gzip-compressed NDJSON; headers ETag, Last-Modified and X-Generated-At',
-            content: { 'application/gzip': { schema: z.string().meta({ format: 'binary' }) } },
-          },
-          304: {
-            description: 'not modified since the ETag sent',
-            content: { 'application/gzip': { schema: z.string() } },
-          },
+          200: documentedResponse({
+            description: 'gzip-compressed NDJSON, one PriceRow per line',
+            body: { mediaType: 'application/gzip', schema: z.string().meta({ format: 'binary' }) },
+            headers: SNAPSHOT_HEADERS,
+          }),
+          304: documentedResponse({
+            description: 'not modified since the ETag sent; no body',
+            headers: SNAPSHOT_HEADERS,
+          }),
           ...errorResponses(
             ...AUTH_ERRORS,
             'insufficient_settled_balance',

@@ -31,6 +31,7 @@ export function registerStreamRoutes(app: FastifyInstance, deps: StreamRouteDeps
     '/listings/stream',
     {
       schema: {
+        operationId: 'streamListings',
         summary:
           'Server-Sent Events of listings appearing (new) and leaving (gone); resumable with Last-Event-ID',
         tags: ['market'],

@@ -21,5 +21,9 @@ export function tradingFeature(deps: TradingFeatureDeps): Feature {
     v1: (app) => registerTradingRoutes(app, deps.trading, deps.platform, deps.clock),
     sandbox: (app) => registerTradingSandboxRoutes(app, deps),
     errors: tradingApiError,
+    tags: {
+      trading:
+        'Buying from the balance: orders delivered to the key owner, market buys for a trade URL, order lookups and claims',
+    },
   };
 }

@@ -17,7 +17,7 @@ import {
 } from '../../contract/order.js';
 import type { Clock } from '../core/clock.js';
 import { authOf } from '../http/authenticate.js';
-import { AUTH_ERRORS, errorResponses } from '../http/openapi.js';
+import { AUTH_ERRORS, documentedResponse, errorResponses } from '../http/openapi.js';
 import { parseSeqCursor, seqCursor } from '../http/seq-cursor.js';
 import type { StoredResponse } from './idempotency.js';
 import { type OrderRecord, orderJson } from './order-record.js';
@@ -62,6 +62,7 @@ export function registerTradingRoutes(
     {
       config: { access: 'trading', rate: 'orders' },
       schema: {
+        operationId: 'createOrder',
         summary: 'Buy listings of one game from the balance, delivered to the key owner',
         description:
           'Idempotent on the Idempotency-Key header or custom_id (one value; both sent must be equal). The same key with the same body replays the first response byte for byte; with another body it is 409 idempotency_key_mismatch; while the first runs, 409 idempotency_in_progress. A refusal before an order exists leaves the key free; 504 upstream_timeout binds it to the order decided behind the scenes.',
@@ -101,6 +102,7 @@ export function registerTradingRoutes(
     {
       config: { access: 'trading', rate: 'orders' },
       schema: {
+        operationId: 'buyForTradeUrl',
         summary: 'Buy CS2 listings for an end user by trade URL (settled funds only)',
         description:
           'Needs deliver-to-any-trade-URL buying enabled on the account. Idempotent like POST /orders. The partner and token of the trade URL are checked; a malformed or private one is 400 invalid_trade_url.',
@@ -143,6 +145,7 @@ export function registerTradingRoutes(
     '/orders',
     {
       schema: {
+        operationId: 'listOrders',
         summary: "The account's orders in one game, newest first",
         tags: ['trading'],
         querystring: ordersQuerySchema,
@@ -171,6 +174,7 @@ export function registerTradingRoutes(
     '/orders/info',
     {
       schema: {
+        operationId: 'getOrderByCustomId',
         summary: 'Look an order up by the custom_id it was created with',
         tags: ['trading'],
         querystring: orderInfoQuerySchema,
@@ -188,6 +192,7 @@ export function registerTradingRoutes(
     '/orders/:id',
     {
       schema: {
+        operationId: 'getOrder',
         summary: 'One order, with hold_until, per-item tradable_at and refund',
         tags: ['trading'],
         params: orderParamsSchema,
@@ -205,6 +210,7 @@ export function registerTradingRoutes(
     '/orders/:id/claim',
     {
       schema: {
+        operationId: 'claimOrder',
         summary:
           'Release a held order shortly after hold_until (a no-op for orders that deliver by themselves)',
         tags: ['trading'],
@@ -229,7 +235,13 @@ export function registerTradingRoutes(
       schema: {
         summary: 'Withdrawals are handled on the website (always 501)',
         tags: ['account'],
-        response: errorResponses(...AUTH_ERRORS, 'not_implemented'),
+        response: {
+          // Documented so that the operation has a success status, as OpenAPI tools expect.
+          '2xx': documentedResponse({
+            description: 'never sent: withdrawals are made on the website, every call answers 501',
+          }),
+          ...errorResponses(...AUTH_ERRORS, 'not_implemented'),
+        },
       },
     },
     async () => {
