@@ -1,0 +1,206 @@
+/**
+ * Real responses of every operation, produced by the real service over loopback, replayed
+ * through the OpenAPI document it serves: each status must be documented, each JSON body valid
+ * against its schema, each documented header that is sent valid. Every operation answers at least
+ * one success and one client error here; a new operation needs a request in SUCCESSES.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { nameOf, type Operation, operationsOf, ResponseChecker } from '../helpers/openapi-responses.js';
+import { read, startTestService, type TestResponse, type TestService } from '../helpers/service.js';
+import { listingsFor } from '../helpers/trading.js';
+
+let t: TestService;
+let doc: any;
+let checker: ResponseChecker;
+/** Status classes replayed per operation (`GET /orders` → {'2xx', '4xx'}). */
+const replayed = new Map<string, Set<string>>();
+const problems: string[] = [];
+
+interface Call {
+  method?: string;
+  key?: string;
+  body?: unknown;
+  headers?: Record<string, string>;
+}
+
+/** Calls the service and checks the response against the document. */
+async function replay(path: string, init: Call = {}): Promise<TestResponse> {
+  const response = path.startsWith('/listings/stream')
+    ? await openStream(path, init)
+    : await t.call(path, init);
+  const method = init.method ?? 'GET';
+  const operation = checker.find(method, path.split('?')[0] ?? path);
+  if (!operation) {
+    problems.push(`${method} ${path}: no operation of the document`);
+    return response;
+  }
+  problems.push(...checker.problems(operation, response));
+  const classes = replayed.get(nameOf(operation)) ?? new Set<string>();
+  classes.add(`${String(response.status)[0]}xx`);
+  replayed.set(nameOf(operation), classes);
+  return response;
+}
+
+/** Opens the endless event stream, keeps its status and headers, and closes it. */
+async function openStream(path: string, init: Call): Promise<TestResponse> {
+  const abort = new AbortController();
+  const response = await fetch(`${t.baseUrl}${path}`, {
+    headers: { ...(init.key ? { authorization: `Bearer ${init.key}` } : {}), ...init.headers },
+    signal: abort.signal,
+  });
+  if (response.status !== 200) return read(response);
+  abort.abort();
+  return { status: 200, headers: response.headers, body: '', text: '' };
+}
+
+let funded: string;
+let trading: { orderId: string; customId: string; body: Record<string, unknown> };
+
+beforeAll(async () => {
+  t = await startTestService({ listings: 800, trustProxy: ['127.0.0.1'] });
+  doc = (await t.call('/openapi.json')).body;
+  checker = new ResponseChecker(doc);
+  funded = (await t.account({ balance_usd: 500, trading: true, external_buy: true })).key;
+  const [listing] = await listingsFor(t, funded, { delivery: 'instant' });
+  const body = { listing_ids: [listing?.id], custom_id: 'replay-order-1' };
+  const placed = await t.call('/orders', { method: 'POST', key: funded, body });
+  if (placed.status !== 201) throw new Error(`order: ${placed.text}`);
+  trading = { orderId: placed.body.order_id, customId: 'replay-order-1', body };
+});
+afterAll(() => t.close());
+
+/** A request per operation that succeeds (by operationId); a new operation adds one here. */
+const SUCCESSES: Record<string, () => Promise<unknown>> = {
+  getHealth: () => replay('/health'),
+  getGames: () => replay('/games', { key: funded }),
+  getListings: () => replay('/listings?limit=5&sort=price_asc&min_price=0.5', { key: funded }),
+  getPrices: () => replay('/prices?limit=3', { key: funded }),
+  getPublicPrices: () => replay('/public/prices?appId=570&limit=2'),
+  getCurrency: () => replay('/currency', { key: funded }),
+  streamListings: () => replay('/listings/stream?min_price=1', { key: funded }),
+  getPriceSnapshot: async () => {
+    const full = await replay('/prices/snapshot.ndjson.gz', { key: funded });
+    await replay('/prices/snapshot.ndjson.gz', {
+      key: funded,
+      headers: { 'if-none-match': full.headers.get('etag') ?? '' },
+    });
+  },
+  getBalance: () => replay('/balance', { key: funded }),
+  getTransactions: () => replay('/transactions?limit=5', { key: funded }),
+  // The order placed before the tests, sent again with its key: the stored 201 is replayed.
+  createOrder: () => replay('/orders', { method: 'POST', key: funded, body: trading.body }),
+  listOrders: () => replay('/orders?limit=5', { key: funded }),
+  getOrderByCustomId: () => replay(`/orders/info?custom_id=${trading.customId}`, { key: funded }),
+  getOrder: () => replay(`/orders/${trading.orderId}`, { key: funded }),
+  claimOrder: () => replay(`/orders/${trading.orderId}/claim`, { method: 'POST', key: funded }),
+  buyForTradeUrl: async () => {
+    const { trade_url } = (await t.sandbox('/trade-urls/123457')).body;
+    const [listing] = await listingsFor(t, funded, { delivery: 'instant' });
+    await replay('/market/buy', {
+      method: 'POST',
+      key: funded,
+      body: { listing_ids: [listing?.id], trade_url },
+    });
+  },
+};
+
+/** Operations whose only success response is documented as never sent. */
+const NEVER_SUCCEEDS = new Set(['postWithdrawals']);
+
+describe('real responses replayed through the OpenAPI document', () => {
+  it('match the document on the success of every operation', async () => {
+    for (const operation of operationsOf(doc)) await SUCCESSES[operation.operationId]?.();
+    expect(problems).toEqual([]);
+  });
+
+  it('match the document on refusals of input, key, funds, state and method', async () => {
+    const unfunded = (await t.account({ balance_usd: 0, trading: true })).key;
+    const reader = (await t.account({ balance_usd: 100, trading: false })).key;
+    const elsewhere = (await t.account({ balance_usd: 100, ip_allowlist: ['10.0.0.1'] })).key;
+    await replay('/games');
+    await replay('/games', { key: 'svc_pub_unknown' });
+    await replay('/currency', { key: elsewhere });
+    await replay('/listings?limit=0', { key: funded });
+    await replay('/listings?limit=abc', { key: funded });
+    await replay('/listings/stream?min_price=abc', { key: funded });
+    await replay('/prices', { key: unfunded });
+    await replay('/prices?appId=570&wear=Field-Tested', { key: funded });
+    await replay('/public/prices?limit=0');
+    await replay('/prices/snapshot.ndjson.gz', { key: funded });
+    await replay('/balance', { key: 'no-prefix' });
+    await replay('/transactions?from=10&to=5', { key: funded });
+    await replay('/orders', { method: 'POST', key: funded, body: { listing_ids: 'x' } });
+    await replay('/orders', { method: 'POST', key: reader, body: { listing_ids: ['a'] } });
+    await replay('/orders', { method: 'POST', key: unfunded, body: { listing_ids: ['cs2-missing'] } });
+    await replay('/orders', { method: 'POST', key: funded, body: { ...trading.body, max_price_usd: 1000 } });
+    await replay('/orders?limit=0', { key: funded });
+    await replay('/orders/info?custom_id=none', { key: funded });
+    await replay('/orders/missing-order', { key: funded });
+    await replay('/orders/missing-order/claim', { method: 'POST', key: funded });
+    await replay('/market/buy', {
+      method: 'POST',
+      key: funded,
+      body: { listing_ids: ['a'], trade_url: 'https://example.invalid/' },
+    });
+    await replay('/withdrawals', { method: 'POST', key: funded });
+    expect(problems).toEqual([]);
+  });
+
+  it('match the document on 429 rate_limit_exceeded, with Retry-After', async () => {
+    const { key } = await t.account({ balance_usd: 10 });
+    let last: TestResponse | undefined;
+    for (let i = 0; i < 101 && last?.status !== 429; i++) last = await replay('/balance', { key });
+    expect(last?.status).toBe(429);
+    expect(Number(last?.headers.get('retry-after'))).toBeGreaterThan(0);
+    expect(problems).toEqual([]);
+  });
+
+  it('match the document on 401 too_many_failed_auth on every operation during a ban', async () => {
+    const headers = { 'x-forwarded-for': '198.51.100.7' };
+    for (let i = 0; i < 31; i++) await t.call('/balance', { headers, key: `svc_pub_bad${i}` });
+    for (const operation of operationsOf(doc)) {
+      const path = operation.path.replace(/\{[^}]+\}/g, 'x');
+      const response = await replay(path, { method: operation.method, key: funded, headers });
+      expect(response.status, nameOf(operation)).toBe(401);
+      expect(response.headers.get('retry-after'), nameOf(operation)).toMatch(/^\d+$/);
+    }
+    expect(problems).toEqual([]);
+  });
+
+  it('refuses what the document does not describe (the check can fail)', async () => {
+    const strict = structuredClone(doc);
+    strict.components.schemas.Balance.required.push('not_a_field');
+    delete strict.paths['/withdrawals'].post.responses['501'];
+    strict.paths['/prices/snapshot.ndjson.gz'].get.responses['304'].content = {
+      'application/gzip': { schema: { type: 'string' } },
+    };
+    const strictChecker = new ResponseChecker(strict);
+    const check = async (path: string, init: Call & { method?: string } = {}) => {
+      const operation = strictChecker.find(init.method ?? 'GET', path);
+      if (!operation) throw new Error(path);
+      return strictChecker.problems(operation, await t.call(path, init));
+    };
+    expect(await check('/balance', { key: funded })).toEqual([
+      expect.stringContaining("must have required property 'not_a_field'"),
+    ]);
+    expect(await check('/withdrawals', { method: 'POST', key: funded })).toEqual([
+      expect.stringContaining('status not documented'),
+    ]);
+    const etag = (await t.call('/prices/snapshot.ndjson.gz', { key: funded })).headers.get('etag') ?? '';
+    expect(
+      await check('/prices/snapshot.ndjson.gz', { key: funded, headers: { 'if-none-match': etag } }),
+    ).toEqual([expect.stringContaining('media type (none) not documented')]);
+  });
+
+  it('covers a success and a client error of every operation', () => {
+    const missing = operationsOf(doc).flatMap((operation: Operation) => {
+      const classes = replayed.get(nameOf(operation)) ?? new Set();
+      const gaps: string[] = [];
+      if (!NEVER_SUCCEEDS.has(operation.operationId) && !classes.has('2xx'))
+        gaps.push(`${nameOf(operation)}: no success replayed; add ${operation.operationId} to SUCCESSES`);
+      if (!classes.has('4xx')) gaps.push(`${nameOf(operation)}: no client error replayed`);
+      return gaps;
+    });
+    expect(missing).toEqual([]);
+  });
+});
