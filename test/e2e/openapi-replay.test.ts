@@ -137,6 +137,10 @@ describe('real responses replayed through the OpenAPI document', () => {
     await replay('/orders/info?custom_id=none', { key: funded });
     await replay('/orders/missing-order', { key: funded });
     await replay('/orders/missing-order/claim', { method: 'POST', key: funded });
+    const tooLong = await replay(`/orders/${'x'.repeat(201)}`, { key: funded });
+    expect(tooLong.body.code).toBe('invalid_param');
+    const undecodable = await replay('/orders/%E0%A4%A/claim', { method: 'POST', key: funded });
+    expect(undecodable.body.code).toBe('invalid_param');
     await replay('/market/buy', {
       method: 'POST',
       key: funded,

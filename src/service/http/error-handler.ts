@@ -4,7 +4,7 @@
  * generic 500 that discloses nothing.
  */
 import type { Socket } from 'node:net';
-import type { FastifyError, FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ApiError, isApiError } from '../../contract/api-error.js';
 import { type DomainError, isDomainError } from '../core/domain-error.js';
 
@@ -117,6 +117,27 @@ function requestProblem(error: FastifyError): string {
     default:
       return `the request could not be read: ${error.message}`;
   }
+}
+
+/**
+ * Answers what the router refuses before any route runs, in the same shape: a path parameter
+ * longer than `maxParamLength` or not decodable is 400 invalid_param (it would otherwise be
+ * Fastify's own `{ error, message, statusCode }`, a 414 for the length).
+ */
+export function frameworkErrorAnswer(maxParamLength: number) {
+  return (error: FastifyError, request: FastifyRequest, reply: FastifyReply): void => {
+    const apiError =
+      error.code === 'FST_ERR_MAX_PARAM_LENGTH'
+        ? new ApiError('invalid_param', `a path parameter is longer than ${maxParamLength} characters`)
+        : error.code === 'FST_ERR_BAD_URL'
+          ? new ApiError('invalid_param', 'a path parameter is not valid percent-encoding')
+          : toApiError(error, request);
+    void reply
+      .code(apiError.status)
+      .headers(apiError.headers)
+      .type('application/json; charset=utf-8')
+      .send(JSON.stringify(apiError.toBody()));
+  };
 }
 
 /**

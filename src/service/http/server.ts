@@ -4,7 +4,7 @@ import Fastify, { type FastifyInstance } from 'fastify';
 import { serializerCompiler, validatorCompiler } from 'fastify-type-provider-zod';
 import { type AuthenticateOptions, registerAuthentication } from './authenticate.js';
 import { registerCors } from './cors.js';
-import { answerClientError, registerErrorHandling } from './error-handler.js';
+import { answerClientError, frameworkErrorAnswer, registerErrorHandling } from './error-handler.js';
 import type { Feature } from './feature.js';
 import { errorCodesExtension } from './openapi.js';
 import { documentObject } from './openapi-document.js';
@@ -26,6 +26,9 @@ export interface AppOptions {
   corsOrigins?: string[];
 }
 
+/** The longest path parameter the router takes (a longer one is 400 invalid_param). */
+const MAX_PARAM_LENGTH = 200;
+
 /** Builds the application (not yet listening). */
 export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   const trust = options.trustProxy ?? [];
@@ -35,7 +38,8 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     bodyLimit: 1024 * 1024,
     return503OnClosing: true,
     clientErrorHandler: answerClientError,
-    routerOptions: { ignoreTrailingSlash: true, maxParamLength: 200 },
+    frameworkErrors: frameworkErrorAnswer(MAX_PARAM_LENGTH),
+    routerOptions: { ignoreTrailingSlash: true, maxParamLength: MAX_PARAM_LENGTH },
   });
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(serializerCompiler);
