@@ -3,19 +3,12 @@
  * Spectral (`spectral:oas`) with their default rule sets find nothing, and every operation follows
  * the route convention of `src/service/http/feature.ts`. Failures name the route and what to add.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { type LintProblem, lintWithRedocly, lintWithSpectral } from '../helpers/openapi-lint.js';
 import { nameOf, type Operation, operationsOf } from '../helpers/openapi-responses.js';
-import { startTestService, type TestService } from '../helpers/service.js';
+import { serveDocument } from '../helpers/served-document.js';
 
-let t: TestService;
-let doc: any;
-
-beforeAll(async () => {
-  t = await startTestService({ listings: 10 });
-  doc = (await t.call('/openapi.json')).body;
-});
-afterAll(() => t.close());
+const { doc } = await serveDocument();
 
 /** What to change for a rule, in this project's terms. */
 const HINTS: Record<string, string> = {
