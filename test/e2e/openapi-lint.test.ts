@@ -31,7 +31,8 @@ function describeProblem(problem: LintProblem): string {
       const decoded = path.replaceAll('~1', '/').replaceAll('~0', '~');
       return `${method.toUpperCase()} ${decoded}`;
     })
-    .replaceAll('~1', '/');
+    .replaceAll('~1', '/')
+    .replace(/^tags\.(\d+)/, (_, index: string) => `tag '${doc.tags?.[Number(index)]?.name}'`);
   const hint = HINTS[problem.rule];
   return `${problem.linter} ${problem.severity} ${problem.rule} at ${where}: ${problem.message}${hint ? ` (${hint})` : ''}`;
 }
