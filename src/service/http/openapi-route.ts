@@ -104,7 +104,8 @@ function inputErrors(schema: FastifySchema): ErrorCode[] {
   return codes;
 }
 
-const RATE_LABELS: Record<RateClass, string> = {
+/** How a rate class reads in a description (a class without a label reads as its name). */
+const RATE_LABELS: Partial<Record<RateClass, string>> = {
   read: 'standard reads',
   orders: 'orders',
   p2p_write: 'P2P writes',
@@ -123,7 +124,7 @@ function accessSentence(
         : 'Needs an API key (Authorization: Bearer, or the api_key query parameter).';
   if (rate === 'none') return who;
   const subject = access === 'public' ? 'per client address' : 'per key';
-  return `${who} Counts against the limit of ${RATE_LABELS[rate]}: ${DEFAULT_RATE_LIMITS[rate]} per rolling minute ${subject} (429 with Retry-After beyond it).`;
+  return `${who} Counts against the limit of ${RATE_LABELS[rate] ?? rate.replaceAll('_', ' ')}: ${DEFAULT_RATE_LIMITS[rate]} per rolling minute ${subject} (429 with Retry-After beyond it).`;
 }
 
 /** `GET /orders/:id/claim` → `getOrdersByIdClaim`. */
