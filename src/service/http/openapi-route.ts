@@ -41,27 +41,8 @@ export const documentRoute: SwaggerTransform = (input) => {
   const method = [input.route.method].flat()[0] ?? 'GET';
   const path = input.url.replace(/^\/v1(?=\/)/, '');
 
-  const codes = [...accessErrors(access, rate), ...inputErrors(schema)];
-  const kept: Record<string, unknown> = {};
-  const headers = new Map<string, ResponseHeaders>();
-  const bodyless = new Set<string>();
-  for (const [status, response] of Object.entries((schema.response ?? {}) as Json)) {
-    const errorCodes = errorCodesOf(response);
-    if (errorCodes) {
-      codes.push(...errorCodes);
-      continue;
-    }
-    if (isDocumented(response)) {
-      headers.set(status, response.headers);
-      if (Object.keys(response.content).length === 0) {
-        bodyless.add(status);
-        continue;
-      }
-      kept[status] = { description: response.description, content: response.content };
-      continue;
-    }
-    kept[status] = successResponse(status, response);
-  }
+  const { codes, kept, headers, bodyless } = sortResponses(schema);
+  codes.push(...accessErrors(access, rate), ...inputErrors(schema));
   const errors = errorResponses(...codes);
   const result = zodTransform({ ...input, schema: { ...schema, response: { ...kept, ...errors } } });
   const out = result.schema as Json & { response: Record<string, Json> };
@@ -86,6 +67,29 @@ export const documentRoute: SwaggerTransform = (input) => {
   out.description = [schema.description, accessSentence(access, rate)].filter(Boolean).join('\n\n');
   return result;
 };
+
+/** A route's responses sorted: error codes, responses for the type provider, headers, bodyless statuses. */
+function sortResponses(schema: RouteSchema) {
+  const codes: ErrorCode[] = [];
+  const kept: Record<string, unknown> = {};
+  const headers = new Map<string, ResponseHeaders>();
+  const bodyless = new Set<string>();
+  for (const [status, response] of Object.entries((schema.response ?? {}) as Json)) {
+    const errorCodes = errorCodesOf(response);
+    if (errorCodes) {
+      codes.push(...errorCodes);
+      continue;
+    }
+    if (!isDocumented(response)) {
+      kept[status] = successResponse(status, response);
+      continue;
+    }
+    headers.set(status, response.headers);
+    if (Object.keys(response.content).length === 0) bodyless.add(status);
+    else kept[status] = { description: response.description, content: response.content };
+  }
+  return { codes, kept, headers, bodyless };
+}
 
 /** Codes the access checks of a route can answer (the 500 is added by `errorResponses`). */
 function accessErrors(access: NonNullable<AccessConfig['access']>, rate: AccessConfig['rate']): ErrorCode[] {

@@ -33,7 +33,9 @@ export function errorCodesOf(response: unknown): ErrorCode[] | undefined {
  */
 export function errorResponses(...codes: ErrorCode[]): Record<number, z.ZodType> {
   const byStatus = new Map<number, ErrorCode[]>();
-  for (const code of [...new Set<ErrorCode>([...codes, 'internal_error'])]) {
+  // In the table's order, whatever order the route and its access checks list them in.
+  const listed = new Set<ErrorCode>([...codes, 'internal_error']);
+  for (const code of ERROR_CODES.filter((c) => listed.has(c))) {
     const status = ERROR_TABLE[code].status;
     byStatus.set(status, [...(byStatus.get(status) ?? []), code]);
   }
