@@ -5,7 +5,7 @@
  */
 import type { SwaggerTransformObject } from '@fastify/swagger';
 import { createJsonSchemaTransformObject } from 'fastify-type-provider-zod';
-import { documentJsonSchema } from './openapi-json-schema.js';
+import { documentJsonSchema, REQUIRED_HEADER } from './openapi-json-schema.js';
 
 const SCHEMA_REF = '#/components/schemas/';
 
@@ -20,6 +20,7 @@ export function documentObject(tagDescriptions: Readonly<Record<string, string>>
       const description = tagDescriptions[name];
       return description === undefined ? { name } : { name, description };
     });
+    liftRequiredHeaders(doc.paths ?? {});
     const schemas = doc.components?.schemas ?? {};
     const reached = reachedSchemas(doc, schemas);
     const kept = Object.entries(schemas).filter(([name]) => reached.has(name));
@@ -59,6 +60,20 @@ function renameLoneInputs(doc: Json & { components: Json & { schemas: Json } }):
     ]),
   );
   return rewrite({ ...doc, components: { ...doc.components, schemas } }) as never;
+}
+
+/** A response header marked always sent becomes `required: true` (beside its schema, not in it). */
+function liftRequiredHeaders(paths: Json): void {
+  for (const item of Object.values(paths) as Json[])
+    for (const operation of Object.values(item) as Json[])
+      for (const response of Object.values((operation.responses ?? {}) as Record<string, Json>))
+        for (const header of Object.values(
+          (response.headers ?? {}) as Record<string, Json & { schema?: Json }>,
+        )) {
+          if (!header.schema?.[REQUIRED_HEADER]) continue;
+          delete header.schema[REQUIRED_HEADER];
+          header.required = true;
+        }
 }
 
 /** Tags of the operations, in order of first use. */

@@ -5,6 +5,9 @@
  */
 import { z } from 'zod';
 
+/** Marks the schema of a response header that is always sent, until the document pass makes it `required`. */
+export const REQUIRED_HEADER = 'x-required-header';
+
 /** The context zod hands a JSON Schema override: the zod node and its JSON Schema, edited in place. */
 export interface OverrideContext {
   zodSchema: z.core.$ZodType;

@@ -20,7 +20,7 @@ import { z } from 'zod';
 import { ERROR_TABLE, type ErrorCode, type ErrorSpec } from '../../contract/errors.js';
 import type { AccessConfig } from './authenticate.js';
 import { errorCodesOf, errorResponses, type ResponseHeaders } from './openapi.js';
-import { documentJsonSchema } from './openapi-json-schema.js';
+import { documentJsonSchema, REQUIRED_HEADER } from './openapi-json-schema.js';
 import { DEFAULT_RATE_LIMITS, type RateClass } from './rate-limiter.js';
 
 /** The security requirement of a keyed route: the bearer header, or else the `api_key` query parameter. */
@@ -171,6 +171,8 @@ function headersJson(named: ResponseHeaders): Json {
   return Object.fromEntries(
     Object.entries(named).map(([name, schema]) => {
       const { $schema: _, ...json } = z.toJSONSchema(schema, { io: 'output', override: documentJsonSchema });
+      // @fastify/swagger puts everything of a header into its schema; the document pass lifts this out.
+      if (!schema.safeParse(undefined).success) json[REQUIRED_HEADER] = true;
       return [name, json];
     }),
   );

@@ -56,7 +56,7 @@ export function errorResponses(...codes: ErrorCode[]): Record<number, z.ZodType>
   return responses;
 }
 
-/** A response header: its value's schema, with a `description` in its meta. */
+/** Response headers by name: each value's schema, with a `description` in its meta; `.optional()` when not always sent. */
 export type ResponseHeaders = Record<string, z.ZodType>;
 
 /**
