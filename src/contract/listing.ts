@@ -65,9 +65,9 @@ export const listingSchema = z
     listed_at: timestampSchema
       .nullable()
       .meta({ description: 'when the item entered the catalogue (re-listings get a new value)' }),
-    source: z.enum(['platform', 'external']).optional().meta({
+    source: z.enum(['platform', 'external', 'p2p']).optional().meta({
       description:
-        'additive: platform for the marketplace’s own items, external for items offered from an external market (at most one per order, never mixed with platform items)',
+        'additive: platform for the marketplace’s own items, external for items offered from an external market (at most one per order, never mixed with platform items), p2p for an item a user lists from their own inventory (delivered by the seller’s own trade offer, delivery up_to_12h)',
     }),
     api_purchasable: z.boolean().optional().meta({
       description: 'additive: false when the item cannot be bought through the API (400 unsupported_item)',

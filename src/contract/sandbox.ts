@@ -125,6 +125,10 @@ export const patchAccountBodySchema = z.strictObject({
   accept_after_seconds: z.number().int().min(0).max(86_400).optional().meta({
     description: 'how long the platform user takes to accept (or decline) an offer; default 30',
   }),
+  inventory: z.enum(['ready', 'private', 'trade_banned']).optional().meta({
+    description:
+      "how the platform shows the account's inventory: private or trade_banned make the inventory proof blocked with that code; a change makes the inventory fresh (its next read is pending)",
+  }),
 });
 
 /** Body of `PATCH /sandbox/accounts/{id}`. */
@@ -138,3 +142,25 @@ export const faultsBodySchema = z.strictObject({
   order_failed_next: z.number().int().min(0).max(1_000_000).optional(),
   concurrent_update_next: z.number().int().min(0).max(1_000_000).optional(),
 });
+
+/** Most copies one sandbox grant may add. */
+export const MAX_GRANT_COUNT = 100;
+
+/** Body of `POST /sandbox/accounts/{id}/inventory`: grants copies of an item listed in the catalogue. */
+export const grantInventoryBodySchema = z.strictObject({
+  market_hash_name: z
+    .string()
+    .min(1)
+    .max(300)
+    .meta({ description: 'exact name of an item the catalogue lists' }),
+  count: z
+    .number()
+    .int()
+    .min(1)
+    .max(MAX_GRANT_COUNT)
+    .optional()
+    .meta({ description: `copies to grant, 1-${MAX_GRANT_COUNT}; default 1` }),
+});
+
+/** Body of `POST /sandbox/accounts/{id}/inventory`. */
+export type GrantInventoryBody = z.infer<typeof grantInventoryBodySchema>;

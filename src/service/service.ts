@@ -30,6 +30,7 @@ import { catalogueSeeder } from './sim/generator.js';
 import { simulatorFeature } from './sim/simulator-feature.js';
 import { Trading } from './trading/trading.js';
 import { tradingFeature } from './trading/trading-feature.js';
+import { catalogueItems } from './wiring/catalogue-items.js';
 
 /** Options of a running service; every one has a default that runs on one machine. */
 export interface ServiceOptions {
@@ -237,7 +238,12 @@ function features(parts: Parts, options: ServiceOptions) {
     }),
     accountsFeature({ db: parts.db, accounts: parts.accounts, due: parts.due, allAppIds: ALL_APP_IDS }),
     simulatorFeature(parts.churn),
-    platformFeature({ platform: parts.platform, due: parts.due }),
+    platformFeature({
+      platform: parts.platform,
+      due: parts.due,
+      accounts: { steamIdOf: (id) => parts.accounts.account(id)?.steamId },
+      items: catalogueItems(parts.catalogue),
+    }),
     tradingFeature({
       clock: parts.clock,
       due: parts.due,

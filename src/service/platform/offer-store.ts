@@ -2,7 +2,7 @@
 import type { Database } from '../../shared/database.js';
 import type { UnitOfWork } from '../core/unit-of-work.js';
 import type { OfferOutcome, OfferState } from './offer-states.js';
-import type { NewOffer } from './offer-types.js';
+import type { OfferItem } from './offer-types.js';
 import type { PlannedStep } from './user-behaviours.js';
 
 /** An offer as stored; times in epoch ms. */
@@ -10,15 +10,27 @@ export interface OfferRecord {
   id: string;
   orderId: string;
   steamId: string;
+  /** The user who sent it; null for the marketplace's bots. */
+  senderSteamId: string | null;
   state: OfferState;
   sentAt: number;
   expiresAt: number;
+  /** When it left `active`; null while active. */
+  closedAt: number | null;
   /** The next timed step; null once the offer has left `active`. */
   due: PlannedStep | null;
 }
 
-const OFFER_COLUMNS = `id, order_id, steam_id, state, epoch_ms(sent_at) AS sent_ms, epoch_ms(expires_at) AS expires_ms,
-  epoch_ms(due_at) AS due_ms, due_event`;
+const OFFER_COLUMNS = `id, order_id, steam_id, sender_steam_id, state, epoch_ms(sent_at) AS sent_ms,
+  epoch_ms(expires_at) AS expires_ms, epoch_ms(closed_at) AS closed_ms, epoch_ms(due_at) AS due_ms, due_event`;
+
+/** An offer to store: bots' (no sender) or a user's (each item names the sender's copy). */
+export interface StoredOffer {
+  orderId: string;
+  steamId: string;
+  senderSteamId: string | null;
+  items: (OfferItem & { assetId?: string })[];
+}
 
 /** Reads and writes the platform_offers and platform_offer_items tables. */
 export class OfferStore {
@@ -27,19 +39,20 @@ export class OfferStore {
   /** Inserts a new active offer with its items and its first timed step; returns its id. */
   async insert(
     uow: UnitOfWork,
-    offer: NewOffer,
+    offer: StoredOffer,
     times: { sentAt: number; expiresAt: number; due: PlannedStep },
   ): Promise<string> {
     const [row] = await uow.tx.all<{ id: bigint }>(`SELECT nextval('platform_offer_ids') AS id`);
     const id = String(row?.id);
     await uow.tx.runPrepared(
-      `INSERT INTO platform_offers (id, order_id, steam_id, state, sent_at, expires_at, due_at, due_event)
+      `INSERT INTO platform_offers (id, order_id, steam_id, state, sent_at, expires_at, due_at, due_event, sender_steam_id)
        VALUES ($id, $order_id, $steam_id, 'active', make_timestamp($sent * 1000), make_timestamp($expires * 1000),
-               make_timestamp($due * 1000), $event)`,
+               make_timestamp($due * 1000), $event, $sender)`,
       {
         id,
         order_id: offer.orderId,
         steam_id: offer.steamId,
+        sender: offer.senderSteamId,
         sent: times.sentAt,
         expires: times.expiresAt,
         due: times.due.at,
@@ -48,10 +61,11 @@ export class OfferStore {
     );
     for (const [position, item] of offer.items.entries()) {
       await uow.tx.runPrepared(
-        `INSERT INTO platform_offer_items (offer_id, position, item_key, app_id, market_hash_name, listing_id, listing)
-         VALUES ($id, $position, $key, $app_id, $name, $listing_id, $listing)`,
+        `INSERT INTO platform_offer_items (offer_id, position, item_key, app_id, market_hash_name, listing_id, listing, asset_id)
+         VALUES ($id, $position, $key, $app_id, $name, $listing_id, $listing, $asset_id)`,
         {
           id,
+          asset_id: item.assetId ?? null,
           position,
           key: item.itemKey,
           app_id: item.appId,
@@ -124,10 +138,11 @@ export class OfferStore {
     return new Map(rows.map((row) => [row.steam_id, Number(row.n)]));
   }
 
-  /** Committed offers sent to a recipient, newest first. */
-  async sentTo(steamId: string): Promise<OfferRecord[]> {
+  /** Committed offers sent to or by an account, newest first. */
+  async involving(steamId: string): Promise<OfferRecord[]> {
     const rows = await this.db.read(
-      `SELECT ${OFFER_COLUMNS} FROM platform_offers WHERE steam_id = $steam_id ORDER BY sent_at DESC, id DESC`,
+      `SELECT ${OFFER_COLUMNS} FROM platform_offers WHERE steam_id = $steam_id OR sender_steam_id = $steam_id
+       ORDER BY sent_at DESC, CAST(id AS BIGINT) DESC`,
       { steam_id: steamId },
     );
     return rows.map(recordFromRow);
@@ -139,9 +154,11 @@ function recordFromRow(row: Record<string, unknown>): OfferRecord {
     id: String(row.id),
     orderId: String(row.order_id),
     steamId: String(row.steam_id),
+    senderSteamId: row.sender_steam_id === null ? null : String(row.sender_steam_id),
     state: row.state as OfferState,
     sentAt: Number(row.sent_ms),
     expiresAt: Number(row.expires_ms),
+    closedAt: row.closed_ms === null ? null : Number(row.closed_ms),
     due:
       row.due_ms === null || row.due_event === null
         ? null

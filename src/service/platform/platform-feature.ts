@@ -1,13 +1,11 @@
 /** The platform feature: its sandbox routes, its error mapping, and the due task that moves offers on. */
 import type { DueWork } from '../core/due-work.js';
 import type { Feature } from '../http/feature.js';
-import type { Platform } from './platform.js';
 import { platformApiError } from './platform-errors.js';
-import { registerPlatformSandboxRoutes } from './sandbox-routes.js';
+import { type PlatformSandboxDeps, registerPlatformSandboxRoutes } from './sandbox-routes.js';
 
 /** What the platform feature needs. */
-export interface PlatformFeatureDeps {
-  platform: Platform;
+export interface PlatformFeatureDeps extends PlatformSandboxDeps {
   due: DueWork;
 }
 
@@ -15,7 +13,7 @@ export interface PlatformFeatureDeps {
 export function platformFeature(deps: PlatformFeatureDeps): Feature {
   deps.due.register('platform offers', (now) => deps.platform.runDue(now));
   return {
-    sandbox: (app) => registerPlatformSandboxRoutes(app, deps.platform),
+    sandbox: (app) => registerPlatformSandboxRoutes(app, deps),
     errors: platformApiError,
   };
 }

@@ -7,24 +7,38 @@
 import type { Database } from '../../shared/database.js';
 import type { Clock } from '../core/clock.js';
 import type { UnitOfWork, UnitOfWorkRunner } from '../core/unit-of-work.js';
+import { Inventories } from './inventories.js';
+import { InventoryStates, type InventoryVisibility } from './inventory-proof.js';
 import { InventoryStore } from './inventory-store.js';
 import { nextOfferState, type OfferEvent } from './offer-states.js';
-import { type OfferRecord, OfferStore } from './offer-store.js';
+import { type OfferRecord, OfferStore, type StoredOffer } from './offer-store.js';
 import type {
   InventoryItem,
   NewOffer,
+  NewUserOffer,
   OfferClosed,
   OfferListener,
   OfferView,
   SentOffer,
 } from './offer-types.js';
-import { unknownOffer } from './platform-errors.js';
+import { protectionOver, unknownOffer } from './platform-errors.js';
 import { sellerDelayMs } from './seller-delay.js';
 import { resolveTradeUrl, type TradeUrlCheck, tradeUrlFor } from './trade-urls.js';
 import { type BehaviourChange, planAnswer, UserBehaviours } from './user-behaviours.js';
+import { prepareUserOffer } from './user-offer.js';
 
+export type { InventoryProof, InventoryVisibility } from './inventory-proof.js';
 export type { OfferOutcome, OfferState } from './offer-states.js';
-export type { InventoryItem, OfferClosed, OfferItem, OfferListener, OfferView } from './offer-types.js';
+export type {
+  InventoryItem,
+  NewUserOffer,
+  OfferClosed,
+  OfferItem,
+  OfferListener,
+  OfferView,
+  OwnedCopy,
+  UserOfferItem,
+} from './offer-types.js';
 
 /** What the platform is built from. */
 export interface PlatformDeps {
@@ -36,13 +50,23 @@ export interface PlatformDeps {
 /** A sandbox operator's step on an offer. */
 export type OfferAction = 'accept' | 'decline' | 'rollback';
 
-/** The simulated platform; trading sends offers through it and listens for them closing. */
+/**
+ * The simulated platform. Features use it through this API: the marketplace's bots send offers
+ * (`sendOffer`), users send offers from their own inventories (`sendUserOffer`), every offer that
+ * closes or is rolled back is told to `onOfferClosed` listeners in the same unit of work, and
+ * `inventories` reads and changes what each account holds (with its inventory proof).
+ */
 export class Platform {
   /** Offers close by themselves after this long unanswered (about 15 minutes per the spec). */
   static readonly OFFER_TTL_MS = 15 * 60_000;
+  /** How long after acceptance a trade can still be rolled back: the platform's trade protection (8 days). */
+  static readonly TRADE_PROTECTION_MS = 8 * 86_400_000;
 
+  /** Accounts' inventories and their proofs. */
+  readonly inventories: Inventories;
   private readonly offers: OfferStore;
   private readonly inventory: InventoryStore;
+  private readonly states = new InventoryStates();
   private readonly users = new UserBehaviours();
   private readonly listeners: OfferListener[] = [];
   /** Committed active offers per recipient. */
@@ -53,6 +77,7 @@ export class Platform {
   constructor(private readonly deps: PlatformDeps) {
     this.offers = new OfferStore(deps.db);
     this.inventory = new InventoryStore(deps.db);
+    this.inventories = new Inventories({ units: deps.units, inventory: this.inventory, states: this.states });
   }
 
   /** Reads the active offer counts at start-up. */
@@ -69,6 +94,28 @@ export class Platform {
   /** Sends an offer inside the caller's unit of work; the recipient acts per its settings. */
   async sendOffer(uow: UnitOfWork, offer: NewOffer): Promise<SentOffer> {
     checkOffer(offer);
+    return this.send(uow, { ...offer, senderSteamId: null });
+  }
+
+  /**
+   * Sends a user's own offer inside the caller's unit of work: the copies leave the sender's
+   * inventory now, arrive in the recipient's (new asset ids) on acceptance, and come back (new
+   * revisions) on a decline or an expiry; a rollback gives the sender new copies of them. The
+   * recipient acts per its settings, as with the bots' offers. Refused (`unknown_asset`,
+   * `cannot_trade`) when a copy is not at home or the sender is trade banned.
+   */
+  async sendUserOffer(uow: UnitOfWork, offer: NewUserOffer): Promise<SentOffer> {
+    const stored = await prepareUserOffer(uow, { inventory: this.inventory, states: this.states }, offer);
+    const sent = await this.send(uow, stored);
+    await this.inventory.hold(
+      uow,
+      sent.offerId,
+      offer.items.map((i) => i.assetId),
+    );
+    return sent;
+  }
+
+  private async send(uow: UnitOfWork, offer: StoredOffer): Promise<SentOffer> {
     const sentAt = uow.now;
     const expiresAt = sentAt + Platform.OFFER_TTL_MS;
     const due = planAnswer(await this.users.of(uow, offer.steamId), sentAt, expiresAt);
@@ -118,9 +165,9 @@ export class Platform {
     });
   }
 
-  /** Offers sent to a recipient, newest first, as committed. */
+  /** Offers sent to or by an account, newest first, as committed. */
   async offersOf(steamId: string): Promise<OfferView[]> {
-    return (await this.offers.sentTo(steamId)).map(viewOf);
+    return (await this.offers.involving(steamId)).map(viewOf);
   }
 
   /**
@@ -133,7 +180,12 @@ export class Platform {
       await this.offers.reschedule(uow, offer.id, planAnswer(behaviour, offer.sentAt, offer.expiresAt));
   }
 
-  /** Inventory of a platform account: one row per copy (asset_id), what was delivered to it. */
+  /** Sandbox: how the platform shows a user's inventory (see {@link Inventories.setVisibility}). */
+  setInventoryVisibility(uow: UnitOfWork, steamId: string, visibility: InventoryVisibility): Promise<void> {
+    return this.inventories.setVisibility(uow, steamId, visibility);
+  }
+
+  /** Inventory of a platform account as the sandbox shows it: one row per copy at home (asset_id). */
   inventoryOf(steamId: string): Promise<InventoryItem[]> {
     return this.inventory.of(steamId);
   }
@@ -171,8 +223,11 @@ export class Platform {
     at: number,
   ): Promise<OfferRecord> {
     const state = nextOfferState(offer.state, event);
-    if (state === 'accepted') await this.inventory.deliver(uow, offer.id, offer.steamId, at);
-    if (state === 'rolled_back') await this.inventory.takeBack(uow, offer.id);
+    if (state === 'rolled_back') {
+      const endsAt = (offer.closedAt ?? at) + Platform.TRADE_PROTECTION_MS;
+      if (at > endsAt) throw protectionOver(offer.id, endsAt);
+    }
+    await this.moveItems(uow, offer, state, at);
     await this.offers.moveTo(uow, offer.id, state, at);
     if (offer.state === 'active') uow.afterCommit(() => this.countActive(offer.steamId, -1));
     const closed: OfferClosed = {
@@ -180,11 +235,24 @@ export class Platform {
       orderId: offer.orderId,
       steamId: offer.steamId,
       outcome: state,
+      senderSteamId: offer.senderSteamId,
       at,
       itemKeys: await this.offers.itemKeys(uow, offer.id),
     };
     for (const listener of this.listeners) await listener(uow, closed);
     return { ...offer, state, due: null };
+  }
+
+  /** Where the offer's copies go as it takes a step. */
+  private async moveItems(uow: UnitOfWork, offer: OfferRecord, state: OfferRecord['state'], at: number) {
+    const sender = offer.senderSteamId;
+    if (state === 'accepted') {
+      await this.inventory.deliver(uow, offer.id, offer.steamId, at);
+      if (sender !== null) await this.inventory.dropCarried(uow, offer.id);
+    } else if (state === 'rolled_back') {
+      await this.inventory.takeBack(uow, offer.id);
+      if (sender !== null) await this.inventory.deliver(uow, offer.id, sender, at);
+    } else if (sender !== null) await this.inventory.release(uow, offer.id);
   }
 
   private countActive(steamId: string, delta: number): void {
@@ -206,6 +274,8 @@ function viewOf(offer: OfferRecord): OfferView {
     offer_id: offer.id,
     order_id: offer.orderId,
     state: offer.state,
+    from_steam_id: offer.senderSteamId,
+    to_steam_id: offer.steamId,
     sent_at: new Date(offer.sentAt).toISOString(),
     expires_at: new Date(offer.expiresAt).toISOString(),
   };

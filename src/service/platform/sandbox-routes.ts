@@ -1,12 +1,17 @@
 /**
  * Sandbox operator endpoints of the simulated platform (only with --sandbox, outside /v1, no key):
- * act on a trade offer as its recipient would, and get the trade URL the platform issues for a partner.
+ * act on a trade offer as its recipient would, grant and take away inventory copies, and get the
+ * trade URL the platform issues for a partner.
  */
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
+import { ApiError } from '../../contract/api-error.js';
+import { grantInventoryBodySchema } from '../../contract/sandbox.js';
 import { steamIdOf } from '../core/platform-ids.js';
 import type { Platform } from './platform.js';
+import { unknownItem } from './platform-errors.js';
+import type { ItemDescriptions, PlatformAccounts } from './ports.js';
 
 const offerParams = z.object({ offer_id: z.string().min(1).max(64) });
 const offerActionBody = z.object({ action: z.enum(['accept', 'decline', 'rollback']) });
@@ -17,11 +22,21 @@ const partnerParams = z.object({
     .transform(Number)
     .refine((n) => n <= 2 ** 32 - 1, 'partner must be a positive 32-bit account id'),
 });
+const accountParams = z.object({ id: z.string().max(64) });
+const assetParams = z.object({ id: z.string().max(64), asset_id: z.string().min(1).max(64) });
+
+/** What the platform sandbox routes use. */
+export interface PlatformSandboxDeps {
+  platform: Platform;
+  accounts: PlatformAccounts;
+  items: ItemDescriptions;
+}
 
 /** Registers the platform sandbox routes under /sandbox. */
-export function registerPlatformSandboxRoutes(app: FastifyInstance, platform: Platform): void {
+export function registerPlatformSandboxRoutes(app: FastifyInstance, deps: PlatformSandboxDeps): void {
   const api = app.withTypeProvider<ZodTypeProvider>();
   const hidden = { hide: true };
+  const { platform } = deps;
 
   api.post(
     '/offers/:offer_id',
@@ -33,4 +48,43 @@ export function registerPlatformSandboxRoutes(app: FastifyInstance, platform: Pl
     trade_url: platform.tradeUrlFor(request.params.partner),
     steam_id: steamIdOf(request.params.partner),
   }));
+
+  api.post(
+    '/accounts/:id/inventory',
+    { schema: { ...hidden, params: accountParams, body: grantInventoryBodySchema } },
+    async (request, reply) => {
+      const steamId = linkedSteamId(deps.accounts, request.params.id);
+      const item = deps.items.describe(request.body.market_hash_name);
+      if (!item) throw unknownItem(request.body.market_hash_name);
+      const assetIds = await platform.inventories.grant(steamId, item, request.body.count ?? 1);
+      return reply.code(201).send({
+        steam_id: steamId,
+        app_id: item.appId,
+        market_hash_name: item.marketHashName,
+        asset_ids: assetIds,
+      });
+    },
+  );
+
+  api.delete(
+    '/accounts/:id/inventory/:asset_id',
+    { schema: { ...hidden, params: assetParams } },
+    async (request) => {
+      const steamId = linkedSteamId(deps.accounts, request.params.id);
+      await platform.inventories.remove(steamId, request.params.asset_id);
+      return { asset_id: request.params.asset_id, removed: true };
+    },
+  );
+}
+
+/** The account's linked platform id; 404 for no such account, 400 when none is linked. */
+function linkedSteamId(accounts: PlatformAccounts, accountId: string): string {
+  const steamId = accounts.steamIdOf(accountId);
+  if (steamId === undefined) throw new ApiError('not_found', `no account ${accountId}`);
+  if (steamId === null)
+    throw new ApiError(
+      'invalid_request',
+      `account ${accountId} has no linked platform account; link one with PATCH /sandbox/accounts/${accountId}`,
+    );
+  return steamId;
 }

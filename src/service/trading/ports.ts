@@ -113,4 +113,10 @@ export interface SandboxPlatform {
     steamId: string,
     behaviour: { offers?: 'accept' | 'decline' | 'ignore'; acceptAfterSeconds?: number },
   ): Promise<void>;
+  /** How the platform shows the user's inventory (private and trade_banned block its proof). */
+  setInventoryVisibility(
+    uow: UnitOfWork,
+    steamId: string,
+    visibility: 'ready' | 'private' | 'trade_banned',
+  ): Promise<void>;
 }

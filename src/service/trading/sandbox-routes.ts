@@ -59,6 +59,8 @@ export function registerTradingSandboxRoutes(app: FastifyInstance, deps: Trading
               ? {}
               : { acceptAfterSeconds: body.accept_after_seconds }),
           });
+        if (body.inventory !== undefined && account.steamId !== null)
+          await deps.platform.setInventoryVisibility(uow, account.steamId, body.inventory);
         return account;
       });
       return accountView(updated, trading.settings.kycThresholdCents(updated.id));

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type AdjustableClock, createClock } from '../../../src/service/core/clock.js';
 import { UnitOfWorkRunner } from '../../../src/service/core/unit-of-work.js';
-import type { OfferItem } from '../../../src/service/platform/platform.js';
+import type { OfferClosed, OfferItem } from '../../../src/service/platform/platform.js';
 import { Platform } from '../../../src/service/platform/platform.js';
 import { Database } from '../../../src/shared/database.js';
 import { projectPath } from '../../../src/shared/project-root.js';
@@ -21,6 +21,8 @@ export interface PlatformFixture {
   units: UnitOfWorkRunner;
   clock: AdjustableClock;
   platform: Platform;
+  /** Every offer that closed or was rolled back, in order, as the platform's listeners were told. */
+  closed: OfferClosed[];
   /** Sends an offer of `count` items for `orderId` in its own unit of work. */
   send(orderId: string, steamId?: string, count?: number): Promise<{ offerId: string; sentAt: number }>;
   /** Moves the clock forward and runs what fell due. */
@@ -49,11 +51,16 @@ export async function openPlatform(): Promise<PlatformFixture> {
   const units = new UnitOfWorkRunner(db, () => clock.now());
   const platform = new Platform({ db, units, clock });
   await platform.load();
+  const closed: OfferClosed[] = [];
+  platform.onOfferClosed(async (_uow, event) => {
+    closed.push(event);
+  });
   return {
     db,
     units,
     clock,
     platform,
+    closed,
     send: (orderId, steamId = STEAM_ID, count = 2) =>
       units.run((uow) => platform.sendOffer(uow, { orderId, steamId, items: itemsOf(orderId, count) })),
     async advance(ms) {

@@ -10,10 +10,7 @@ let closed: OfferClosed[];
 
 beforeEach(async () => {
   f = await openPlatform();
-  closed = [];
-  f.platform.onOfferClosed(async (_uow, event) => {
-    closed.push(event);
-  });
+  closed = f.closed;
 });
 afterEach(() => f.close());
 
@@ -39,6 +36,8 @@ describe('Platform.sendOffer', () => {
         offer_id: sent.offerId,
         order_id: 'ord_1',
         state: 'active',
+        from_steam_id: null,
+        to_steam_id: STEAM_ID,
         sent_at: '2026-01-01T00:00:00.000Z',
         expires_at: '2026-01-01T00:15:00.000Z',
       },
@@ -92,6 +91,7 @@ describe('Platform.runDue', () => {
         orderId: 'ord_1',
         steamId: STEAM_ID,
         outcome: 'accepted',
+        senderSteamId: null,
         at: START + 30_000,
         itemKeys: ['ord_1:0', 'ord_1:1'],
       },

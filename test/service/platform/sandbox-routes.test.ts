@@ -17,9 +17,29 @@ beforeEach(async () => {
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(serializerCompiler);
   registerErrorHandling(app, [platformApiError]);
-  await app.register(async (sandbox) => registerPlatformSandboxRoutes(sandbox, f.platform), {
-    prefix: '/sandbox',
-  });
+  await app.register(
+    async (sandbox) =>
+      registerPlatformSandboxRoutes(sandbox, {
+        platform: f.platform,
+        accounts: {
+          steamIdOf: (id) => (id === 'acc_1' ? STEAM_ID : id === 'acc_unlinked' ? null : undefined),
+        },
+        items: {
+          describe: (name) =>
+            name === 'AK-47 | Redline (Field-Tested)'
+              ? {
+                  appId: 730,
+                  marketHashName: name,
+                  listingId: 'c0000000001',
+                  listingJson: '{"id":"c0000000001"}',
+                }
+              : undefined,
+        },
+      }),
+    {
+      prefix: '/sandbox',
+    },
+  );
 });
 afterEach(async () => {
   await app.close();
@@ -58,6 +78,72 @@ describe('POST /sandbox/offers/:offer_id', () => {
     const response = await act(offerId, 'steal');
     expect(response.statusCode).toBe(400);
     expect(response.json().code).toBe('invalid_request');
+  });
+});
+
+describe('POST and DELETE /sandbox/accounts/:id/inventory', () => {
+  const grant = (account: string, payload: Record<string, unknown>) =>
+    app.inject({ method: 'POST', url: `/sandbox/accounts/${account}/inventory`, payload });
+
+  it('grants copies with new asset ids (201) and takes one away', async () => {
+    const granted = await grant('acc_1', { market_hash_name: 'AK-47 | Redline (Field-Tested)', count: 2 });
+    expect(granted.statusCode).toBe(201);
+    const ids: string[] = granted.json().asset_ids;
+    expect(ids).toHaveLength(2);
+    expect((await f.platform.inventoryOf(STEAM_ID)).map((i) => i.asset_id)).toEqual(ids);
+    const removed = await app.inject({
+      method: 'DELETE',
+      url: `/sandbox/accounts/acc_1/inventory/${ids[0]}`,
+    });
+    expect(removed.statusCode).toBe(200);
+    expect((await f.platform.inventoryOf(STEAM_ID)).map((i) => i.asset_id)).toEqual([ids[1]]);
+    const again = await app.inject({ method: 'DELETE', url: `/sandbox/accounts/acc_1/inventory/${ids[0]}` });
+    expect(again.statusCode).toBe(404);
+    expect(again.json().code).toBe('not_found');
+  });
+
+  it.each([
+    ['an unknown item', 'acc_1', { market_hash_name: 'No Such Item' }, 400, 'invalid_request'],
+    [
+      'a count of 0',
+      'acc_1',
+      { market_hash_name: 'AK-47 | Redline (Field-Tested)', count: 0 },
+      400,
+      'invalid_request',
+    ],
+    [
+      'a count of 1.5',
+      'acc_1',
+      { market_hash_name: 'AK-47 | Redline (Field-Tested)', count: 1.5 },
+      400,
+      'invalid_request',
+    ],
+    [
+      'an unknown field',
+      'acc_1',
+      { market_hash_name: 'AK-47 | Redline (Field-Tested)', colour: 'red' },
+      400,
+      'invalid_request',
+    ],
+    [
+      'an account without a platform account',
+      'acc_unlinked',
+      { market_hash_name: 'AK-47 | Redline (Field-Tested)' },
+      400,
+      'invalid_request',
+    ],
+    [
+      'an unknown account',
+      'acc_none',
+      { market_hash_name: 'AK-47 | Redline (Field-Tested)' },
+      404,
+      'not_found',
+    ],
+  ])('refuses %s and grants nothing', async (_, account, payload, status, code) => {
+    const response = await grant(account, payload);
+    expect(response.statusCode).toBe(status);
+    expect(response.json().code).toBe(code);
+    expect(await f.platform.inventoryOf(STEAM_ID)).toEqual([]);
   });
 });
 
