@@ -123,6 +123,30 @@ export const ERROR_TABLE = {
     status: 409,
     condition: 'the item changed since the inventory was read; read it again',
   },
+  already_listed: {
+    status: 409,
+    condition:
+      'P2P: the copy already has a listing on the shelf or mid-sale (added: a designed P2P code); carries listing_id',
+    extra: { listing_id: z.string() },
+  },
+  listing_not_active: {
+    status: 409,
+    condition:
+      'P2P: only an active listing can be repriced, and only an active or reconciliation_required one delisted; a sold, mid-sale or ended one answers this (added: a designed P2P code); carries status',
+    extra: { status: z.string() },
+  },
+  inventory_pending: {
+    status: 409,
+    condition:
+      'P2P: the platform is still reading a fresh inventory; call again after retry_after_ms (added: a designed P2P code); does not consume the Idempotency-Key',
+    extra: { retry_after_ms: z.number().int() },
+  },
+  inventory_blocked: {
+    status: 409,
+    condition:
+      'P2P: the inventory proof is blocked; proof_code says what to fix on the platform (added: a designed P2P code); does not consume the Idempotency-Key',
+    extra: { proof_code: z.string() },
+  },
   price_below_market: {
     status: 422,
     condition:

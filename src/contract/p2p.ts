@@ -150,17 +150,26 @@ export const p2pPublishHeadersSchema = z.object({ 'idempotency-key': idempotency
 /** Headers of POST /p2p/listings. */
 export type P2PPublishHeaders = z.infer<typeof p2pPublishHeadersSchema>;
 
-/** The states of a P2P listing. */
+/**
+ * The states of a P2P listing: the specification's five, then the designed ends of a listing
+ * (sold, cancelled: the sale failed and the buyer was refunded, delisted: withdrawn by the seller).
+ */
 export const P2P_LISTING_STATUSES = [
   'active',
   'trade_pending',
   'trade_sent',
   'verification_hold',
   'reconciliation_required',
+  'sold',
+  'cancelled',
+  'delisted',
 ] as const;
 
 /** A P2P listing's status; trade_pending, trade_sent and verification_hold are sold and mid-delivery. */
-export const p2pListingStatusSchema = z.enum(P2P_LISTING_STATUSES);
+export const p2pListingStatusSchema = z.enum(P2P_LISTING_STATUSES).meta({
+  description:
+    'active (on the shelf) → trade_pending (bought; the seller is to send) → trade_sent (the seller’s offer is out) → verification_hold (accepted; inside the platform’s trade protection) → sold (seller_payout_usd credited). Designed ends: cancelled (the offer was declined, timed out or rolled back, or the copy could not be sent; the buyer was refunded and the listing is gone), delisted (DELETE). reconciliation_required: a full inventory read no longer showed the copy',
+});
 
 /** A P2P listing's status. */
 export type P2PListingStatus = z.infer<typeof p2pListingStatusSchema>;
@@ -181,6 +190,15 @@ export const p2pListingSchema = z
       description:
         'true when the inventory no longer showed the item; cannot be revived in place, publish again once the item is back',
     }),
+    order_id: z.string().nullable().meta({ description: 'the buyer’s order once sold (designed)' }),
+    trade_offer_id: z
+      .string()
+      .nullable()
+      .meta({ description: 'the seller’s trade offer to the buyer once sent (designed)' }),
+    end_reason: z.string().nullable().meta({
+      description:
+        'why a sale was cancelled (designed): declined, trade_timeout, rolled_back or unavailable; null otherwise',
+    }),
     created_at: timestampSchema,
     updated_at: timestampSchema,
   })
@@ -200,10 +218,10 @@ export const p2pPublishResultSchema = z
       .meta({ description: 'HTTP status the item would have answered alone: 201, 200 on replay, 4xx' }),
     replayed: z.boolean().meta({ description: 'true when the item was already published under this key' }),
     listing: p2pListingSchema.nullable().meta({ description: 'set when ok' }),
-    error: z
-      .object({ code: z.string(), detail: z.string() })
-      .nullable()
-      .meta({ description: 'set when not ok: the error body the item would have answered alone' }),
+    error: z.looseObject({ code: z.string(), detail: z.string() }).nullable().meta({
+      description:
+        'set when not ok: the error body the item would have answered alone, extra fields included',
+    }),
   })
   .meta({ id: 'P2PPublishResult' });
 

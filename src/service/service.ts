@@ -23,6 +23,8 @@ import { marketFeature } from './market/market-feature.js';
 import { PriceList } from './market/price-list.js';
 import { PriceSnapshot } from './market/price-snapshot.js';
 import { StreamRegistry } from './market/stream-registry.js';
+import type { P2P } from './p2p/p2p.js';
+import { p2pFeature } from './p2p/p2p-feature.js';
 import { Platform } from './platform/platform.js';
 import { platformFeature } from './platform/platform-feature.js';
 import { MarketChurn } from './sim/churn.js';
@@ -31,6 +33,7 @@ import { simulatorFeature } from './sim/simulator-feature.js';
 import { Trading } from './trading/trading.js';
 import { tradingFeature } from './trading/trading-feature.js';
 import { catalogueItems } from './wiring/catalogue-items.js';
+import { openP2P } from './wiring/p2p-parts.js';
 
 /** Options of a running service; every one has a default that runs on one machine. */
 export interface ServiceOptions {
@@ -83,6 +86,7 @@ export interface ServiceParts {
   churn: MarketChurn;
   platform: Platform;
   trading: Trading;
+  p2p: P2P;
 }
 
 /** A started service. */
@@ -207,6 +211,7 @@ async function openParts(db: Database, clock: AdjustableClock, options: ServiceO
     buyableAppIds: GAMES.filter((g) => g.tradable).map((g) => g.appId),
   });
   await trading.load();
+  const p2p = await openP2P({ db, units, platform, catalogue, accounts, trading });
   const parts: Parts = {
     clock,
     db,
@@ -221,6 +226,7 @@ async function openParts(db: Database, clock: AdjustableClock, options: ServiceO
     churn,
     platform,
     trading,
+    p2p,
     limiter: new RollingWindowLimiter({ ...DEFAULT_RATE_LIMITS, ...options.rateLimits }),
     streams: new StreamRegistry(),
   };
@@ -252,6 +258,7 @@ function features(parts: Parts, options: ServiceOptions) {
       accounts: parts.accounts,
       platform: parts.platform,
     }),
+    p2pFeature({ p2p: parts.p2p, due: parts.due }),
   ];
 }
 

@@ -115,6 +115,9 @@ const p2pListing: p2p.P2PListing = {
   asset_id: '123',
   market_hash_name: 'AK-47 | Redline (Field-Tested)',
   needs_resync: false,
+  order_id: null,
+  trade_offer_id: null,
+  end_reason: null,
   created_at: T,
   updated_at: T,
 };
@@ -392,7 +395,7 @@ const invalid: Case[] = [
   ['a 129-character key', p2p.idempotencyKeySchema, 'k'.repeat(129)],
   ['publish headers without a key', p2p.p2pPublishHeadersSchema, {}],
   ['a reprice to 12.345', p2p.p2pRepriceBodySchema, { price_usd: 12.345 }],
-  ['a listing with an unknown status', p2p.p2pListingSchema, { ...p2pListing, status: 'sold' }],
+  ['a listing with an unknown status', p2p.p2pListingSchema, { ...p2pListing, status: 'shipped' }],
   [
     'an inventory proof with an unknown status',
     p2p.inventoryProofSchema,

@@ -30,6 +30,8 @@ export interface StoredOffer {
   steamId: string;
   senderSteamId: string | null;
   items: (OfferItem & { assetId?: string })[];
+  /** When it was sent (epoch ms); the unit of work's time when left out. */
+  sentAt?: number;
 }
 
 /** Reads and writes the platform_offers and platform_offer_items tables. */

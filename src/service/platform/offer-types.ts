@@ -41,6 +41,8 @@ export interface NewUserOffer {
   /** The recipient's 17-digit platform id (a user or one of the marketplace's bots). */
   toSteamId: string;
   items: UserOfferItem[];
+  /** When the user sent it (epoch ms, not after the unit of work's time), for a send that fell due earlier. @default uow.now */
+  sentAt?: number;
 }
 
 /** What sending an offer returns; times are epoch ms on the service clock. */

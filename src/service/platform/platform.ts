@@ -116,7 +116,7 @@ export class Platform {
   }
 
   private async send(uow: UnitOfWork, offer: StoredOffer): Promise<SentOffer> {
-    const sentAt = uow.now;
+    const sentAt = offer.sentAt ?? uow.now;
     const expiresAt = sentAt + Platform.OFFER_TTL_MS;
     const due = planAnswer(await this.users.of(uow, offer.steamId), sentAt, expiresAt);
     const offerId = await this.offers.insert(uow, offer, { sentAt, expiresAt, due });

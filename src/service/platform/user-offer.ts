@@ -40,5 +40,12 @@ export async function prepareUserOffer(
       listingJson: copy.listingJson,
     });
   }
-  return { orderId: offer.orderId, steamId: offer.toSteamId, senderSteamId: offer.fromSteamId, items };
+  const sentAt = Math.min(offer.sentAt ?? uow.now, uow.now);
+  return {
+    orderId: offer.orderId,
+    steamId: offer.toSteamId,
+    senderSteamId: offer.fromSteamId,
+    items,
+    sentAt,
+  };
 }

@@ -133,10 +133,12 @@ export class MarketChurn {
     const size = this.catalogue.size();
     // Leave more often above the starting size and less below it, so the catalogue stays near it.
     const leaveProbability = Math.min(0.9, Math.max(0.1, (0.5 * size) / this.target));
-    const leaving =
+    const picked =
       size > 0 && this.random.next() < leaveProbability
         ? this.catalogue.sample(this.random.next())
         : undefined;
+    // A user's P2P listing leaves only when it is bought or withdrawn, never by market churn.
+    const leaving = picked?.listing.source === 'p2p' ? undefined : picked;
     if (leaving) {
       this.remember(leaving);
       return { kind: 'remove', id: leaving.id };

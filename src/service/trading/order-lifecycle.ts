@@ -16,7 +16,14 @@ import {
   type OrderRecord,
 } from './order-record.js';
 import type { OrderStore } from './order-store.js';
-import type { AccountSettings, Funds, ListingSource, OfferClosed, TradePlatform } from './ports.js';
+import type {
+  AccountSettings,
+  Funds,
+  ListingSource,
+  OfferClosed,
+  TradePlatform,
+  UserListings,
+} from './ports.js';
 import { sendOffer } from './send-offer.js';
 import { refuse } from './trading-errors.js';
 
@@ -28,6 +35,7 @@ export interface LifecycleDeps {
   listings: ListingSource;
   platform: TradePlatform;
   accounts: Pick<AccountSettings, 'account'>;
+  userSales: Pick<UserListings, 'isUserListing'>;
 }
 
 const OUTCOME_EVENTS: Record<OfferClosed['outcome'], { event: ItemEvent; reason: ReturnReason | null }> = {
@@ -54,6 +62,30 @@ export class OrderLifecycle {
       if (event.outcome !== 'rolled_back') item.offerFinishedAt = event.at;
     }
     await this.settle(uow, order, reason === null ? [] : touched);
+  }
+
+  /** A user's own offer for an item of a user listing is out: the item carries it and the order delivers. */
+  async userOfferSent(
+    uow: UnitOfWork,
+    sale: { orderId: string; itemKey: string; offerId: string },
+  ): Promise<void> {
+    const { order, item } = await this.userItem(uow, sale);
+    item.offerId = sale.offerId;
+    await this.settle(uow, order, []);
+  }
+
+  /** The seller of a user listing could not send it: the item returns (`unavailable`) and is refunded. */
+  async userSendFailed(uow: UnitOfWork, sale: { orderId: string; itemKey: string }): Promise<void> {
+    const { order, item } = await this.userItem(uow, sale);
+    move(item, 'seller_gave_up', 'unavailable');
+    await this.settle(uow, order, [item]);
+  }
+
+  private async userItem(uow: UnitOfWork, sale: { orderId: string; itemKey: string }) {
+    const order = await this.deps.store.getIn(uow, sale.orderId);
+    const item = order?.items.find((i) => `${order.id}:${i.position}` === sale.itemKey);
+    if (!order || !item) throw new Error(`no order item ${sale.itemKey}`);
+    return { order, item };
   }
 
   /** Releases a held order after its hold (409 not_claimable before); other live orders are left as they are. */
@@ -140,9 +172,12 @@ export class OrderLifecycle {
       order.refundCents = before + amount;
       order.refundedAt = now;
       order.refundPartial = order.items.some((i) => i.status !== 'returned');
+      const back = returned
+        .map((i) => relisted(i, now))
+        .filter((listing) => !this.deps.userSales.isUserListing(listing));
       await this.deps.listings.applyIn(
         uow,
-        returned.map((i) => ({ kind: 'add' as const, appId: order.appId, listing: relisted(i, now) })),
+        back.map((listing) => ({ kind: 'add' as const, appId: order.appId, listing })),
       );
     }
     order.status = deriveStatus(order.items);

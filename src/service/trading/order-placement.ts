@@ -21,7 +21,7 @@ import {
   orderJson,
 } from './order-record.js';
 import type { OrderStore } from './order-store.js';
-import type { Funds, ListingSource, LiveListing, TradePlatform } from './ports.js';
+import type { Funds, ListingSource, LiveListing, TradePlatform, UserListings } from './ports.js';
 import { sendOffer } from './send-offer.js';
 import { refuse } from './trading-errors.js';
 import type { TradingSettings } from './trading-settings.js';
@@ -57,6 +57,7 @@ export interface PlacementDeps {
   store: OrderStore;
   faults: Faults;
   trading: TradingSettings;
+  userSales: UserListings;
 }
 
 /** Places orders; listings of orders in flight are reserved so a racing order is told at once. */
@@ -115,6 +116,14 @@ export class OrderPlacement {
       live.map((l) => ({ kind: 'remove' as const, id: l.id })),
     );
     await sendOffer(uow, this.deps.platform, order, (i) => i.status === 'delivering' && i.sendAt === uow.now);
+    for (const [position, l] of live.entries())
+      if (this.deps.userSales.isUserListing(l.listing))
+        await this.deps.userSales.bought(uow, {
+          orderId: order.id,
+          itemKey: `${order.id}:${position}`,
+          listingId: l.id,
+          buyerSteamId: request.steamId,
+        });
     order.status = deriveStatus(order.items);
     if (request.autoclaim !== undefined && request.autoclaim !== request.account.autoclaim)
       await this.deps.settings.update(uow, request.account.id, { autoclaim: request.autoclaim });
@@ -176,7 +185,9 @@ export class OrderPlacement {
 
   private newOrder(request: BuyRequest, live: readonly LiveListing[], now: number): OrderRecord {
     const seq = this.deps.store.takeSeq();
-    const items = live.map((l, position) => newItem(l, position, now, this.deps.platform));
+    const items = live.map((l, position) =>
+      newItem(l, position, now, this.deps.platform, this.deps.userSales.isUserListing(l.listing)),
+    );
     return {
       id: `ord_${request.appId}_${randomId(16)}`,
       seq,
@@ -227,11 +238,18 @@ function deliveryOf(l: LiveListing, now: number): 'instant' | 'up_to_12h' | 'hol
   return tradable_at !== null && Date.parse(tradable_at) > now ? 'hold' : 'instant';
 }
 
-function newItem(l: LiveListing, position: number, now: number, platform: TradePlatform): ItemRecord {
+/** A new order item; a user's listing waits for its seller's own offer (trading neither sends nor gives up on it). */
+function newItem(
+  l: LiveListing,
+  position: number,
+  now: number,
+  platform: TradePlatform,
+  userListing: boolean,
+): ItemRecord {
   const delivery = deliveryOf(l, now);
   const held = delivery === 'hold';
   const tradableAt = held ? Date.parse(l.listing.tradable_at as string) : null;
-  const sellerDelay = delivery === 'up_to_12h' ? platform.sellerDelayMs(l.id) : 0;
+  const sellerDelay = userListing ? null : delivery === 'up_to_12h' ? platform.sellerDelayMs(l.id) : 0;
   return {
     position,
     listingId: l.id,
@@ -247,7 +265,7 @@ function newItem(l: LiveListing, position: number, now: number, platform: TradeP
     sendAt: held || sellerDelay === null ? null : now + sellerDelay,
     giveUpAt: held
       ? (tradableAt as number) + CLAIM_GRACE_MS + CLAIM_WINDOW_MS
-      : delivery === 'up_to_12h'
+      : delivery === 'up_to_12h' && !userListing
         ? now + SELLER_WINDOW_MS
         : null,
   };

@@ -120,3 +120,14 @@ export interface SandboxPlatform {
     visibility: 'ready' | 'private' | 'trade_banned',
   ): Promise<void>;
 }
+
+/** Listings users sell from their own inventories (P2P): the seller's own trade offer delivers them. */
+export interface UserListings {
+  /** True when a user sells the listing: trading sends no bot offer for it and never puts it back on the market. */
+  isUserListing(listing: Listing): boolean;
+  /** Told in the order's unit of work that a user's listing was bought; the seller is then to send it. */
+  bought(
+    uow: UnitOfWork,
+    sale: { orderId: string; itemKey: string; listingId: string; buyerSteamId: string },
+  ): Promise<void>;
+}

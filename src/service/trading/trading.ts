@@ -18,6 +18,7 @@ import { OrderStore } from './order-store.js';
 import type { AccountSettings, Funds, ListingSource, TradePlatform } from './ports.js';
 import { refuse } from './trading-errors.js';
 import { TradingSettings } from './trading-settings.js';
+import { UserSales } from './user-sales.js';
 
 /** What trading needs from the rest of the service. */
 export interface TradingDeps {
@@ -38,6 +39,8 @@ export class Trading {
   readonly faults = new Faults();
   readonly settings: TradingSettings;
   readonly lifecycle: OrderLifecycle;
+  /** Listings users sell (P2P), delivered by their sellers' own offers. */
+  readonly userSales = new UserSales();
   private readonly placement: OrderPlacement;
   private readonly keys: IdempotencyKeys;
 
@@ -51,8 +54,9 @@ export class Trading {
       store: this.store,
       faults: this.faults,
       trading: this.settings,
+      userSales: this.userSales,
     });
-    this.lifecycle = new OrderLifecycle({ ...deps, store: this.store });
+    this.lifecycle = new OrderLifecycle({ ...deps, store: this.store, userSales: this.userSales });
   }
 
   /** Loads what trading keeps in memory. */

@@ -1,0 +1,183 @@
+/** P2P listings in DuckDB: writes and reads in the caller's unit of work, committed reads for pages and due work. */
+import type { P2PListingStatus } from '../../contract/p2p.js';
+import type { Database } from '../../shared/database.js';
+import type { UnitOfWork } from '../core/unit-of-work.js';
+import type { ListingRecord, SaleStep } from './listing-record.js';
+import { LIVE_STATUSES } from './listing-states.js';
+
+const COLUMNS = `id, seq, account_id, steam_id, asset_id, asset_revision, market_hash_name, listing, status, price_cents,
+  commission_cents, needs_resync, order_id, item_key, buyer_steam_id, offer_id, epoch_ms(due_at) AS due_ms, due_event,
+  end_reason, epoch_ms(created_at) AS created_ms, epoch_ms(updated_at) AS updated_ms`;
+
+const LIVE = LIVE_STATUSES.map((s) => `'${s}'`).join(', ');
+
+/** A page query of a seller's listings, newest first. */
+export interface ListingPageQuery {
+  accountId: string;
+  status?: P2PListingStatus | undefined;
+  /** Only listings older than this sequence number (the cursor). */
+  beforeSeq?: number | undefined;
+  limit: number;
+}
+
+/** Durable P2P listings. */
+export class ListingStore {
+  private nextSeq = 1;
+
+  constructor(private readonly db: Database) {}
+
+  /** Reads the next sequence number. */
+  async load(): Promise<void> {
+    const [row] = await this.db.all<{ seq: bigint | null }>('SELECT max(seq) AS seq FROM p2p_listings');
+    this.nextSeq = Number(row?.seq ?? 0) + 1;
+  }
+
+  /** Takes the next sequence number. */
+  takeSeq(): number {
+    return this.nextSeq++;
+  }
+
+  /** Inserts a new listing. */
+  async insert(uow: UnitOfWork, record: ListingRecord): Promise<void> {
+    await uow.tx.runPrepared(
+      `INSERT INTO p2p_listings (id, seq, account_id, steam_id, asset_id, asset_revision, market_hash_name, listing,
+         status, price_cents, commission_cents, needs_resync, created_at, updated_at)
+       VALUES ($id, $seq, $account, $steam, $asset, $revision, $name, $listing, $status, $price, $commission, false,
+         make_timestamp($at * 1000), make_timestamp($at * 1000))`,
+      {
+        id: record.id,
+        seq: record.seq,
+        account: record.accountId,
+        steam: record.steamId,
+        asset: record.assetId,
+        revision: record.assetRevision,
+        name: record.marketHashName,
+        listing: record.listingJson,
+        status: record.status,
+        price: record.priceCents,
+        commission: record.commissionCents,
+        at: record.createdAt,
+      },
+    );
+  }
+
+  /** Writes the listing's mutable fields as they are now. */
+  async update(uow: UnitOfWork, record: ListingRecord): Promise<void> {
+    await uow.tx.runPrepared(
+      `UPDATE p2p_listings SET listing = $listing, status = $status, price_cents = $price, commission_cents = $commission,
+         needs_resync = $resync, order_id = $order, item_key = $item, buyer_steam_id = $buyer, offer_id = $offer,
+         due_at = CASE WHEN $due IS NULL THEN NULL ELSE make_timestamp($due * 1000) END, due_event = $event,
+         end_reason = $reason, updated_at = make_timestamp($updated * 1000)
+       WHERE id = $id`,
+      {
+        id: record.id,
+        listing: record.listingJson,
+        status: record.status,
+        price: record.priceCents,
+        commission: record.commissionCents,
+        resync: record.needsResync,
+        order: record.orderId,
+        item: record.itemKey,
+        buyer: record.buyerSteamId,
+        offer: record.offerId,
+        due: record.due?.at ?? null,
+        event: record.due?.event ?? null,
+        reason: record.endReason,
+        updated: record.updatedAt,
+      },
+    );
+  }
+
+  /** A listing as the unit of work sees it. */
+  async getIn(uow: UnitOfWork, id: string): Promise<ListingRecord | undefined> {
+    return this.oneIn(uow, 'id = $id', { id });
+  }
+
+  /** The listing the seller's offer delivers, as the unit of work sees it. */
+  async byOfferIn(uow: UnitOfWork, offerId: string): Promise<ListingRecord | undefined> {
+    return this.oneIn(uow, 'offer_id = $offer', { offer: offerId });
+  }
+
+  /** The listing that holds a copy (on the shelf or mid-sale), as the unit of work sees it. */
+  async liveByAssetIn(uow: UnitOfWork, assetId: string): Promise<ListingRecord | undefined> {
+    return this.oneIn(uow, `asset_id = $asset AND status IN (${LIVE})`, { asset: assetId });
+  }
+
+  /** The committed listings of a seller that hold a copy, by asset id. */
+  async liveOf(accountId: string): Promise<Map<string, ListingRecord>> {
+    const rows = await this.db.read(
+      `SELECT ${COLUMNS} FROM p2p_listings WHERE account_id = $account AND status IN (${LIVE})`,
+      { account: accountId },
+    );
+    return new Map(rows.map((row) => [String(row.asset_id), recordOf(row)]));
+  }
+
+  /** A committed listing. */
+  async get(id: string): Promise<ListingRecord | undefined> {
+    const rows = await this.db.read(`SELECT ${COLUMNS} FROM p2p_listings WHERE id = $id`, { id });
+    return rows[0] ? recordOf(rows[0]) : undefined;
+  }
+
+  /** One page of a seller's listings, newest first, one row past the page to tell whether more follow. */
+  async page(query: ListingPageQuery): Promise<ListingRecord[]> {
+    const rows = await this.db.read(
+      `SELECT ${COLUMNS} FROM p2p_listings
+       WHERE account_id = $account AND ($status IS NULL OR status = $status) AND ($before IS NULL OR seq < $before)
+       ORDER BY seq DESC LIMIT $limit`,
+      {
+        account: query.accountId,
+        status: query.status ?? null,
+        before: query.beforeSeq ?? null,
+        limit: query.limit + 1,
+      },
+    );
+    return rows.map(recordOf);
+  }
+
+  /** Ids of committed listings whose next timed step is due by `now`, earliest first. */
+  async dueBy(now: number): Promise<string[]> {
+    const rows = await this.db.read<{ id: string }>(
+      `SELECT id FROM p2p_listings WHERE due_at <= make_timestamp($now * 1000) ORDER BY due_at, seq`,
+      { now },
+    );
+    return rows.map((row) => row.id);
+  }
+
+  private async oneIn(
+    uow: UnitOfWork,
+    where: string,
+    params: Record<string, string>,
+  ): Promise<ListingRecord | undefined> {
+    const rows = await uow.tx.all(`SELECT ${COLUMNS} FROM p2p_listings WHERE ${where} LIMIT 1`, params);
+    return rows[0] ? recordOf(rows[0]) : undefined;
+  }
+}
+
+function recordOf(row: Record<string, unknown>): ListingRecord {
+  const text = (value: unknown) => (value === null ? null : String(value));
+  return {
+    id: String(row.id),
+    seq: Number(row.seq),
+    accountId: String(row.account_id),
+    steamId: String(row.steam_id),
+    assetId: String(row.asset_id),
+    assetRevision: String(row.asset_revision),
+    marketHashName: String(row.market_hash_name),
+    listingJson: String(row.listing),
+    status: row.status as P2PListingStatus,
+    priceCents: Number(row.price_cents),
+    commissionCents: Number(row.commission_cents),
+    needsResync: Boolean(row.needs_resync),
+    orderId: text(row.order_id),
+    itemKey: text(row.item_key),
+    buyerSteamId: text(row.buyer_steam_id),
+    offerId: text(row.offer_id),
+    due:
+      row.due_ms === null || row.due_event === null
+        ? null
+        : ({ at: Number(row.due_ms), event: row.due_event } as SaleStep),
+    endReason: text(row.end_reason),
+    createdAt: Number(row.created_ms),
+    updatedAt: Number(row.updated_ms),
+  };
+}

@@ -1,0 +1,179 @@
+/** The P2P routes: the seller's inventory, publishing, repricing, delisting and paging listings (any valid key). */
+import type { FastifyInstance } from 'fastify';
+import type { ZodTypeProvider } from 'fastify-type-provider-zod';
+import { ApiError } from '../../contract/api-error.js';
+import { usdToCents } from '../../contract/common.js';
+import {
+  isPublishBatch,
+  p2pInventoryResponseSchema,
+  p2pListingDeletedSchema,
+  p2pListingPageSchema,
+  p2pListingParamsSchema,
+  p2pListingSchema,
+  p2pListingsQuerySchema,
+  p2pPublishBatchResponseSchema,
+  p2pPublishBodySchema,
+  p2pPublishHeadersSchema,
+  p2pRepriceBodySchema,
+} from '../../contract/p2p.js';
+import { authOf } from '../http/authenticate.js';
+import { AUTH_ERRORS, errorResponses } from '../http/openapi.js';
+import { parseSeqCursor, seqCursor } from '../http/seq-cursor.js';
+import { listingJson } from './listing-record.js';
+import type { P2P } from './p2p.js';
+import { P2P_CODES, p2pApiError } from './p2p-errors.js';
+import type { ItemOutcome } from './publishing.js';
+
+/** Publishing can answer every P2P refusal but the one of a listing's state. */
+const PUBLISH_ERRORS = [...AUTH_ERRORS, ...P2P_CODES.filter((code) => code !== 'listing_not_active')];
+
+/** Cursor tag of listing pages (letters only). */
+const CURSOR_TAG = 'plistings';
+
+/** Registers the P2P routes. */
+export function registerP2PRoutes(app: FastifyInstance, p2p: P2P): void {
+  const api = app.withTypeProvider<ZodTypeProvider>();
+  const tags = ['p2p'];
+
+  api.get(
+    '/p2p/inventory',
+    {
+      schema: {
+        summary: "The seller's CS2 inventory, one row per copy, with the inventory proof",
+        description:
+          'Every call is a full read of the platform inventory: the first read of a fresh inventory is pending for about 5 seconds of service clock (retry_after_ms), a private or trade-banned inventory is blocked with a code, and a ready read lists every copy. An active listing whose copy the read no longer shows leaves the shelf (reconciliation_required, needs_resync true, a gone event on the stream).',
+        tags,
+        response: { 200: p2pInventoryResponseSchema, ...errorResponses(...AUTH_ERRORS) },
+      },
+    },
+    async (request) => p2p.inventory(authOf(request).account),
+  );
+
+  api.post(
+    '/p2p/listings',
+    {
+      config: { rate: 'p2p_write' },
+      schema: {
+        summary: 'Publish one copy (201) or a batch of 1-50 (always 200, one result per item)',
+        description:
+          'Idempotency-Key (8-128 characters) is required. Per item: the same key with the same revision and price replays the published listing (200, Idempotent-Replay: true); with another price or revision it is 409 idempotency_key_mismatch; after asset_revision_changed or already_listed under the key it is 409 idempotency_key_consumed. A refusal as bad input (not_found, unsupported_item), price_below_market and a proof that is not ready leave the key free for that item. The listing enters the public catalogue under its id (source p2p, delivery up_to_12h). Commission: 5% of the price, rounded half up to the cent, at least 0.01.',
+        tags,
+        headers: p2pPublishHeadersSchema,
+        body: p2pPublishBodySchema,
+        response: {
+          200: p2pListingSchema.or(p2pPublishBatchResponseSchema),
+          201: p2pListingSchema,
+          ...errorResponses(...PUBLISH_ERRORS),
+        },
+      },
+    },
+    async (request, reply) => {
+      const { account } = authOf(request);
+      const body = request.body;
+      const key = request.headers['idempotency-key'];
+      if (isPublishBatch(body)) {
+        const outcomes = await p2p.publish(account, key, body.items);
+        if (outcomes.every((o) => o.ok && o.replayed)) reply.header('idempotent-replay', 'true');
+        return reply.code(200).send({ data: outcomes.map(resultJson) });
+      }
+      const [outcome] = await p2p.publish(account, key, [body]);
+      if (!outcome) throw new Error('publishing answered no outcome');
+      if (!outcome.ok) throw p2pApiError(outcome.error) ?? outcome.error;
+      if (outcome.replayed) reply.header('idempotent-replay', 'true');
+      return reply.code(outcome.status).send(listingJson(outcome.listing));
+    },
+  );
+
+  api.patch(
+    '/p2p/listings/:id',
+    {
+      config: { rate: 'p2p_write' },
+      schema: {
+        summary: 'Reprice an active listing; commission and payout are recomputed',
+        description:
+          'Same price rules as publishing. A listing that is sold, mid-sale (trade_pending, trade_sent, verification_hold) or ended answers 409 listing_not_active.',
+        tags,
+        params: p2pListingParamsSchema,
+        body: p2pRepriceBodySchema,
+        response: {
+          200: p2pListingSchema,
+          ...errorResponses(
+            ...AUTH_ERRORS,
+            'invalid_param',
+            'invalid_request',
+            'not_found',
+            'listing_not_active',
+            'price_below_market',
+          ),
+        },
+      },
+    },
+    async (request) =>
+      listingJson(
+        await p2p.reprice(authOf(request).account, request.params.id, usdToCents(request.body.price_usd)),
+      ),
+  );
+
+  api.delete(
+    '/p2p/listings/:id',
+    {
+      config: { rate: 'p2p_write' },
+      schema: {
+        summary: 'Withdraw an active or reconciliation_required listing (delisted)',
+        tags,
+        params: p2pListingParamsSchema,
+        response: {
+          200: p2pListingDeletedSchema,
+          ...errorResponses(...AUTH_ERRORS, 'invalid_param', 'not_found', 'listing_not_active'),
+        },
+      },
+    },
+    async (request) => {
+      const record = await p2p.delist(authOf(request).account, request.params.id);
+      return { id: record.id, deleted: true as const };
+    },
+  );
+
+  api.get(
+    '/p2p/listings',
+    {
+      schema: {
+        summary: "The account's P2P listings, newest first, optionally of one status",
+        tags,
+        querystring: p2pListingsQuerySchema,
+        response: { 200: p2pListingPageSchema, ...errorResponses(...AUTH_ERRORS, 'invalid_param') },
+      },
+    },
+    async (request) => {
+      const query = request.query;
+      const limit = query.limit ?? 50;
+      const rows = await p2p.listings({
+        accountId: authOf(request).account.id,
+        status: query.status,
+        beforeSeq: query.cursor === undefined ? undefined : parseSeqCursor(CURSOR_TAG, query.cursor),
+        limit,
+      });
+      const page = rows.slice(0, limit);
+      const last = page[page.length - 1];
+      return {
+        data: page.map(listingJson),
+        meta: { next_cursor: rows.length > limit && last ? seqCursor(CURSOR_TAG, last.seq) : null },
+      };
+    },
+  );
+}
+
+function resultJson(outcome: ItemOutcome, index: number) {
+  if (outcome.ok)
+    return {
+      index,
+      ok: true,
+      status: outcome.status,
+      replayed: outcome.replayed,
+      listing: listingJson(outcome.listing),
+      error: null,
+    };
+  const error = p2pApiError(outcome.error) ?? new ApiError('internal_error', outcome.error.message);
+  const body = { ...error.extra, code: error.code, detail: error.detail };
+  return { index, ok: false, status: error.status, replayed: false, listing: null, error: body };
+}

@@ -1,0 +1,82 @@
+/**
+ * Idempotency-Keys of POST /p2p/listings, per item: what each item had under a key (published, or
+ * refused after it was checked against the inventory). An item never recorded under a key (refused
+ * as bad input, below the market floor, or while the proof was not ready) can be sent again with it.
+ */
+import type { UnitOfWork } from '../core/unit-of-work.js';
+
+/** One item's outcome under a key. */
+export interface KeyedItem {
+  operationalAssetId: string;
+  assetRevision: string;
+  priceCents: number;
+  /** The listing it published; null when it was refused. */
+  listingId: string | null;
+  /** The refusal's code when it was refused. */
+  errorCode: string | null;
+}
+
+/** The p2p_publish_keys table, read and written in the caller's unit of work. */
+export class PublishKeys {
+  private readonly running = new Set<string>();
+
+  /** Marks a key as running for an account; false when a request with it is already running. */
+  begin(accountId: string, key: string): boolean {
+    const id = `${accountId}\u0000${key}`;
+    if (this.running.has(id)) return false;
+    this.running.add(id);
+    return true;
+  }
+
+  /** Ends what {@link begin} started. */
+  end(accountId: string, key: string): void {
+    this.running.delete(`${accountId}\u0000${key}`);
+  }
+
+  /** The items recorded under a key, by operational asset id. */
+  async itemsIn(uow: UnitOfWork, accountId: string, key: string): Promise<Map<string, KeyedItem>> {
+    const rows = await uow.tx.all(
+      `SELECT operational_asset_id, asset_revision, price_cents, listing_id, error_code FROM p2p_publish_keys
+       WHERE account_id = $account AND idempotency_key = $key`,
+      { account: accountId, key },
+    );
+    return new Map(
+      rows.map((row) => [
+        String(row.operational_asset_id),
+        {
+          operationalAssetId: String(row.operational_asset_id),
+          assetRevision: String(row.asset_revision),
+          priceCents: Number(row.price_cents),
+          listingId: row.listing_id === null ? null : String(row.listing_id),
+          errorCode: row.error_code === null ? null : String(row.error_code),
+        },
+      ]),
+    );
+  }
+
+  /** Records an item's outcome under a key. */
+  async record(
+    uow: UnitOfWork,
+    accountId: string,
+    key: string,
+    item: KeyedItem,
+    status: number,
+  ): Promise<void> {
+    await uow.tx.runPrepared(
+      `INSERT INTO p2p_publish_keys (account_id, idempotency_key, operational_asset_id, asset_revision, price_cents,
+         listing_id, error_status, error_code, created_at)
+       VALUES ($account, $key, $op, $revision, $price, $listing, $status, $code, make_timestamp($at * 1000))`,
+      {
+        account: accountId,
+        key,
+        op: item.operationalAssetId,
+        revision: item.assetRevision,
+        price: item.priceCents,
+        listing: item.listingId,
+        status: item.listingId === null ? status : null,
+        code: item.errorCode,
+        at: uow.now,
+      },
+    );
+  }
+}
