@@ -11,7 +11,7 @@ import {
 } from '../helpers/p2p.js';
 import { startTestService, type TestService } from '../helpers/service.js';
 import { openStream } from '../helpers/stream.js';
-import { advance, buy, cents, ledgerOf, ledgerProblems } from '../helpers/trading.js';
+import { advance, buy, cents, ledgerOf, ledgerProblems, listingsFor } from '../helpers/trading.js';
 
 let t: TestService;
 let item: { name: string; marketUsd: number };
@@ -170,6 +170,42 @@ describe('a P2P sale', () => {
     expect([refused.status, refused.body.code]).toEqual([400, 'invalid_request']);
     expect((await p2pListing(t, seller.key, listing.id)).status).toBe('active');
     expect((await t.call('/balance', { key: trader })).body.balance_usd).toBe(1000);
+  });
+});
+
+describe("the README's sandbox loop", () => {
+  it('lists a copy the bots delivered, sells it to another account and pays the seller after 8 days', async () => {
+    const a = await t.account({ balance_usd: 100, trading: true });
+    const b = await t.account({ balance_usd: 100, trading: true });
+    const [bought] = await listingsFor(t, a.key, { delivery: 'instant' });
+    expect((await buy(t, a.key, { listing_ids: [bought?.id] })).status).toBe(201);
+    await advance(t, 31);
+    const copies = (await t.sandbox(`/accounts/${a.accountId}/inventory`)).body.data;
+    expect(copies.map((c: any) => c.listing_id)).toEqual([bought?.id]);
+    const pending = await t.call('/p2p/inventory', { key: a.key });
+    expect(pending.body.inventory_proof.status).toBe('pending');
+    await advance(t, 5);
+    const [row] = (await t.call('/p2p/inventory', { key: a.key })).body.data;
+    const body = {
+      operational_asset_id: row.operational_asset_id,
+      asset_revision: row.asset_revision,
+      price_usd: 25,
+    };
+    const listed = await t.call('/p2p/listings', {
+      key: a.key,
+      method: 'POST',
+      body,
+      headers: { 'idempotency-key': 'first-p2p-listing' },
+    });
+    expect([listed.status, listed.body.status]).toEqual([201, 'active']);
+    expect((await buy(t, b.key, { listing_ids: [listed.body.id] })).status).toBe(201);
+    await advance(t, 90);
+    expect((await p2pListing(t, a.key, listed.body.id)).status).toBe('verification_hold');
+    await advance(t, 691_200);
+    expect((await p2pListing(t, a.key, listed.body.id)).status).toBe('sold');
+    const sales = (await t.call('/transactions?type=sale', { key: a.key })).body.data;
+    expect(sales.map((r: any) => r.amount_usd)).toEqual([listed.body.seller_payout_usd]);
+    expect(listed.body.seller_payout_usd).toBe(23.75);
   });
 });
 
