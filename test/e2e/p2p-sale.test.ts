@@ -1,6 +1,7 @@
 /** A P2P listing in the public catalogue, bought with POST /orders, walked to the payout or to a refund on the service clock; reconciliation. */
 import { gunzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { churnUntil } from '../helpers/churn.js';
 import {
   listCopy,
   marketItem,
@@ -72,6 +73,20 @@ describe('a P2P listing in the public catalogue', () => {
     );
     await stream.until((events) => events.some((e) => e.type === 'gone' && e.data.id === listing.id));
     stream.close();
+  });
+});
+
+describe('the market churn', () => {
+  it('never takes a P2P listing off the shelf', async () => {
+    const seller = await sellerWith(t, item.name, 3);
+    const listed = [];
+    for (const assetId of seller.assetIds)
+      listed.push((await listCopy(t, seller, assetId, item.marketUsd)).id);
+    const size = t.service.context.catalogue.size();
+    expect(await churnUntil(t, { changes: 3 * size, rate: 5_000 })).toBeGreaterThanOrEqual(3 * size);
+    const live = listed.filter((id) => t.service.context.catalogue.get(id) !== undefined);
+    expect(live).toEqual(listed);
+    for (const id of listed) expect((await p2pListing(t, seller.key, id)).status).toBe('active');
   });
 });
 
