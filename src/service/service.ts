@@ -248,7 +248,7 @@ function features(parts: Parts, options: ServiceOptions) {
       platform: parts.platform,
       due: parts.due,
       accounts: { steamIdOf: (id) => parts.accounts.account(id)?.steamId },
-      items: catalogueItems(parts.catalogue),
+      items: catalogueItems(parts.catalogue, parts.db),
     }),
     tradingFeature({
       clock: parts.clock,

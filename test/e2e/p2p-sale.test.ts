@@ -76,20 +76,6 @@ describe('a P2P listing in the public catalogue', () => {
   });
 });
 
-describe('the market churn', () => {
-  it('never takes a P2P listing off the shelf', async () => {
-    const seller = await sellerWith(t, item.name, 3);
-    const listed = [];
-    for (const assetId of seller.assetIds)
-      listed.push((await listCopy(t, seller, assetId, item.marketUsd)).id);
-    const size = t.service.context.catalogue.size();
-    expect(await churnUntil(t, { changes: 3 * size, rate: 5_000 })).toBeGreaterThanOrEqual(3 * size);
-    const live = listed.filter((id) => t.service.context.catalogue.get(id) !== undefined);
-    expect(live).toEqual(listed);
-    for (const id of listed) expect((await p2pListing(t, seller.key, id)).status).toBe('active');
-  });
-});
-
 describe('a P2P sale', () => {
   it('walks trade_pending → trade_sent → verification_hold → sold and credits exactly seller_payout_usd', async () => {
     const { seller, listing, buyer } = await listedSale();
@@ -256,5 +242,20 @@ describe('reconciliation on a full inventory read', () => {
     const again = await listCopy(t, seller, seller.assetIds[0] as string, item.marketUsd);
     expect(again.id).not.toBe(listing.id);
     expect((await p2pListing(t, seller.key, listing.id)).status).toBe('reconciliation_required');
+  });
+});
+
+// Last: the churn reshapes the catalogue the other tests read.
+describe('the market churn', () => {
+  it('never takes a P2P listing off the shelf', async () => {
+    const seller = await sellerWith(t, item.name, 3);
+    const listed = [];
+    for (const assetId of seller.assetIds)
+      listed.push((await listCopy(t, seller, assetId, item.marketUsd)).id);
+    const size = t.service.context.catalogue.size();
+    expect(await churnUntil(t, { changes: 3 * size, rate: 5_000 })).toBeGreaterThanOrEqual(3 * size);
+    const live = listed.filter((id) => t.service.context.catalogue.get(id) !== undefined);
+    expect(live).toEqual(listed);
+    for (const id of listed) expect((await p2pListing(t, seller.key, id)).status).toBe('active');
   });
 });

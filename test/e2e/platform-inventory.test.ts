@@ -1,5 +1,7 @@
 /** The platform's user inventories and user-sent offers in a running service, driven over loopback through the sandbox. */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Listing } from '../../src/contract/listing.js';
+import { churnUntil } from '../helpers/churn.js';
 import { startTestService, type TestService } from '../helpers/service.js';
 import { advance, listingsFor } from '../helpers/trading.js';
 
@@ -132,5 +134,40 @@ describe('offers sent by users', () => {
     expect(offers.find((o: any) => o.offer_id === ignored.offerId)?.state).toBe('expired');
     expect((await inventory(seller.accountId)).map((r) => r.asset_id).sort()).toEqual([first, second].sort());
     expect(await inventory(buyer.accountId)).toEqual([]);
+  });
+});
+
+// Last: the churn reshapes the catalogue the other tests read.
+describe('grants of items no longer listed', () => {
+  it('describes an item listed since the start but gone now by its last listing in the event log', async () => {
+    const { catalogue } = t.service.context;
+    const added: { appId: number; listing: Listing }[] = [];
+    const stop = catalogue.onChange((changes) => {
+      for (const change of changes)
+        if (change.kind === 'add') added.push({ appId: change.entry.appId, listing: change.entry.listing });
+    });
+    await churnUntil(t, { changes: 20, rate: 1_000 });
+    stop();
+    const { appId, listing } = added[0] as { appId: number; listing: Listing };
+    const live = catalogue.index.query({
+      appId,
+      name: listing.market_hash_name,
+      sort: 'id',
+      limit: 200,
+    }).items;
+    await catalogue.apply(live.map((entry) => ({ kind: 'remove' as const, id: entry.id })));
+    expect(
+      await t.service.context.catalogue.index.query({
+        appId,
+        name: listing.market_hash_name,
+        sort: 'id',
+        limit: 1,
+      }).items,
+    ).toEqual([]);
+    const { accountId } = await t.account();
+    const granted = await t.sandbox(`/accounts/${accountId}/inventory`, {
+      market_hash_name: listing.market_hash_name,
+    });
+    expect([granted.status, granted.body.market_hash_name]).toEqual([201, listing.market_hash_name]);
   });
 });

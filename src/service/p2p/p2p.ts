@@ -2,12 +2,12 @@
  * The P2P feature's operations: the seller's inventory (every read is a full read that reconciles
  * the shelf), publishing, repricing, delisting and paging listings, and the sales that orders start.
  */
-import { centsToUsd } from '../../contract/common.js';
+import { APP_IDS, centsToUsd } from '../../contract/common.js';
 import type { Listing } from '../../contract/listing.js';
 import type { InventoryProof, P2PInventoryItem, P2PPublishItem } from '../../contract/p2p.js';
 import type { Database } from '../../shared/database.js';
 import type { Account } from '../core/caller.js';
-import type { UnitOfWorkRunner } from '../core/unit-of-work.js';
+import type { UnitOfWork, UnitOfWorkRunner } from '../core/unit-of-work.js';
 import { commissionCents, floorCents } from './commission.js';
 import { type ListingRecord, operationalAssetId } from './listing-record.js';
 import { nextListingStatus } from './listing-states.js';
@@ -15,11 +15,11 @@ import { type ListingPageQuery, ListingStore } from './listing-store.js';
 import { refuseP2P } from './p2p-errors.js';
 import type { BuyerOrders, Payouts, Proof, SellerCopy, SellerPlatform, Shelf } from './ports.js';
 import { PublishKeys } from './publish-keys.js';
-import { type ItemOutcome, Publishing } from './publishing.js';
+import { belowMarketRefusal, type ItemOutcome, Publishing } from './publishing.js';
 import { Sales } from './sales.js';
 
 /** P2P is CS2 only. */
-const CS2 = 730;
+const CS2 = APP_IDS.cs2;
 
 /** What P2P is built from. */
 export interface P2PDeps {
@@ -82,12 +82,8 @@ export class P2P {
     return this.deps.units.run(async (uow) => {
       const record = await this.ownIn(uow, account, id);
       record.status = nextListingStatus(record.status, 'repriced');
-      const market = this.deps.shelf.marketCents(CS2, record.marketHashName);
-      if (market !== null && priceCents < floorCents(market))
-        throw refuseP2P('price_below_market', 'price_usd is under half the market price', {
-          market_usd: centsToUsd(market),
-          floor_usd: centsToUsd(floorCents(market)),
-        });
+      const belowMarket = belowMarketRefusal(this.deps.shelf, record.marketHashName, priceCents);
+      if (belowMarket) throw belowMarket;
       const listing = { ...(JSON.parse(record.listingJson) as Listing), price_usd: centsToUsd(priceCents) };
       record.priceCents = priceCents;
       record.commissionCents = commissionCents(priceCents);
@@ -136,7 +132,8 @@ export class P2P {
     }
   }
 
-  private async ownIn(uow: Parameters<ListingStore['getIn']>[0], account: Account, id: string) {
+  /** The caller's own listing as the unit of work sees it, or 404 (another account's listing included). */
+  private async ownIn(uow: UnitOfWork, account: Account, id: string): Promise<ListingRecord> {
     const record = await this.store.getIn(uow, id);
     if (!record || record.accountId !== account.id)
       throw refuseP2P('not_found', `no P2P listing ${id} on this account`);

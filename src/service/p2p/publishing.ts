@@ -3,7 +3,7 @@
  * seller's inventory as the platform shows it now, and put in the public catalogue under the
  * listing's id. Items are answered one by one (a batch never stops at a failed item).
  */
-import { centsToUsd, usdToCents } from '../../contract/common.js';
+import { APP_IDS, centsToUsd, usdToCents } from '../../contract/common.js';
 import type { Listing } from '../../contract/listing.js';
 import type { P2PPublishItem } from '../../contract/p2p.js';
 import { randomId } from '../core/api-keys.js';
@@ -18,7 +18,7 @@ import type { Proof, SellerPlatform, Shelf } from './ports.js';
 import type { KeyedItem, PublishKeys } from './publish-keys.js';
 
 /** P2P is CS2 only. */
-const CS2 = 730;
+const CS2 = APP_IDS.cs2;
 
 /** One item's answer: the listing (201 new, 200 replayed) or the refusal it would have answered alone. */
 export type ItemOutcome =
@@ -153,12 +153,8 @@ class PublishRun {
     const live = await this.deps.store.liveByAssetIn(this.uow, copy.assetId);
     if (live)
       return refusal('already_listed', `the copy is already listed as ${live.id}`, { listing_id: live.id });
-    const market = this.deps.shelf.marketCents(CS2, copy.marketHashName);
-    if (market !== null && priceCents < floorCents(market))
-      return refusal('price_below_market', 'price_usd is under half the market price', {
-        market_usd: centsToUsd(market),
-        floor_usd: centsToUsd(floorCents(market)),
-      });
+    const belowMarket = belowMarketRefusal(this.deps.shelf, copy.marketHashName, priceCents);
+    if (belowMarket) return { error: belowMarket };
     return { copy: { assetId: copy.assetId, name: copy.marketHashName, listingJson: copy.listingJson } };
   }
 
@@ -222,6 +218,20 @@ class PublishRun {
     };
     return this.deps.keys.record(this.uow, this.account.id, this.key, keyed, listingId === null ? 409 : 201);
   }
+}
+
+/** The `price_below_market` refusal of a price under half the item's market price, or null (none without a market price). */
+export function belowMarketRefusal(
+  shelf: Shelf,
+  marketHashName: string,
+  priceCents: number,
+): DomainError<P2PRefusal> | null {
+  const market = shelf.marketCents(CS2, marketHashName);
+  if (market === null || priceCents >= floorCents(market)) return null;
+  return refuseP2P('price_below_market', 'price_usd is under half the market price', {
+    market_usd: centsToUsd(market),
+    floor_usd: centsToUsd(floorCents(market)),
+  });
 }
 
 function refusal(code: P2PRefusal, message: string, facts: Record<string, unknown> = {}) {

@@ -12,6 +12,6 @@ export interface PlatformAccounts {
 
 /** Descriptions of the items the catalogue knows, by exact market_hash_name. */
 export interface ItemDescriptions {
-  /** The item's description, or undefined when no item of that name is listed. */
-  describe(marketHashName: string): GrantedItem | undefined;
+  /** The item's description, or undefined when the catalogue does not know an item of that name. */
+  describe(marketHashName: string): Promise<GrantedItem | undefined>;
 }

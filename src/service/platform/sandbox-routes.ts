@@ -54,7 +54,7 @@ export function registerPlatformSandboxRoutes(app: FastifyInstance, deps: Platfo
     { schema: { ...hidden, params: accountParams, body: grantInventoryBodySchema } },
     async (request, reply) => {
       const steamId = linkedSteamId(deps.accounts, request.params.id);
-      const item = deps.items.describe(request.body.market_hash_name);
+      const item = await deps.items.describe(request.body.market_hash_name);
       if (!item) throw unknownItem(request.body.market_hash_name);
       const assetIds = await platform.inventories.grant(steamId, item, request.body.count ?? 1);
       return reply.code(201).send({

@@ -1,4 +1,7 @@
 /** The catalogue as other features read items from it: what an item is, and what the market asks for it. */
+
+import type { Listing } from '../../contract/listing.js';
+import type { Database } from '../../shared/database.js';
 import type { Catalogue } from '../market/catalogue.js';
 import { ALL_APP_IDS } from '../market/games.js';
 import type { IndexedListing } from '../market/listing-index.js';
@@ -20,22 +23,35 @@ export function cheapestOwnListing(
   return page.items.find((entry) => entry.listing.source !== 'p2p');
 }
 
-/** Items by exact name, described by the cheapest live listing of them in any game (CS2 first). */
-export function catalogueItems(catalogue: Catalogue): ItemDescriptions {
+/**
+ * Items by exact name: described by the cheapest live listing of them in any game (CS2 first), or
+ * else by the latest listing of that name the event log still holds (an item listed in its
+ * retention window but not now).
+ */
+export function catalogueItems(catalogue: Catalogue, db: Database): ItemDescriptions {
   return {
-    describe(name) {
+    async describe(name) {
       for (const appId of ALL_APP_IDS) {
         const entry = cheapestOwnListing(catalogue, appId, name);
-        if (!entry) continue;
-        const listing = entry.listing;
-        return {
-          appId,
-          marketHashName: listing.market_hash_name,
-          listingId: listing.id,
-          listingJson: JSON.stringify(listing),
-        };
+        if (entry) return described(appId, entry.listing);
       }
-      return undefined;
+      const [logged] = await db.read<{ app_id: number; listing: string }>(
+        `SELECT app_id, listing FROM listing_events
+         WHERE kind = 'new' AND json_extract_string(listing, '$.market_hash_name') = $name
+           AND coalesce(json_extract_string(listing, '$.source'), 'platform') <> 'p2p'
+         ORDER BY position DESC LIMIT 1`,
+        { name },
+      );
+      return logged && described(Number(logged.app_id), JSON.parse(logged.listing) as Listing);
     },
+  };
+}
+
+function described(appId: number, listing: Listing) {
+  return {
+    appId,
+    marketHashName: listing.market_hash_name,
+    listingId: listing.id,
+    listingJson: JSON.stringify(listing),
   };
 }

@@ -25,7 +25,7 @@ beforeEach(async () => {
           steamIdOf: (id) => (id === 'acc_1' ? STEAM_ID : id === 'acc_unlinked' ? null : undefined),
         },
         items: {
-          describe: (name) =>
+          describe: async (name) =>
             name === 'AK-47 | Redline (Field-Tested)'
               ? {
                   appId: 730,
