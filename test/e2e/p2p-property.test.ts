@@ -112,7 +112,10 @@ async function run({ t, item, sellers, buyers }: Context, step: Step): Promise<v
     const page = await t.call(`/listings?name=${encodeURIComponent(item.name)}&limit=200`, {
       key: buyer.key,
     });
-    const p2p = page.body.items.filter((l: any) => l.source === 'p2p');
+    // Only this run's sellers' listings: earlier runs' listings share the shelf.
+    const ours = new Set<string>();
+    for (const seller of sellers) for (const l of await listingsOf(t, seller)) ours.add(l.id);
+    const p2p = page.body.items.filter((l: any) => l.source === 'p2p' && ours.has(l.id));
     if (p2p.length > 0) await buy(t, buyer.key, { listing_ids: [p2p[step.pick % p2p.length].id] });
     return;
   }
