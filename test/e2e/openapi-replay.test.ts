@@ -57,6 +57,7 @@ async function openStream(path: string, init: Call): Promise<TestResponse> {
 
 let funded: string;
 let trading: { orderId: string; customId: string; body: Record<string, unknown> };
+let p2p: { key: string; listingId: string; bodies: Record<string, unknown>[] };
 
 beforeAll(async () => {
   t = await startTestService({ listings: 800, trustProxy: ['127.0.0.1'] });
@@ -68,7 +69,31 @@ beforeAll(async () => {
   const placed = await t.call('/orders', { method: 'POST', key: funded, body });
   if (placed.status !== 201) throw new Error(`order: ${placed.text}`);
   trading = { orderId: placed.body.order_id, customId: 'replay-order-1', body };
+  const [live] = (await t.call('/listings?limit=1&sort=price_asc&min_price=1', { key: funded })).body.items;
+  p2p = await p2pSeller(live.market_hash_name);
 });
+
+/** A seller with two copies of an item, its inventory read ready, and the first copy listed. */
+async function p2pSeller(name: string): Promise<typeof p2p> {
+  const seller = await t.account({ balance_usd: 0 });
+  const granted = await t.sandbox(`/accounts/${seller.accountId}/inventory`, {
+    market_hash_name: name,
+    count: 2,
+  });
+  if (granted.status !== 201) throw new Error(`grant: ${granted.text}`);
+  await t.call('/p2p/inventory', { key: seller.key });
+  await t.sandbox('/clock', { advance_seconds: 5 });
+  const rows = (await t.call('/p2p/inventory', { key: seller.key })).body.data;
+  const bodies = rows.map((r: Record<string, unknown>) => ({
+    operational_asset_id: r.operational_asset_id,
+    asset_revision: r.asset_revision,
+    price_usd: 100,
+  }));
+  const headers = { 'idempotency-key': 'replay-p2p-first' };
+  const listed = await t.call('/p2p/listings', { method: 'POST', key: seller.key, body: bodies[0], headers });
+  if (listed.status !== 201) throw new Error(`p2p: ${listed.text}`);
+  return { key: seller.key, listingId: listed.body.id, bodies };
+}
 afterAll(() => t.close());
 
 /** A request per operation that succeeds (by operationId); a new operation adds one here. */
@@ -95,6 +120,16 @@ const SUCCESSES: Record<string, () => Promise<unknown>> = {
   getOrderByCustomId: () => replay(`/orders/info?custom_id=${trading.customId}`, { key: funded }),
   getOrder: () => replay(`/orders/${trading.orderId}`, { key: funded }),
   claimOrder: () => replay(`/orders/${trading.orderId}/claim`, { method: 'POST', key: funded }),
+  getP2PInventory: () => replay('/p2p/inventory', { key: p2p.key }),
+  publishP2PListings: async () => {
+    const headers = { 'idempotency-key': 'replay-p2p-second' };
+    await replay('/p2p/listings', { method: 'POST', key: p2p.key, body: p2p.bodies[1], headers });
+    await replay('/p2p/listings', { method: 'POST', key: p2p.key, body: { items: p2p.bodies }, headers });
+  },
+  listP2PListings: () => replay('/p2p/listings?limit=5', { key: p2p.key }),
+  repriceP2PListing: () =>
+    replay(`/p2p/listings/${p2p.listingId}`, { method: 'PATCH', key: p2p.key, body: { price_usd: 120 } }),
+  delistP2PListing: () => replay(`/p2p/listings/${p2p.listingId}`, { method: 'DELETE', key: p2p.key }),
   buyForTradeUrl: async () => {
     const { trade_url } = (await t.sandbox('/trade-urls/123457')).body;
     const [listing] = await listingsFor(t, funded, { delivery: 'instant' });
@@ -157,6 +192,15 @@ describe('real responses replayed through the OpenAPI document', () => {
       body: { listing_ids: ['a'], trade_url: 'https://example.invalid/' },
     });
     await replay('/withdrawals', { method: 'POST', key: funded });
+    await replay('/p2p/listings', { method: 'POST', key: p2p.key, body: p2p.bodies[0] });
+    await replay('/p2p/listings', {
+      method: 'POST',
+      key: p2p.key,
+      body: { ...p2p.bodies[0], price_usd: 101 },
+      headers: { 'idempotency-key': 'replay-p2p-first' },
+    });
+    await replay('/p2p/listings/p2p_missing', { method: 'PATCH', key: p2p.key, body: { price_usd: 1 } });
+    await replay('/p2p/listings?status=gone', { key: p2p.key });
     expect(problems).toEqual([]);
   });
 

@@ -17,5 +17,8 @@ export function p2pFeature(deps: P2PFeatureDeps): Feature {
   return {
     v1: (app) => registerP2PRoutes(app, deps.p2p),
     errors: p2pApiError,
+    tags: {
+      p2p: "Selling from the account's own platform inventory at its own price: the inventory with its proof, publishing, repricing, delisting and the account's listings",
+    },
   };
 }

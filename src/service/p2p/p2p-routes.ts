@@ -39,6 +39,7 @@ export function registerP2PRoutes(app: FastifyInstance, p2p: P2P): void {
     '/p2p/inventory',
     {
       schema: {
+        operationId: 'getP2PInventory',
         summary: "The seller's CS2 inventory, one row per copy, with the inventory proof",
         description:
           'Every call is a full read of the platform inventory: the first read of a fresh inventory is pending for about 5 seconds of service clock (retry_after_ms), a private or trade-banned inventory is blocked with a code, and a ready read lists every copy. An active listing whose copy the read no longer shows leaves the shelf (reconciliation_required, needs_resync true, a gone event on the stream).',
@@ -54,6 +55,7 @@ export function registerP2PRoutes(app: FastifyInstance, p2p: P2P): void {
     {
       config: { rate: 'p2p_write' },
       schema: {
+        operationId: 'publishP2PListings',
         summary: 'Publish one copy (201) or a batch of 1-50 (always 200, one result per item)',
         description:
           'Idempotency-Key (8-128 characters) is required. Per item: the same key with the same revision and price replays the published listing (200, Idempotent-Replay: true); with another price or revision it is 409 idempotency_key_mismatch; after asset_revision_changed or already_listed under the key it is 409 idempotency_key_consumed. A refusal as bad input (not_found, unsupported_item), price_below_market and a proof that is not ready leave the key free for that item. The listing enters the public catalogue under its id (source p2p, delivery up_to_12h). Commission: 5% of the price, rounded half up to the cent, at least 0.01.',
@@ -89,6 +91,7 @@ export function registerP2PRoutes(app: FastifyInstance, p2p: P2P): void {
     {
       config: { rate: 'p2p_write' },
       schema: {
+        operationId: 'repriceP2PListing',
         summary: 'Reprice an active listing; commission and payout are recomputed',
         description:
           'Same price rules as publishing. A listing that is sold, mid-sale (trade_pending, trade_sent, verification_hold) or ended answers 409 listing_not_active.',
@@ -119,6 +122,7 @@ export function registerP2PRoutes(app: FastifyInstance, p2p: P2P): void {
     {
       config: { rate: 'p2p_write' },
       schema: {
+        operationId: 'delistP2PListing',
         summary: 'Withdraw an active or reconciliation_required listing (delisted)',
         tags,
         params: p2pListingParamsSchema,
@@ -138,6 +142,7 @@ export function registerP2PRoutes(app: FastifyInstance, p2p: P2P): void {
     '/p2p/listings',
     {
       schema: {
+        operationId: 'listP2PListings',
         summary: "The account's P2P listings, newest first, optionally of one status",
         tags,
         querystring: p2pListingsQuerySchema,
