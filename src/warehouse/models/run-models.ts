@@ -1,12 +1,14 @@
 /**
  * Builds models in the warehouse, in dependency order, all in ONE transaction: every model of a
- * run reads the same committed landing data, analysts see the whole refresh or none of it, and an
- * incremental model's watermark commits with the rows it covers.
+ * run reads the same committed landing data, analysts see the whole refresh or none of it, an
+ * incremental model's watermark commits with the rows it covers, and the tests that compare a
+ * model with landing data run in it too (see `test-runs.ts`).
  */
 import { randomUUID } from 'node:crypto';
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { inTransaction } from '../../shared/transaction.js';
 import type { Model } from './model.js';
+import { recordBuildTests } from './test-runs.js';
 
 /** How a run builds its models. */
 export interface RunModelsOptions {
@@ -78,6 +80,7 @@ export async function runModels(
         models.push(result);
         options.onModel?.(result);
       }
+      await recordBuildTests(connection, ordered, runId, watermark);
     });
   } catch (cause) {
     const failed = ordered[models.length]?.name ?? 'the run';
