@@ -21,6 +21,8 @@ export interface AttemptOptions {
   body?: string;
   /** Deadline of the attempt in milliseconds: until the whole JSON body, or until a stream's headers. */
   timeoutMs: number;
+  /** Gives the attempt up: it rejects with the signal's reason (never a NetworkError, so never retried). */
+  signal?: AbortSignal | undefined;
 }
 
 /** An answer whose body is left for the caller to stream. */
@@ -81,7 +83,9 @@ async function attempt<T>(
 ): Promise<T> {
   const controller = new AbortController();
   const timer = setTimeout(() => controller.abort(new Error('deadline')), options.timeoutMs);
+  const caller = options.signal;
   try {
+    caller?.throwIfAborted();
     const { body } = options;
     const response = await request(url, {
       method: options.method ?? 'GET',
@@ -89,7 +93,7 @@ async function attempt<T>(
         body === undefined ? options.headers : { ...options.headers, 'content-type': 'application/json' },
       ...(body === undefined ? {} : { body }),
       dispatcher: options.dispatcher,
-      signal: controller.signal,
+      signal: caller ? AbortSignal.any([controller.signal, caller]) : controller.signal,
       // A streamed body has no deadline, only a limit on silence between chunks.
       bodyTimeout: options.timeoutMs,
     });
@@ -98,6 +102,7 @@ async function attempt<T>(
     if (!ok) throw await errorOf(response);
     return await read(response);
   } catch (error) {
+    if (caller?.aborted) throw caller.reason;
     throw transportError(error, url, controller.signal.aborted, options.timeoutMs);
   } finally {
     clearTimeout(timer);

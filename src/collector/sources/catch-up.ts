@@ -56,12 +56,15 @@ export async function sweep(
     if (options.signal?.aborted) return null;
     // Stamped before the request: the page shows the server at or after this instant.
     const observedAt = Date.now();
-    const page = await client.listings({
-      appId: options.appId,
-      sort,
-      limit: 200,
-      ...(position.cursor ? { cursor: position.cursor } : {}),
-    });
+    const page = await client.listings(
+      {
+        appId: options.appId,
+        sort,
+        limit: 200,
+        ...(position.cursor ? { cursor: position.cursor } : {}),
+      },
+      { signal: options.signal },
+    );
     position.cursor = page.next_cursor;
     seen += page.items.length;
     await writer.add({

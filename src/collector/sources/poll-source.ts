@@ -36,13 +36,16 @@ export function createPollTask(
         if (signal.aborted) break;
         // Stamped before the request: the page shows the server at or after this instant.
         const observedAt = Date.now();
-        const page = await client.listings({
-          appId: APP_IDS.cs2,
-          sort: 'newest',
-          limit: 200,
-          ...(after ? { available_after: after } : {}),
-          ...(cursor ? { cursor } : {}),
-        });
+        const page = await client.listings(
+          {
+            appId: APP_IDS.cs2,
+            sort: 'newest',
+            limit: 200,
+            ...(after ? { available_after: after } : {}),
+            ...(cursor ? { cursor } : {}),
+          },
+          { signal },
+        );
         for (const listing of page.items)
           watermark = Math.max(watermark, Date.parse(listing.listed_at ?? '') || 0);
         board.status.received += page.items.length;

@@ -122,8 +122,11 @@ export class StreamSource {
         },
       );
       this.current = es;
+      const stop = () => finish({ kind: 'reconnect', reason: 'stopping', hadEvents });
+      this.stopping.signal.addEventListener('abort', stop, { once: true });
       const finish = (outcome: FollowOutcome) => {
         clearInterval(watchdog);
+        this.stopping.signal.removeEventListener('abort', stop);
         es.close();
         this.board.status.connected = false;
         resolve(outcome);
@@ -131,8 +134,7 @@ export class StreamSource {
       const watchdogMs = this.options.watchdogMs ?? 40_000;
       const watchdog = setInterval(
         () => {
-          if (this.stopping.signal.aborted) finish({ kind: 'reconnect', reason: 'stopping', hadEvents });
-          else if (Date.now() - lastByteAt > watchdogMs) {
+          if (Date.now() - lastByteAt > watchdogMs) {
             finish({ kind: 'watchdog_reconnect', reason: `no byte for ${watchdogMs} ms` });
           }
         },

@@ -18,6 +18,8 @@ export interface RunModelsOptions {
   onModel?: (result: ModelRunResult) => void;
   /** Clock of `model_runs`, epoch ms. @default Date.now */
   clock?: () => number;
+  /** Interrupts the build when it aborts: the run fails and no model changes. */
+  signal?: AbortSignal;
 }
 
 /** What building one model did. */
@@ -47,7 +49,10 @@ export async function runModels(
   const runId = randomUUID();
   const started = performance.now();
   const models: ModelRunResult[] = [];
+  const interrupt = () => connection.interrupt();
+  options.signal?.addEventListener('abort', interrupt, { once: true });
   try {
+    options.signal?.throwIfAborted();
     await inTransaction(connection, async () => {
       // Read inside the transaction: the newest load this run's snapshot of the landing tables holds.
       const watermark = await scalar(
@@ -87,6 +92,8 @@ export async function runModels(
     throw new Error(`building model ${failed} failed, no model changed: ${(cause as Error).message}`, {
       cause,
     });
+  } finally {
+    options.signal?.removeEventListener('abort', interrupt);
   }
   return { runId, models, durationMs: performance.now() - started };
 }
