@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { controlFileOf } from '../../src/collector/control.js';
 import { Warehouse } from '../../src/warehouse/index.js';
-import { askCollector, spawnMarket } from '../helpers/cli.js';
+import { askCollector, spawnCollector } from '../helpers/cli.js';
 import { startTestService, type TestService } from '../helpers/service.js';
 import { waitFor } from '../helpers/stream.js';
 
@@ -55,20 +55,9 @@ describe('stopping the collector', () => {
       t = await startTestService({ listings: 3000, rateLimits: { read: wait.readLimit } });
       const { key } = await t.account({ balance_usd: 50 });
       const warehousePath = join(t.dir, 'warehouse.duckdb');
-      const collector = spawnMarket([
-        'collect',
-        ...['--base-url', t.baseUrl, '--api-key', key, '--warehouse', warehousePath],
-        ...[
-          '--status-seconds',
-          '0',
-          '--poll-seconds',
-          '1',
-          '--sweep-seconds',
-          '1',
-          '--cs2-sweep-seconds',
-          '1',
-        ],
-        ...['--prices-seconds', '1', '--fx-seconds', '1', '--read-budget', wait.readBudget],
+      const collector = spawnCollector(t.baseUrl, key, warehousePath, [
+        ...['--cs2-sweep-seconds', '1', '--prices-seconds', '1', '--fx-seconds', '1'],
+        ...['--read-budget', wait.readBudget],
       ]);
       child = collector;
       let stderr = '';

@@ -2,12 +2,14 @@
  * Full reads of a game's catalogue: every page lands as observations with the read's progress
  * (the cursor) in the same transaction, so an interrupted read resumes where it stopped; at the
  * end, listings believed live that the read did not see, and that nothing else touched since it
- * began, have gone.
+ * began, have gone. And the catch-ups after a stream resync: the listings that appeared since the
+ * last landed event, or the whole catalogue when no event ever landed.
  */
 
 import type { MarketClient } from '../../client/index.js';
 import { APP_IDS } from '../../contract/common.js';
 import type { BatchWriter, Warehouse } from '../../warehouse/index.js';
+import { landNewestPages, observationsOf, POLL_OVERLAP_MS } from './newest-pages.js';
 
 /** Where a full read stands; stored as the source's state. */
 export interface SweepPosition {
@@ -69,13 +71,12 @@ export async function sweep(
     seen += page.items.length;
     await writer.add({
       source: options.source,
-      observations: page.items.map((listing) => ({
+      observations: observationsOf(page.items, {
         appId: options.appId,
-        listing,
         observedAt,
         via: options.via,
         passId: position.passId,
-      })),
+      }),
       state: { ...options.state, ...persisted(options, position, page.next_cursor === null) },
     });
     if (page.next_cursor === null) break;
@@ -142,17 +143,52 @@ export async function catchUp(
     persistPosition: false,
     ...(options.signal ? { signal: options.signal } : {}),
   });
-  await writer.add({
+  const rows = result?.seen ?? 0;
+  await recordCatchUp(
+    writer,
+    options.source,
+    startedAt,
+    rows,
+    `${options.reason}; ${result?.gone ?? 0} listings had left meanwhile`,
+  );
+  return rows;
+}
+
+/** Records a catch-up that began at `startedAt` in the gap ledger, with the rows it brought. */
+function recordCatchUp(writer: BatchWriter, source: string, startedAt: number, rows: number, detail: string) {
+  return writer.add({ source, gaps: [{ kind: 'catch_up', startedAt, endedAt: Date.now(), rows, detail }] });
+}
+
+/**
+ * The catch-up after a stream resync: the CS2 listings that appeared since the newest one the
+ * stream landed (less the overlap of the specification, deduplicated by id), read with
+ * `sort=newest&available_after`, a few pages rather than the whole catalogue; listings that left
+ * meanwhile are found by the next complete sweep. Without any landed event, the whole catalogue is
+ * read ({@link catchUp}). The gap ledger records it with the rows it brought; returns them.
+ */
+export async function catchUpSinceLastEvent(
+  client: MarketClient,
+  warehouse: Warehouse,
+  writer: BatchWriter,
+  options: { source: string; reason: string; signal?: AbortSignal },
+): Promise<number> {
+  // The events already handed to the writer count as landed.
+  await writer.flush();
+  const [last] = await warehouse.query(
+    `SELECT epoch_ms(max(listed_at)) AS at FROM listing_events WHERE app_id = ${APP_IDS.cs2} AND kind = 'new'`,
+  );
+  if (last?.at === null || last?.at === undefined)
+    return catchUp(client, warehouse, writer, { appId: APP_IDS.cs2, ...options });
+  const startedAt = Date.now();
+  const after = new Date(Number(last.at) - POLL_OVERLAP_MS).toISOString();
+  const rows = await landNewestPages(client, writer, {
     source: options.source,
-    gaps: [
-      {
-        kind: 'catch_up',
-        startedAt,
-        endedAt: Date.now(),
-        rows: result?.seen ?? 0,
-        detail: `${options.reason}; ${result?.gone ?? 0} listings had left meanwhile`,
-      },
-    ],
+    via: 'catch_up',
+    passId: `catch_up-${APP_IDS.cs2}-${startedAt}`,
+    after,
+    signal: options.signal,
   });
-  return result?.seen ?? 0;
+  const detail = `${options.reason}; re-read the listings listed since ${after}; listings that left meanwhile are found by the next sweep`;
+  await recordCatchUp(writer, options.source, startedAt, rows, detail);
+  return rows;
 }

@@ -5,8 +5,8 @@
  * only in memory); every failure, including a non-200 answer that closes the library for good,
  * is followed by our own reconnect with backoff and jitter; and a watchdog reads the bytes of the
  * response body (comments such as heartbeats never reach listeners) and reconnects a silent
- * connection. On `resync` it reads the whole CS2 catalogue, lands what left while it was away,
- * and reconnects without Last-Event-ID.
+ * connection. On `resync` it catches up at once on the listings that appeared since the last
+ * landed event (`sort=newest&available_after`), then reconnects without Last-Event-ID.
  */
 import { EventSource } from 'eventsource';
 import type { MarketClient } from '../../client/index.js';
@@ -17,7 +17,7 @@ import type { BatchWriter, Warehouse } from '../../warehouse/index.js';
 import { isKeyRefused, keyRefusedReason } from '../key-refusal.js';
 import { sleep } from '../sleep.js';
 import { StatusBoard } from '../source-status.js';
-import { catchUp } from './catch-up.js';
+import { catchUpSinceLastEvent } from './catch-up.js';
 
 /** Settings of the stream source. */
 export interface StreamSourceOptions {
@@ -187,10 +187,9 @@ export class StreamSource {
       .catch((error: unknown) => this.board.error(error));
   }
 
-  /** Catches up on the whole CS2 catalogue, then goes on live without a resume point. */
+  /** Catches up on what appeared since the last landed event, then goes on live without a resume point. */
   private async resync(detail: string): Promise<void> {
-    const rows = await catchUp(this.client, this.warehouse, this.writer, {
-      appId: APP_IDS.cs2,
+    const rows = await catchUpSinceLastEvent(this.client, this.warehouse, this.writer, {
       source: SOURCE,
       reason: `resync: ${detail}`,
       signal: this.stopping.signal,
