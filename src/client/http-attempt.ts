@@ -21,7 +21,10 @@ export interface AttemptOptions {
   body?: string;
   /** Deadline of the attempt in milliseconds: until the whole JSON body, or until a stream's headers. */
   timeoutMs: number;
-  /** Gives the attempt up: it rejects with the signal's reason (never a NetworkError, so never retried). */
+  /**
+   * Gives the attempt up: it rejects with the signal's reason (never a NetworkError, so never
+   * retried). A streamed body handed back is the caller's to stop (e.g. `pipeline(…, { signal })`).
+   */
   signal?: AbortSignal | undefined;
 }
 
@@ -84,6 +87,10 @@ async function attempt<T>(
   const controller = new AbortController();
   const timer = setTimeout(() => controller.abort(new Error('deadline')), options.timeoutMs);
   const caller = options.signal;
+  // Linked by hand rather than with AbortSignal.any, whose followers a long-lived signal (a
+  // daemon's) would keep for as long as it lives.
+  const giveUp = () => controller.abort(caller?.reason);
+  caller?.addEventListener('abort', giveUp, { once: true });
   try {
     caller?.throwIfAborted();
     const { body } = options;
@@ -93,7 +100,7 @@ async function attempt<T>(
         body === undefined ? options.headers : { ...options.headers, 'content-type': 'application/json' },
       ...(body === undefined ? {} : { body }),
       dispatcher: options.dispatcher,
-      signal: caller ? AbortSignal.any([controller.signal, caller]) : controller.signal,
+      signal: controller.signal,
       // A streamed body has no deadline, only a limit on silence between chunks.
       bodyTimeout: options.timeoutMs,
     });
@@ -106,6 +113,7 @@ async function attempt<T>(
     throw transportError(error, url, controller.signal.aborted, options.timeoutMs);
   } finally {
     clearTimeout(timer);
+    caller?.removeEventListener('abort', giveUp);
   }
 }
 

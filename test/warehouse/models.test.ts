@@ -195,6 +195,28 @@ GROUP BY currency`,
     await warehouse.close();
   });
 
+  it('interrupts a build in progress when its signal aborts, and changes no model', async () => {
+    const warehouse = await Warehouse.open(join(dir, 'w.duckdb'), {
+      modelsDir: modelsDir({
+        a_rates: '-- materialized: table\nSELECT currency, rate FROM fx_rates',
+        // Far more work than any test waits for: only an interrupt ends it.
+        b_endless:
+          '-- materialized: table\nSELECT sum(a.range * b.range) AS s FROM range(1000000) AS a, range(1000000) AS b',
+      }),
+    });
+    await landRates(warehouse, Date.UTC(2026, 0, 1), { EUR: 0.9 });
+    const stopping = new AbortController();
+    const building = warehouse.refreshModels({ signal: stopping.signal });
+    await new Promise((r) => setTimeout(r, 300));
+    stopping.abort();
+    await expect(building).rejects.toThrow(/building model b_endless failed, no model changed/);
+    expect(
+      await warehouse.query("SELECT table_name FROM information_schema.tables WHERE table_name = 'a_rates'"),
+    ).toEqual([]);
+    expect(await warehouse.query('SELECT * FROM model_runs')).toEqual([]);
+    await warehouse.close();
+  });
+
   it('runs model tests and reports failing ones with the offending rows', async () => {
     const warehouse = await Warehouse.open(join(dir, 'w.duckdb'), {
       modelsDir: modelsDir({
