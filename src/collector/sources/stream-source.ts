@@ -69,8 +69,16 @@ export class StreamSource {
         return;
       }
       if (outcome.kind === 'resync') {
-        await this.resync(outcome.detail).catch((error: unknown) => this.board.error(error));
-        backoff.reset();
+        const recovered = await this.resync(outcome.detail).then(
+          () => true,
+          (error: unknown) => {
+            this.board.error(error);
+            return false;
+          },
+        );
+        // A failed catch-up is tried again with the next resync, after a backoff.
+        if (recovered) backoff.reset();
+        else await sleep(backoff.next(), this.stopping.signal);
         continue;
       }
       const startedAt = Date.now();
