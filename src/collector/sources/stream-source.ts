@@ -5,8 +5,8 @@
  * only in memory); every failure, including a non-200 answer that closes the library for good,
  * is followed by our own reconnect with backoff and jitter; and a watchdog reads the bytes of the
  * response body (comments such as heartbeats never reach listeners) and reconnects a silent
- * connection. On `resync` it catches up at once on the listings that appeared since the last
- * landed event (`sort=newest&available_after`), then reconnects without Last-Event-ID.
+ * connection. On `resync` it reconnects at once without Last-Event-ID and, once connected, catches
+ * up on the listings that appeared since the last landed event (see `resync-recovery.ts`).
  */
 import { EventSource } from 'eventsource';
 import type { MarketClient } from '../../client/index.js';
@@ -17,7 +17,7 @@ import type { BatchWriter, Warehouse } from '../../warehouse/index.js';
 import { isKeyRefused, keyRefusedReason } from '../key-refusal.js';
 import { sleep } from '../sleep.js';
 import { StatusBoard } from '../source-status.js';
-import { catchUpSinceLastEvent } from './catch-up.js';
+import { ResyncRecovery } from './resync-recovery.js';
 
 /** Settings of the stream source. */
 export interface StreamSourceOptions {
@@ -38,25 +38,31 @@ export class StreamSource {
   private readonly stopping = new AbortController();
   private current: EventSource | null = null;
   private running: Promise<void> | null = null;
+  private readonly recovery: ResyncRecovery;
 
   constructor(
     private readonly client: MarketClient,
     private readonly warehouse: Warehouse,
     private readonly writer: BatchWriter,
     private readonly options: StreamSourceOptions = {},
-  ) {}
+  ) {
+    this.recovery = new ResyncRecovery(client, warehouse, writer, SOURCE, this.board, this.stopping.signal);
+  }
 
-  /** Reads the committed resume point and starts following. */
+  /** Reads the committed resume point (and any catch-up still owed) and starts following. */
   async start(): Promise<void> {
-    this.lastEventId = (await this.warehouse.readState(SOURCE)).last_event_id ?? '';
+    const state = await this.warehouse.readState(SOURCE);
+    this.lastEventId = state.last_event_id ?? '';
+    this.recovery.restore(state);
     this.running = this.loop();
   }
 
-  /** Closes the connection and waits for the loop to end. */
+  /** Closes the connection and waits for the loop and a catch-up in progress to end. */
   async stop(): Promise<void> {
     this.stopping.abort();
     this.current?.close();
     await this.running;
+    await this.recovery.stop();
   }
 
   private async loop(): Promise<void> {
@@ -69,16 +75,17 @@ export class StreamSource {
         return;
       }
       if (outcome.kind === 'resync') {
-        const recovered = await this.resync(outcome.detail).then(
+        const owed = await this.recovery.owe(outcome.detail).then(
           () => true,
           (error: unknown) => {
-            this.board.error(error);
+            if (!this.stopping.signal.aborted) this.board.error(error);
             return false;
           },
         );
-        // A failed catch-up is tried again with the next resync, after a backoff.
-        if (recovered) backoff.reset();
-        else await sleep(backoff.next(), this.stopping.signal);
+        if (owed) {
+          this.lastEventId = '';
+          backoff.reset();
+        } else await sleep(backoff.next(), this.stopping.signal);
         continue;
       }
       const startedAt = Date.now();
@@ -150,6 +157,7 @@ export class StreamSource {
       );
       es.addEventListener('open', () => {
         this.board.status.connected = true;
+        this.recovery.start();
       });
       es.addEventListener('error', () => {
         if (refusal && isKeyRefused(refusal.code)) {
@@ -193,18 +201,6 @@ export class StreamSource {
         this.board.status.landed += 1;
       })
       .catch((error: unknown) => this.board.error(error));
-  }
-
-  /** Catches up on what appeared since the last landed event, then goes on live without a resume point. */
-  private async resync(detail: string): Promise<void> {
-    const rows = await catchUpSinceLastEvent(this.client, this.warehouse, this.writer, {
-      source: SOURCE,
-      reason: `resync: ${detail}`,
-      signal: this.stopping.signal,
-    });
-    this.lastEventId = '';
-    await this.writer.add({ source: SOURCE, state: { last_event_id: '' } });
-    this.board.status.received += rows;
   }
 }
 
