@@ -14,7 +14,7 @@
 -- test: unique(app_id, market_hash_name, wear, doppler_phase, minute)
 -- test: not_null(app_id, market_hash_name, minute, live_listed_count, built_watermark)
 -- test: accepted_values(service_source: 'snapshot', 'prices')
--- test: expression(service_age_seconds >= 0 AND live_age_seconds >= 0)
+-- test: expression(coalesce(service_age_seconds, 0) >= 0 AND coalesce(live_age_seconds, 0) >= 0)
 -- test: expression(live_listed_count = 0 OR live_as_of IS NOT NULL)
 -- test: expression((service_listed_count = 0) = (service_min_ask_usd IS NULL))
 -- test: relationships(app_id, market_hash_name -> dim_items)

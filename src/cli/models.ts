@@ -48,7 +48,9 @@ export async function modelsTest(flags: Record<string, unknown>): Promise<void> 
   )) as ModelTestResult[];
   for (const r of results) {
     const verdict = r.failures === 0 ? 'PASS' : `FAIL ${r.failures}`;
-    process.stdout.write(`${verdict.padEnd(10)} ${r.model}: ${r.name}\n`);
+    // A test that runs with each build compares the model with the data of that build.
+    const when = r.builtFrom ? ` (with the build of the data landed up to ${r.builtFrom})` : '';
+    process.stdout.write(`${verdict.padEnd(10)} ${r.model}: ${r.name}${when}\n`);
     if (r.error) process.stdout.write(`           ${r.error}\n`);
     for (const row of r.sample) process.stdout.write(`           ${JSON.stringify(row)}\n`);
   }

@@ -6,8 +6,21 @@ export interface ClientClock {
   now(): number;
 }
 
-/** Waits `ms` milliseconds; tests pass one that returns at once (or moves a fake clock). */
-export type Sleep = (ms: number) => Promise<void>;
+/**
+ * Waits `ms` milliseconds, or rejects when `signal` aborts; tests pass one that returns at once (or
+ * moves a fake clock). One that ignores `signal` is still given up on when it aborts.
+ */
+export type Sleep = (ms: number, signal?: AbortSignal) => Promise<void>;
+
+/** Options of one call of the client. */
+export interface RequestOptions {
+  /**
+   * Gives the call up: a request in flight, one queued on the key's budget, a wait for room in
+   * the budget's window, for a Retry-After or between retries all end at once, rejecting with the
+   * signal's reason.
+   */
+  signal?: AbortSignal | undefined;
+}
 
 /**
  * The request budget of one API key, shared by every client of that key in the process. The
@@ -52,7 +65,7 @@ export interface MarketClientOptions {
   dispatcher?: Dispatcher;
   /** Clock of the budget and of Retry-After dates. @default Date.now */
   clock?: ClientClock;
-  /** How the client waits between retries and for budget; a fake one must move `clock` by `ms`. @default a timer */
+  /** How the client waits between retries and for budget; a fake one must move `clock` by `ms`. @default a timer that the call's signal clears */
   sleep?: Sleep;
   /** Source of the backoff jitter, uniform in [0, 1). @default Math.random */
   random?: () => number;

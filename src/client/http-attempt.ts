@@ -21,6 +21,11 @@ export interface AttemptOptions {
   body?: string;
   /** Deadline of the attempt in milliseconds: until the whole JSON body, or until a stream's headers. */
   timeoutMs: number;
+  /**
+   * Gives the attempt up: it rejects with the signal's reason (never a NetworkError, so never
+   * retried). A streamed body handed back is the caller's to stop (e.g. `pipeline(…, { signal })`).
+   */
+  signal?: AbortSignal | undefined;
 }
 
 /** An answer whose body is left for the caller to stream. */
@@ -81,7 +86,13 @@ async function attempt<T>(
 ): Promise<T> {
   const controller = new AbortController();
   const timer = setTimeout(() => controller.abort(new Error('deadline')), options.timeoutMs);
+  const caller = options.signal;
+  // Linked by hand rather than with AbortSignal.any, whose followers a long-lived signal (a
+  // daemon's) would keep for as long as it lives.
+  const giveUp = () => controller.abort(caller?.reason);
+  caller?.addEventListener('abort', giveUp, { once: true });
   try {
+    caller?.throwIfAborted();
     const { body } = options;
     const response = await request(url, {
       method: options.method ?? 'GET',
@@ -98,9 +109,11 @@ async function attempt<T>(
     if (!ok) throw await errorOf(response);
     return await read(response);
   } catch (error) {
+    if (caller?.aborted) throw caller.reason;
     throw transportError(error, url, controller.signal.aborted, options.timeoutMs);
   } finally {
     clearTimeout(timer);
+    caller?.removeEventListener('abort', giveUp);
   }
 }
 

@@ -5,6 +5,7 @@ export {
   type ClientClock,
   DEFAULT_BUDGET,
   type MarketClientOptions,
+  type RequestOptions,
   type Sleep,
 } from './client-options.js';
 export { claimBudget, KeyBudget } from './key-budget.js';

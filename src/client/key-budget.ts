@@ -27,43 +27,57 @@ export class KeyBudget {
     this.readQueue = new PQueue({ concurrency: limits.concurrency });
   }
 
-  /** Runs one read attempt in turn, once the window has room; it counts whatever the answer. */
-  read<T>(send: () => Promise<T>): Promise<T> {
-    return this.readQueue.add(async () => {
-      const slot = await this.reads.acquire();
-      try {
-        return await send();
-      } finally {
-        slot.settle();
-      }
-    });
+  /**
+   * Runs one read attempt in turn, once the window has room; it counts whatever the answer. When
+   * `signal` aborts, a read still queued or waiting for room ends at once without being sent.
+   */
+  read<T>(send: () => Promise<T>, signal?: AbortSignal): Promise<T> {
+    return this.readQueue.add(
+      async () => {
+        const slot = await this.reads.acquire(signal);
+        try {
+          return await send();
+        } finally {
+          slot.settle();
+        }
+      },
+      { signal },
+    );
   }
 
   /**
    * Runs one snapshot attempt. A conditional one (an ETag is sent) goes at once, since a 304 costs
-   * nothing, and is counted if it comes back 200; an unconditional one waits for a download slot.
+   * nothing, and is counted if it comes back 200; an unconditional one waits for a download slot
+   * (given up at once when `signal` aborts).
    */
-  async snapshot<T extends { status: number }>(conditional: boolean, send: () => Promise<T>): Promise<T> {
+  async snapshot<T extends { status: number }>(
+    conditional: boolean,
+    send: () => Promise<T>,
+    signal?: AbortSignal,
+  ): Promise<T> {
     if (conditional) {
       const result = await send();
       if (result.status === 200) this.snapshots.record();
       return result;
     }
-    return this.snapshotQueue.add(async () => {
-      const slot = await this.snapshots.acquire();
-      let result: T;
-      try {
-        result = await send();
-      } catch (error) {
-        // The server counts only downloads it served; after a lost connection we cannot know.
-        if (isNetworkError(error)) slot.settle();
+    return this.snapshotQueue.add(
+      async () => {
+        const slot = await this.snapshots.acquire(signal);
+        let result: T;
+        try {
+          result = await send();
+        } catch (error) {
+          // The server counts only downloads it served; after a lost connection we cannot know.
+          if (isNetworkError(error)) slot.settle();
+          else slot.release();
+          throw error;
+        }
+        if (result.status === 200) slot.settle();
         else slot.release();
-        throw error;
-      }
-      if (result.status === 200) slot.settle();
-      else slot.release();
-      return result;
-    });
+        return result;
+      },
+      { signal },
+    );
   }
 }
 

@@ -6,7 +6,7 @@ import type { Balance, Transaction } from '../contract/account.js';
 import type { Listing } from '../contract/listing.js';
 import type { CurrencyResponse, Game, Health, PriceList, PriceRow } from '../contract/market.js';
 import type { CreateOrderBody, MarketBuyBody, Order, OrderPage } from '../contract/order.js';
-import type { MarketClientOptions } from './client-options.js';
+import type { MarketClientOptions, RequestOptions } from './client-options.js';
 import type { ListingsParams, OrdersParams, PricesParams, TransactionsParams } from './query-params.js';
 import { AccountResource, type TransactionPage } from './resources/account.js';
 import { type ListingPage, ListingsResource } from './resources/listings.js';
@@ -16,7 +16,8 @@ import { PricesResource, type SnapshotResult } from './resources/prices.js';
 import { type StreamFetch, Transport } from './transport.js';
 
 /**
- * The typed client of the marketplace API.
+ * The typed client of the marketplace API. The calls a collector repeats take a signal
+ * ({@link RequestOptions}) that gives them up at once, wherever they wait.
  * @example
  * const client = new MarketClient({ baseUrl: 'http://127.0.0.1:8080/v1', apiKey });
  * for await (const listing of client.iterateListings({ limit: 200 })) console.log(listing.id);
@@ -53,13 +54,16 @@ export class MarketClient {
   }
 
   /** `GET /currency`: units of each currency per 1 USD. */
-  currency(): Promise<CurrencyResponse> {
-    return this.info.currency();
+  currency(options: RequestOptions = {}): Promise<CurrencyResponse> {
+    return this.info.currency(options);
   }
 
-  /** `GET /listings`: one keyset page of live listings. */
-  listings(query: ListingsParams = {}): Promise<ListingPage> {
-    return this.listingsArea.list(query);
+  /**
+   * `GET /listings`: one keyset page of live listings.
+   * @example const page = await client.listings({ sort: 'newest', limit: 200 }, { signal });
+   */
+  listings(query: ListingsParams = {}, options: RequestOptions = {}): Promise<ListingPage> {
+    return this.listingsArea.list(query, options);
   }
 
   /** Every page of `GET /listings` from `query.cursor` (or the start) to the last. */
@@ -73,8 +77,8 @@ export class MarketClient {
   }
 
   /** `GET /prices`: one page of the minAsk price list (402 insufficient_settled_balance before funding). */
-  prices(query: PricesParams = {}): Promise<PriceList> {
-    return this.pricesArea.list(query);
+  prices(query: PricesParams = {}, options: RequestOptions = {}): Promise<PriceList> {
+    return this.pricesArea.list(query, options);
   }
 
   /** Every page of `GET /prices` from `query.cursor` (or the start) to the last. */
@@ -92,7 +96,7 @@ export class MarketClient {
    * bytes with the new ETag. Downloads are held to the key's snapshot budget.
    * @example const result = await client.snapshot({ etag }); if (result.status === 200) await pipeline(result.body, createWriteStream(file));
    */
-  snapshot(options: { etag?: string | undefined } = {}): Promise<SnapshotResult> {
+  snapshot(options: { etag?: string | undefined } & RequestOptions = {}): Promise<SnapshotResult> {
     return this.pricesArea.snapshot(options);
   }
 

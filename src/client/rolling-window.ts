@@ -4,6 +4,7 @@
  * earlier than the server's own stamp, so the server's window always frees first.
  */
 import { RollingWindowCounter } from '../shared/rolling-window.js';
+import { untilAborted } from './abortable.js';
 import type { ClientClock, Sleep } from './client-options.js';
 
 /** The one key of the counter: a window counts the requests of one budget. */
@@ -35,11 +36,14 @@ export class RollingWindow {
     this.stamps = new RollingWindowCounter(limit, windowMs);
   }
 
-  /** Waits until the window has room (and any pause is over), then takes a slot. */
-  acquire(): Promise<WindowSlot> {
-    const slot = this.turn.then(() => this.waitForRoom());
+  /**
+   * Waits until the window has room (and any pause is over), then takes a slot. When `signal`
+   * aborts, the wait ends at once (rejecting with its reason) and no slot is taken for it.
+   */
+  acquire(signal?: AbortSignal): Promise<WindowSlot> {
+    const slot = this.turn.then(() => this.waitForRoom(signal));
     this.turn = slot.catch(() => undefined);
-    return slot;
+    return untilAborted(slot, signal, (late) => late.release());
   }
 
   /** Counts a request that was sent without waiting (a conditional snapshot that came back 200). */
@@ -57,19 +61,20 @@ export class RollingWindow {
     return this.inFlight + this.stamps.count(REQUESTS, this.clock.now());
   }
 
-  private async waitForRoom(): Promise<WindowSlot> {
+  private async waitForRoom(signal: AbortSignal | undefined): Promise<WindowSlot> {
     for (;;) {
+      signal?.throwIfAborted();
       const now = this.clock.now();
       if (now < this.pausedUntil) {
-        await this.sleep(this.pausedUntil - now);
+        await untilAborted(this.sleep(this.pausedUntil - now, signal), signal);
         continue;
       }
       // In-flight slots count against the window and free only once stamped or released.
       const waitMs = this.stamps.retryAfter(REQUESTS, now, this.inFlight);
       if (waitMs === 0) return this.take();
       if (waitMs === Number.POSITIVE_INFINITY)
-        await new Promise<void>((resolve) => this.waiters.push(resolve));
-      else await this.sleep(waitMs);
+        await untilAborted(new Promise<void>((resolve) => this.waiters.push(resolve)), signal);
+      else await untilAborted(this.sleep(waitMs, signal), signal);
     }
   }
 

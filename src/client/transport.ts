@@ -6,7 +6,14 @@ import { setTimeout as delay } from 'node:timers/promises';
 import { Agent, type Dispatcher, fetch, Headers, type RequestInit, type Response } from 'undici';
 import { z } from 'zod';
 import { isApiError } from '../contract/api-error.js';
-import { type ClientClock, DEFAULT_BUDGET, type MarketClientOptions, type Sleep } from './client-options.js';
+import { untilAborted } from './abortable.js';
+import {
+  type ClientClock,
+  DEFAULT_BUDGET,
+  type MarketClientOptions,
+  type RequestOptions,
+  type Sleep,
+} from './client-options.js';
 import { type AttemptOptions, getStream, type StreamedAnswer, sendJson } from './http-attempt.js';
 import { claimBudget, type KeyBudget } from './key-budget.js';
 import { decideRetry, retryAfterMs } from './retry-policy.js';
@@ -19,7 +26,7 @@ export type RateClass = 'read' | 'snapshot' | 'none';
 export type StreamFetch = (url: string | URL, init?: RequestInit) => Promise<Response>;
 
 /** One JSON request of a resource. */
-export interface JsonRequest<S extends z.ZodType> {
+export interface JsonRequest<S extends z.ZodType> extends RequestOptions {
   /** @default 'GET' */
   method?: 'GET' | 'POST';
   /** Path under the base URL with its query string, e.g. `/orders?limit=10`. */
@@ -65,7 +72,7 @@ export class Transport {
     this.timeoutMs = options.timeoutMs ?? 30_000;
     this.maxRetries = options.maxRetries ?? 5;
     this.clock = options.clock ?? { now: Date.now };
-    this.sleep = options.sleep ?? ((ms) => delay(ms));
+    this.sleep = options.sleep ?? ((ms, signal) => delay(ms, undefined, { signal }));
     this.random = options.random ?? Math.random;
     const claim = claimBudget(
       this.baseUrl,
@@ -87,30 +94,41 @@ export class Transport {
     const rate = request.rate ?? (method === 'GET' ? 'read' : 'none');
     const url = `${this.baseUrl}${request.path}`;
     const extra = request.idempotencyKey === undefined ? {} : { 'idempotency-key': request.idempotencyKey };
+    const { signal } = request;
     const attempt: AttemptOptions = {
-      ...this.attemptOptions('application/json', extra),
+      ...this.attemptOptions('application/json', extra, signal),
       method,
       ...(request.body === undefined ? {} : { body: JSON.stringify(request.body) }),
     };
     const what = `${method} ${request.path}`;
     const sendOnce = () => sendJson(url, attempt);
     const send = async () => {
-      const json = await (rate === 'read' ? this.budget.read(sendOnce) : sendOnce());
+      const json = await (rate === 'read' ? this.budget.read(sendOnce, signal) : sendOnce());
       return this.parse(request.schema, json, what, url);
     };
-    return this.withRetries(rate, method, request.idempotencyKey, send, request.lookUp);
+    return this.withRetries(
+      { rate, method, idempotencyKey: request.idempotencyKey, signal },
+      send,
+      request.lookUp,
+    );
   }
 
   /**
    * GETs a download held to the key's snapshot budget, with its body unread (also a 304 answer);
    * a conditional one (with `if-none-match`) goes at once, since a 304 costs nothing.
    */
-  download(path: string, accept: string, headers: Record<string, string>): Promise<StreamedAnswer> {
+  download(
+    path: string,
+    accept: string,
+    headers: Record<string, string>,
+    options: RequestOptions = {},
+  ): Promise<StreamedAnswer> {
     const url = `${this.baseUrl}${path}`;
-    const attempt = this.attemptOptions(accept, headers);
+    const { signal } = options;
+    const attempt = this.attemptOptions(accept, headers, signal);
     const conditional = headers['if-none-match'] !== undefined;
-    return this.withRetries('snapshot', 'GET', undefined, () =>
-      this.budget.snapshot(conditional, () => getStream(url, attempt)),
+    return this.withRetries({ rate: 'snapshot', method: 'GET', idempotencyKey: undefined, signal }, () =>
+      this.budget.snapshot(conditional, () => getStream(url, attempt), signal),
     );
   }
 
@@ -149,19 +167,20 @@ export class Transport {
   /**
    * Runs attempts until one succeeds or the retry policy says stop. A POST whose outcome is
    * unknown is looked up first; what the lookup finds is the answer, and only when it finds
-   * nothing is the request sent again, with the same Idempotency-Key.
+   * nothing is the request sent again, with the same Idempotency-Key. An abort of `call.signal`
+   * ends it at once, whatever it waits for.
    */
   private async withRetries<T>(
-    rate: RateClass,
-    method: string,
-    idempotencyKey: string | undefined,
+    call: RetriedCall,
     send: () => Promise<T>,
     lookUp?: () => Promise<T | null>,
   ): Promise<T> {
+    const { rate, method, idempotencyKey, signal } = call;
     for (let attempt = 0; ; attempt++) {
       try {
         return await send();
       } catch (error) {
+        if (signal?.aborted) throw signal.reason;
         const now = this.clock.now();
         this.pauseOnRateLimit(error, rate, now);
         const decision = decideRetry(error, {
@@ -180,7 +199,7 @@ export class Transport {
           if (found !== null) return found;
         }
         if (decision.delayMs === null) throw error;
-        await this.sleep(decision.delayMs);
+        await untilAborted(this.sleep(decision.delayMs, signal), signal);
       }
     }
   }
@@ -193,9 +212,21 @@ export class Transport {
     (rate === 'read' ? this.budget.reads : this.budget.snapshots).pause(now + wait);
   }
 
-  private attemptOptions(accept: string, extra: Record<string, string>): AttemptOptions {
+  private attemptOptions(
+    accept: string,
+    extra: Record<string, string>,
+    signal: AbortSignal | undefined,
+  ): AttemptOptions {
     const headers: Record<string, string> = { accept, ...extra };
     if (this.apiKey !== undefined) headers.authorization = `Bearer ${this.apiKey}`;
-    return { dispatcher: this.dispatcher, headers, timeoutMs: this.timeoutMs };
+    return { dispatcher: this.dispatcher, headers, timeoutMs: this.timeoutMs, ...(signal ? { signal } : {}) };
   }
+}
+
+/** What the retry loop needs to know of a call. */
+interface RetriedCall {
+  rate: RateClass;
+  method: string;
+  idempotencyKey: string | undefined;
+  signal: AbortSignal | undefined;
 }

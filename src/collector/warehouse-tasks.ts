@@ -25,8 +25,9 @@ export function createExportTask(warehouse: Warehouse, dir: string): SourceTask 
 export function createModelsTask(warehouse: Warehouse): SourceTask {
   return {
     board: new StatusBoard('models'),
-    async run() {
-      const summary = await warehouse.refreshModels();
+    async run(signal) {
+      // A stop interrupts a build in progress: it rolls back, and the next start builds again.
+      const summary = await warehouse.refreshModels({ signal });
       return summary.models.reduce((sum, m) => sum + (m.rows ?? 0), 0);
     },
   };

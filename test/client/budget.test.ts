@@ -1,6 +1,6 @@
 import { Agent, type Dispatcher } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { MarketClient } from '../../src/client/index.js';
+import { claimBudget, DEFAULT_BUDGET, MarketClient } from '../../src/client/index.js';
 import { isApiError } from '../../src/contract/api-error.js';
 import { startTestService, type TestService } from '../helpers/service.js';
 
@@ -113,6 +113,47 @@ describe('the per-key request budget', () => {
     } finally {
       await client.close();
       await agent.close();
+    }
+  });
+
+  it('gives up at once, on its signal, reads queued behind a full window and a wait for Retry-After', async () => {
+    const { key } = await t.account({ balance_usd: 10 });
+    const limits = { ...DEFAULT_BUDGET, read: 2 };
+    const client = new MarketClient({ baseUrl: t.baseUrl, apiKey: key, limits, maxRetries: 5 });
+    // The same budget the client holds, to see what it spent.
+    const held = claimBudget(t.baseUrl, key, limits, { now: Date.now }, async () => undefined);
+    try {
+      await client.listings({ limit: 1 });
+      await client.listings({ limit: 1 });
+      const stopping = new AbortController();
+      // The window is full for a minute: these wait for room, then one is aborted while in the queue.
+      const queued = Array.from({ length: 3 }, () =>
+        client.listings({ limit: 1 }, { signal: stopping.signal }).then(
+          () => 'answered',
+          (error: unknown) => (error as Error).name,
+        ),
+      );
+      await new Promise((r) => setTimeout(r, 100));
+      stopping.abort();
+      expect(await Promise.all(queued)).toEqual(['AbortError', 'AbortError', 'AbortError']);
+      expect(held.budget.reads.used()).toBe(2);
+      await expect(client.listings({ limit: 1 }, { signal: stopping.signal })).rejects.toThrow(/abort/i);
+    } finally {
+      held.release();
+      await client.close();
+    }
+    // Another key the service already refuses for a while: the client waits for Retry-After.
+    const other = await t.account({ balance_usd: 10 });
+    for (let i = 0; i < 10; i++) await t.call('/balance', { key: other.key });
+    const refused = new MarketClient({ baseUrl: t.baseUrl, apiKey: other.key, maxRetries: 5 });
+    try {
+      const stopping = new AbortController();
+      const waiting = refused.listings({ limit: 1 }, { signal: stopping.signal }).catch((e: Error) => e.name);
+      await new Promise((r) => setTimeout(r, 200));
+      stopping.abort();
+      expect(await waiting).toBe('AbortError');
+    } finally {
+      await refused.close();
     }
   });
 });

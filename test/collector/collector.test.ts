@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningCollector } from '../../src/collector/daemon.js';
+import { Warehouse } from '../../src/warehouse/index.js';
 import { churnUntil } from '../helpers/churn.js';
 import {
   apiLiveIds,
@@ -104,39 +105,120 @@ describe('the collector against the real service', () => {
   });
 });
 
+/**
+ * Lands some CS2 events with a first collector, then, with no collector running, lets more CS2
+ * events happen than the service's 20 retained rows, so the stored id is pruned and the next
+ * collector's stream meets a resync. Returns the CS2 listings that appeared meanwhile.
+ */
+async function openResyncGap(t: TestService, key: string): Promise<Set<string>> {
+  const first = await startTestCollector(t, key, { games: [730] });
+  try {
+    await churnUntil(t, { changes: 30, rate: 100, appId: 730 });
+    await waitForStreamHead(t, first);
+  } finally {
+    await first.stop();
+  }
+  const appeared = new Set<string>();
+  const unsubscribe = t.service.context.catalogue.onChange((changes) => {
+    for (const c of changes) if (c.kind === 'add' && c.entry.appId === 730) appeared.add(c.entry.id);
+  });
+  await churnUntil(t, { changes: 60, rate: 100, appId: 730 });
+  unsubscribe();
+  await t.service.context.catalogue.log.prune(t.clock.now());
+  return appeared;
+}
+
 describe('stream recovery', () => {
-  it('catches up after a resync and records it in the gap ledger', async () => {
+  it('closes the gap of a resync at once with a targeted catch-up, then follows the stream live again', async () => {
+    // 4000 listings: a full read of CS2 is 16 pages. The restarted collector's budget (30 reads a
+    // minute) holds its own sweep and one run of every other source, with room left for the few
+    // pages listed since the last landed event, but not for a second full read of the catalogue.
+    const t = await startTestService({
+      listings: 4000,
+      retention: { maxRows: 20 },
+      rateLimits: { read: 1_000_000 },
+    });
+    const { key } = await t.account({ balance_usd: 5 });
+    let collector: RunningCollector | null = null;
+    try {
+      const appeared = await openResyncGap(t, key);
+      const live = new Set(await apiLiveIds(t, key, 730));
+      const inGap = [...appeared].filter((id) => live.has(id)).sort();
+      expect(inGap.length).toBeGreaterThan(5);
+
+      const restartedAt = performance.now();
+      const once = 600_000;
+      collector = await startTestCollector(t, key, {
+        games: [730],
+        readBudget: 30,
+        ...{ pollIntervalMs: once, cs2SweepIntervalMs: once, pricesIntervalMs: once, fxIntervalMs: once },
+      });
+      const running = collector;
+      const caughtUp = async () => {
+        const gaps = await running.warehouse.query(
+          "SELECT rows, detail FROM ingest_gaps WHERE kind = 'catch_up'",
+        );
+        const ids = new Set((await warehouseLiveIds(running, 730)).filter((id) => appeared.has(id)));
+        return gaps.length === 1 && inGap.every((id) => ids.has(id));
+      };
+      await waitFor(caughtUp, 15_000);
+      const tookMs = Math.round(performance.now() - restartedAt);
+      process.stdout.write(
+        `resync: ${inGap.length} listings of the gap caught up ${tookMs} ms after the restart\n`,
+      );
+      const [gap] = await collector.warehouse.query(
+        "SELECT rows, detail FROM ingest_gaps WHERE kind = 'catch_up'",
+      );
+      expect(String(gap?.detail)).toMatch(/^resync: .*re-read the listings listed since /);
+      // A few pages since the last landed event, not the whole catalogue.
+      expect(Number(gap?.rows)).toBeGreaterThanOrEqual(inGap.length);
+      expect(Number(gap?.rows)).toBeLessThan(live.size / 2);
+      const caughtUpIds = await collector.warehouse.query(
+        "SELECT DISTINCT listing_id FROM listing_observations WHERE via = 'catch_up'",
+      );
+      expect(inGap.every((id) => caughtUpIds.some((r) => r.listing_id === id))).toBe(true);
+      // Reconnected without Last-Event-ID: what happens next comes through the stream again.
+      await churnUntil(t, { changes: 10, rate: 100, appId: 730 });
+      await waitForStreamHead(t, collector, 15_000);
+    } finally {
+      await collector?.stop();
+      await t.close();
+    }
+  });
+
+  it('owes the catch-up of a resync across a restart until it has landed', async () => {
     const t = await startTestService({
       listings: 800,
       retention: { maxRows: 20 },
       rateLimits: { read: 1_000_000 },
     });
     const { key } = await t.account({ balance_usd: 5 });
-    let collector = await startTestCollector(t, key, { games: [730] });
+    let collector: RunningCollector | null = null;
     try {
-      await t.sandbox('/simulator', { paused: false, rate_per_second: 100 });
-      const running = collector;
-      await waitFor(async () => (await running.warehouse.readState('stream')).last_event_id !== undefined);
-      await collector.stop();
-      // More CS2 events than the 20 rows retained, so the stored id is pruned and the resume must resync.
-      await churnUntil(t, { changes: 60, rate: 100, appId: 730 });
-      await t.service.context.catalogue.log.prune(t.clock.now());
+      await openResyncGap(t, key);
+      // A collector whose budget is spent by its other sources at once: stopped once the resync
+      // committed what it owes, before its catch-up could read anything.
+      collector = await startTestCollector(t, key, { games: [730], readBudget: 1 });
+      const owing = collector;
+      await waitFor(async () => Boolean((await owing.warehouse.readState('stream')).catch_up_after), 15_000);
+      await owing.stop();
+      collector = null;
+      const stopped = await Warehouse.open(owing.warehouse.path, { readOnly: true });
+      const gapsBefore = await stopped.query(
+        "SELECT count(*)::INT AS n FROM ingest_gaps WHERE kind = 'catch_up'",
+      );
+      await stopped.close();
+      expect(gapsBefore).toEqual([{ n: 0 }]);
+
       collector = await startTestCollector(t, key, { games: [730] });
-      const deadline = Date.now() + 20_000;
-      let gaps: Record<string, unknown>[] = [];
-      while (Date.now() < deadline) {
-        gaps = await collector.warehouse.query(
-          "SELECT kind, rows, detail FROM ingest_gaps WHERE kind = 'catch_up'",
-        );
-        if (gaps.length > 0) break;
-        await new Promise((r) => setTimeout(r, 200));
-      }
-      expect(gaps.length).toBe(1);
-      expect(Number(gaps[0]?.rows)).toBeGreaterThan(500);
-      expect(String(gaps[0]?.detail)).toContain('resync');
-      expect(await warehouseLiveIds(collector, 730)).toEqual(await apiLiveIds(t, key, 730));
+      const resumed = collector;
+      await waitFor(async () => (await resumed.warehouse.readState('stream')).catch_up_after === '', 15_000);
+      const gaps = await resumed.warehouse.query("SELECT detail FROM ingest_gaps WHERE kind = 'catch_up'");
+      expect(gaps.map((g) => String(g.detail))).toEqual([
+        expect.stringMatching(/^resync \(resumed after a restart\); re-read/),
+      ]);
     } finally {
-      await collector.stop();
+      await collector?.stop();
       await t.close();
     }
   });

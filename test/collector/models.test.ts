@@ -334,6 +334,29 @@ describe('models built from collected data', () => {
     expect(games.map((g) => g.game)).toEqual(['cs2', 'dota2', 'rust']);
   });
 
+  it('model tests compare each model with the data of its build while the collector lands more', async () => {
+    await collector.warehouse.refreshModels();
+    const counts = async () =>
+      (
+        await collector.warehouse.query(
+          `SELECT (SELECT count(*) FROM fct_float_rank)::INT AS ranked,
+             (SELECT count(*) FROM live_listings WHERE app_id = 730 AND float_value IS NOT NULL AND wear IS NOT NULL)::INT AS live`,
+        )
+      )[0];
+    // Rows land after the build until the live set no longer has the size the build ranked.
+    for (let i = 0; i < 10; i++) {
+      await churnAndSettle(40);
+      const now = await counts();
+      if (now?.ranked !== now?.live) break;
+    }
+    const now = await counts();
+    expect(now?.live).not.toBe(now?.ranked);
+    const results = await collector.warehouse.testModels();
+    expect(results.filter((r) => r.failures > 0)).toEqual([]);
+    const rank = results.find((r) => r.model === 'fct_float_rank' && r.name.startsWith('row_count'));
+    expect(rank?.builtFrom).toBeDefined();
+  });
+
   it('an incremental refresh after more trading equals a full rebuild of the same data', async () => {
     await churnAndSettle(250);
     // Stop collecting, so both builds read the same landing data.

@@ -9,7 +9,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { controlFileOf } from '../../src/collector/control.js';
 import { Random } from '../../src/service/sim/random.js';
 import { Warehouse } from '../../src/warehouse/index.js';
-import { askCollector, spawnMarket, waitForLine } from '../helpers/cli.js';
+import { askCollector, spawnCollector, spawnMarket, waitForLine } from '../helpers/cli.js';
 
 const KILLS = 20;
 const SERVICE_RESTARTS = 2;
@@ -70,32 +70,7 @@ function startCollectorProcess(
   warehouse: string,
   extra: string[] = [],
 ): ChildProcess {
-  const child = spawnMarket([
-    'collect',
-    '--base-url',
-    baseUrl,
-    '--api-key',
-    key,
-    '--warehouse',
-    warehouse,
-    '--status-seconds',
-    '0',
-    '--poll-seconds',
-    '1',
-    '--sweep-seconds',
-    '1',
-    '--cs2-sweep-seconds',
-    '3',
-    '--prices-seconds',
-    '2',
-    '--fx-seconds',
-    '2',
-    '--snapshot-cron',
-    '*/2 * * * * *',
-    '--read-budget',
-    '100000',
-    ...extra,
-  ]);
+  const child = spawnCollector(baseUrl, key, warehouse, extra);
   children.add(child);
   return child;
 }

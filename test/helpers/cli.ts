@@ -16,6 +16,20 @@ export function spawnMarket(args: string[], env: Record<string, string> = {}): C
   });
 }
 
+/**
+ * Spawns `market collect` on `warehouse` with schedules measured in seconds and no budget to speak
+ * of; `extra` flags come last, so they override these.
+ */
+export function spawnCollector(baseUrl: string, key: string, warehouse: string, extra: string[] = []) {
+  return spawnMarket([
+    'collect',
+    ...['--base-url', baseUrl, '--api-key', key, '--warehouse', warehouse, '--status-seconds', '0'],
+    ...['--poll-seconds', '1', '--sweep-seconds', '1', '--cs2-sweep-seconds', '3'],
+    ...['--prices-seconds', '2', '--fx-seconds', '2', '--snapshot-cron', '*/2 * * * * *'],
+    ...['--read-budget', '100000', ...extra],
+  ]);
+}
+
 /** Runs `market <args>` to the end and returns its exit code and output. */
 export async function runMarket(args: string[], env: Record<string, string> = {}) {
   const child = spawnMarket(args, env);

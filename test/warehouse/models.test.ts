@@ -195,6 +195,28 @@ GROUP BY currency`,
     await warehouse.close();
   });
 
+  it('interrupts a build in progress when its signal aborts, and changes no model', async () => {
+    const warehouse = await Warehouse.open(join(dir, 'w.duckdb'), {
+      modelsDir: modelsDir({
+        a_rates: '-- materialized: table\nSELECT currency, rate FROM fx_rates',
+        // Far more work than any test waits for: only an interrupt ends it.
+        b_endless:
+          '-- materialized: table\nSELECT sum(a.range * b.range) AS s FROM range(1000000) AS a, range(1000000) AS b',
+      }),
+    });
+    await landRates(warehouse, Date.UTC(2026, 0, 1), { EUR: 0.9 });
+    const stopping = new AbortController();
+    const building = warehouse.refreshModels({ signal: stopping.signal });
+    await new Promise((r) => setTimeout(r, 300));
+    stopping.abort();
+    await expect(building).rejects.toThrow(/building model b_endless failed, no model changed/);
+    expect(
+      await warehouse.query("SELECT table_name FROM information_schema.tables WHERE table_name = 'a_rates'"),
+    ).toEqual([]);
+    expect(await warehouse.query('SELECT * FROM model_runs')).toEqual([]);
+    await warehouse.close();
+  });
+
   it('runs model tests and reports failing ones with the offending rows', async () => {
     const warehouse = await Warehouse.open(join(dir, 'w.duckdb'), {
       modelsDir: modelsDir({
@@ -226,6 +248,79 @@ GROUP BY currency`,
     });
     expect(results.find((r) => r.name === 'expression(rate < 0.85)')?.sample).toEqual([
       { currency: 'EUR', rate: 0.9 },
+    ]);
+    await warehouse.close();
+  });
+
+  it('passes the tests of the project models in a first minute with a price list but no listing landed yet', async () => {
+    const warehouse = await Warehouse.open(join(dir, 'w.duckdb'));
+    const at = Date.UTC(2026, 0, 1, 12, 0, 59, 900);
+    const row = {
+      market_hash_name: 'Hydrakan Latch',
+      wear: null,
+      doppler_phase: null,
+      min_ask_usd: 3.42,
+      listed_count: 1,
+    };
+    await warehouse.write([
+      { source: 'prices:570', minask: { appId: 570, fetchedAt: at, generatedAt: at, rows: [row] } },
+    ]);
+    await warehouse.refreshModels();
+    expect(await warehouse.query('SELECT live_as_of, live_age_seconds FROM fct_minask_history')).toEqual([
+      { live_as_of: null, live_age_seconds: null },
+    ]);
+    const results = await warehouse.testModels({ select: ['fct_minask_history'] });
+    expect(results.filter((r) => r.failures > 0)).toEqual([]);
+    await warehouse.close();
+  });
+
+  it('compares a model with the data it was built from, never with rows that landed after its build', async () => {
+    const warehouse = await Warehouse.open(join(dir, 'w.duckdb'), {
+      modelsDir: modelsDir({
+        rates: [
+          '-- materialized: table',
+          '-- test: unique(currency, rate)',
+          '-- test: row_count(= SELECT count(*) FROM fx_rates)',
+          '-- test: row_count(= SELECT count(*) + 1 FROM fx_rates)',
+          '-- test: relationships(currency, rate -> fx_rates)',
+          'SELECT currency, rate FROM fx_rates',
+        ].join('\n'),
+        rates_view: '-- test: row_count(= SELECT count(*) FROM fx_rates)\nSELECT currency FROM fx_rates',
+      }),
+    });
+    await landRates(warehouse, Date.UTC(2026, 0, 1), { EUR: 0.9, GBP: 0.8 });
+    const before = await warehouse.testModels();
+    expect(
+      before.find((r) => r.model === 'rates' && r.name.startsWith('row_count(= SELECT count(*) FROM')),
+    ).toMatchObject({
+      failures: 1,
+      error: expect.stringMatching(/runs with each build: run `market models run` first/),
+    });
+    await warehouse.refreshModels();
+    // Rows land after the build: the model no longer has as many rows as the landing table.
+    await landRates(warehouse, Date.UTC(2026, 0, 2), { EUR: 0.95, USD: 1 });
+    const [counts] = await warehouse.query(
+      'SELECT (SELECT count(*) FROM rates)::INT AS model, (SELECT count(*) FROM fx_rates)::INT AS landed',
+    );
+    expect(counts).toEqual({ model: 2, landed: 4 });
+    const results = await warehouse.testModels();
+    const [built] = await warehouse.query(
+      "SELECT CAST(watermark AS VARCHAR) AS w FROM model_state WHERE model = 'rates'",
+    );
+    expect(results.map(({ name, failures, builtFrom }) => ({ name, failures, builtFrom }))).toEqual([
+      { name: 'unique(currency, rate)', failures: 0, builtFrom: undefined },
+      { name: 'row_count(= SELECT count(*) FROM fx_rates)', failures: 0, builtFrom: built?.w },
+      // A test that failed with its build still fails: its outcome is the one of the build.
+      { name: 'row_count(= SELECT count(*) + 1 FROM fx_rates)', failures: 1, builtFrom: built?.w },
+      { name: 'relationships(currency, rate -> fx_rates)', failures: 0, builtFrom: built?.w },
+      // A view reads the landing data whenever it is queried: its tests run at once.
+      { name: 'row_count(= SELECT count(*) FROM fx_rates)', failures: 0, builtFrom: undefined },
+    ]);
+    expect(results[2]?.sample).toEqual([{ rows: 2, expected: 3 }]);
+    // The next build compares again, with what it read.
+    await warehouse.refreshModels();
+    expect((await warehouse.testModels()).filter((r) => r.failures > 0).map((r) => r.name)).toEqual([
+      'row_count(= SELECT count(*) + 1 FROM fx_rates)',
     ]);
     await warehouse.close();
   });

@@ -15,6 +15,7 @@ const WAREHOUSE_TABLES = [
   'live_listings',
   'loads',
   'minask_prices',
+  'model_build_tests',
   'model_runs',
   'model_state',
   'price_snapshots',
@@ -50,6 +51,7 @@ describe('Warehouse.open', () => {
       '002_listings.sql',
       '003_prices.sql',
       '004_models.sql',
+      '005_model_build_tests.sql',
     ]);
     await again.close();
   });

@@ -1,6 +1,7 @@
 /** Listings: keyset pages of `GET /listings` and the walk across them. */
 import type { z } from 'zod';
 import { type Listing, listingPageSchema } from '../../contract/listing.js';
+import type { RequestOptions } from '../client-options.js';
 import { pagesOf, rowsOf } from '../paginate.js';
 import { type ListingsParams, toQueryString } from '../query-params.js';
 import type { Transport } from '../transport.js';
@@ -13,8 +14,12 @@ export class ListingsResource {
   constructor(private readonly transport: Transport) {}
 
   /** `GET /listings`: one keyset page of live listings. */
-  list(query: ListingsParams = {}): Promise<ListingPage> {
-    return this.transport.json({ path: `/listings${toQueryString(query)}`, schema: listingPageSchema });
+  list(query: ListingsParams = {}, options: RequestOptions = {}): Promise<ListingPage> {
+    return this.transport.json({
+      path: `/listings${toQueryString(query)}`,
+      schema: listingPageSchema,
+      ...options,
+    });
   }
 
   /** Every page of `GET /listings` from `query.cursor` (or the start) to the last. */

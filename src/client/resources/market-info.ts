@@ -7,6 +7,7 @@ import {
   type Health,
   healthSchema,
 } from '../../contract/market.js';
+import type { RequestOptions } from '../client-options.js';
 import type { Transport } from '../transport.js';
 
 /** Health, games and currency over a shared {@link Transport}. */
@@ -24,7 +25,7 @@ export class MarketInfoResource {
   }
 
   /** `GET /currency`: units of each currency per 1 USD. */
-  currency(): Promise<CurrencyResponse> {
-    return this.transport.json({ path: '/currency', schema: currencyResponseSchema });
+  currency(options: RequestOptions = {}): Promise<CurrencyResponse> {
+    return this.transport.json({ path: '/currency', schema: currencyResponseSchema, ...options });
   }
 }

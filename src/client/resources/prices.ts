@@ -1,5 +1,6 @@
 /** Prices: pages of the minAsk price list, and the bulk gzip snapshot held to its own budget. */
 import { type PriceList, type PriceRow, priceListSchema } from '../../contract/market.js';
+import type { RequestOptions } from '../client-options.js';
 import { headerOf, type StreamedAnswer } from '../http-attempt.js';
 import { pagesOf, rowsOf } from '../paginate.js';
 import { type PricesParams, toQueryString } from '../query-params.js';
@@ -31,8 +32,12 @@ export class PricesResource {
   constructor(private readonly transport: Transport) {}
 
   /** `GET /prices`: one page of the minAsk price list (402 insufficient_settled_balance before funding). */
-  list(query: PricesParams = {}): Promise<PriceList> {
-    return this.transport.json({ path: `/prices${toQueryString(query)}`, schema: priceListSchema });
+  list(query: PricesParams = {}, options: RequestOptions = {}): Promise<PriceList> {
+    return this.transport.json({
+      path: `/prices${toQueryString(query)}`,
+      schema: priceListSchema,
+      ...options,
+    });
   }
 
   /** Every page of `GET /prices` from `query.cursor` (or the start) to the last. */
@@ -54,12 +59,13 @@ export class PricesResource {
    * bytes with the new ETag. Downloads are held to the key's snapshot budget.
    * @example const result = await prices.snapshot({ etag }); if (result.status === 200) await pipeline(result.body, createWriteStream(file));
    */
-  async snapshot(options: { etag?: string | undefined } = {}): Promise<SnapshotResult> {
-    const { etag } = options;
+  async snapshot(options: { etag?: string | undefined } & RequestOptions = {}): Promise<SnapshotResult> {
+    const { etag, signal } = options;
     const answer = await this.transport.download(
       '/prices/snapshot.ndjson.gz',
       'application/gzip',
       etag === undefined ? {} : { 'if-none-match': etag },
+      { signal },
     );
     if (answer.status === 304) {
       await answer.body.dump();

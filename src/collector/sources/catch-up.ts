@@ -2,12 +2,14 @@
  * Full reads of a game's catalogue: every page lands as observations with the read's progress
  * (the cursor) in the same transaction, so an interrupted read resumes where it stopped; at the
  * end, listings believed live that the read did not see, and that nothing else touched since it
- * began, have gone.
+ * began, have gone. And the catch-up after a stream resync: the listings that appeared since the
+ * last landed event, or the whole catalogue when no event ever landed.
  */
 
 import type { MarketClient } from '../../client/index.js';
 import { APP_IDS } from '../../contract/common.js';
 import type { BatchWriter, Warehouse } from '../../warehouse/index.js';
+import { landNewestPages, observationsOf, POLL_OVERLAP_MS } from './newest-pages.js';
 
 /** Where a full read stands; stored as the source's state. */
 export interface SweepPosition {
@@ -27,7 +29,7 @@ export interface SweepOptions {
   state?: Record<string, string>;
   /** Whether the position is stored with each page (sweep_* keys) so a restart resumes. @default true */
   persistPosition?: boolean;
-  signal?: AbortSignal;
+  signal?: AbortSignal | undefined;
 }
 
 /** The outcome of a complete read. */
@@ -56,23 +58,25 @@ export async function sweep(
     if (options.signal?.aborted) return null;
     // Stamped before the request: the page shows the server at or after this instant.
     const observedAt = Date.now();
-    const page = await client.listings({
-      appId: options.appId,
-      sort,
-      limit: 200,
-      ...(position.cursor ? { cursor: position.cursor } : {}),
-    });
+    const page = await client.listings(
+      {
+        appId: options.appId,
+        sort,
+        limit: 200,
+        ...(position.cursor ? { cursor: position.cursor } : {}),
+      },
+      { signal: options.signal },
+    );
     position.cursor = page.next_cursor;
     seen += page.items.length;
     await writer.add({
       source: options.source,
-      observations: page.items.map((listing) => ({
+      observations: observationsOf(page.items, {
         appId: options.appId,
-        listing,
         observedAt,
         via: options.via,
         passId: position.passId,
-      })),
+      }),
       state: { ...options.state, ...persisted(options, position, page.next_cursor === null) },
     });
     if (page.next_cursor === null) break;
@@ -124,32 +128,70 @@ export function storedPosition(state: Record<string, string>): SweepPosition | n
   };
 }
 
-/** A one-off full read after a resync, recorded in the gap ledger with the rows it brought. */
-export async function catchUp(
+/** What a catch-up after a resync reads and lands. */
+export interface ResyncCatchUpOptions {
+  source: string;
+  /** Said in the gap ledger, e.g. `resync: <the server's detail>`. */
+  reason: string;
+  /** ISO 8601 lower bound of the read; null reads the whole CS2 catalogue. */
+  after: string | null;
+  /** State that lands with the gap ledger row, in the same transaction (asked for then). */
+  stateAtEnd: () => Record<string, string>;
+  signal?: AbortSignal | undefined;
+}
+
+/**
+ * The catch-up after a stream resync: the CS2 listings listed since `after`, read with
+ * `sort=newest&available_after` (a few pages rather than the whole catalogue; listings that left
+ * meanwhile are found by the next complete sweep), or the whole catalogue when `after` is null.
+ * The gap ledger records it with the rows it brought, together with `stateAtEnd()`; returns them.
+ */
+export async function catchUpAfterResync(
   client: MarketClient,
   warehouse: Warehouse,
   writer: BatchWriter,
-  options: { appId: number; source: string; reason: string; signal?: AbortSignal },
+  options: ResyncCatchUpOptions,
 ): Promise<number> {
+  const { source, after, signal } = options;
   const startedAt = Date.now();
-  const result = await sweep(client, warehouse, writer, {
-    appId: options.appId,
-    source: options.source,
-    via: 'catch_up',
-    persistPosition: false,
-    ...(options.signal ? { signal: options.signal } : {}),
-  });
+  let rows: number;
+  let detail: string;
+  if (after === null) {
+    const appId = APP_IDS.cs2;
+    const result = await sweep(client, warehouse, writer, {
+      appId,
+      source,
+      via: 'catch_up',
+      persistPosition: false,
+      signal,
+    });
+    if (!result) throw new Error('the catch-up was stopped before its end');
+    rows = result.seen;
+    detail = `${options.reason}; read the whole catalogue; ${result.gone} listings had left meanwhile`;
+  } else {
+    const passId = `catch_up-${APP_IDS.cs2}-${startedAt}`;
+    rows = await landNewestPages(client, writer, { source, via: 'catch_up', passId, after, signal });
+    signal?.throwIfAborted();
+    detail = `${options.reason}; re-read the listings listed since ${after}; listings that left meanwhile are found by the next sweep`;
+  }
   await writer.add({
-    source: options.source,
-    gaps: [
-      {
-        kind: 'catch_up',
-        startedAt,
-        endedAt: Date.now(),
-        rows: result?.seen ?? 0,
-        detail: `${options.reason}; ${result?.gone ?? 0} listings had left meanwhile`,
-      },
-    ],
+    source,
+    gaps: [{ kind: 'catch_up', startedAt, endedAt: Date.now(), rows, detail }],
+    state: options.stateAtEnd(),
   });
-  return result?.seen ?? 0;
+  return rows;
+}
+
+/**
+ * Where the catch-up after a resync starts: the newest `listed_at` of a CS2 listing the stream
+ * landed, less the overlap of the specification (the events handed to the writer count as landed);
+ * null when no event ever landed.
+ */
+export async function resyncPoint(warehouse: Warehouse, writer: BatchWriter): Promise<string | null> {
+  await writer.flush();
+  const [last] = await warehouse.query(
+    `SELECT epoch_ms(max(listed_at)) AS at FROM listing_events WHERE app_id = ${APP_IDS.cs2} AND kind = 'new'`,
+  );
+  if (last?.at === null || last?.at === undefined) return null;
+  return new Date(Number(last.at) - POLL_OVERLAP_MS).toISOString();
 }

@@ -28,10 +28,10 @@ export function createSnapshotTask(
   return {
     board,
     handle: (error) => reportUnfunded(board, error, log),
-    async run() {
+    async run(signal) {
       const state = await warehouse.readState(source);
       const fetchedAt = Date.now();
-      const answer = await client.snapshot(state.etag ? { etag: state.etag } : {});
+      const answer = await client.snapshot({ ...(state.etag ? { etag: state.etag } : {}), signal });
       if (answer.status === 304) {
         await writer.add({ source, snapshot: { status: 'unchanged', etag: answer.etag, fetchedAt } });
         return 0;
@@ -39,7 +39,7 @@ export function createSnapshotTask(
       const dir = await mkdtemp(join(tmpdir(), 'market-snapshot-'));
       try {
         const file = join(dir, 'snapshot.ndjson.gz');
-        await pipeline(answer.body, createWriteStream(file));
+        await pipeline(answer.body, createWriteStream(file), { signal });
         const generatedAt = answer.generatedAt ? Date.parse(answer.generatedAt) : null;
         const etag = answer.etag ?? '';
         await writer.add({
@@ -68,17 +68,20 @@ export function createPricesTask(
     board,
     intervalMs: options.intervalMs ?? 300_000,
     handle: (error) => reportUnfunded(board, error, options.log),
-    async run() {
+    async run(signal) {
       const fetchedAt = Date.now();
       const rows: PriceRow[] = [];
       let generatedAt = fetchedAt;
       let cursor: string | null = null;
       do {
-        const page = await client.prices({
-          appId: options.appId,
-          limit: 5000,
-          ...(cursor ? { cursor } : {}),
-        });
+        const page = await client.prices(
+          {
+            appId: options.appId,
+            limit: 5000,
+            ...(cursor ? { cursor } : {}),
+          },
+          { signal },
+        );
         rows.push(...page.items);
         generatedAt = Date.parse(page.generated_at);
         cursor = page.next_cursor;
@@ -106,9 +109,9 @@ export function createFxTask(
   return {
     board,
     intervalMs: options.intervalMs ?? 300_000,
-    async run() {
+    async run(signal) {
       const fetchedAt = Date.now();
-      const fx = await client.currency();
+      const fx = await client.currency({ signal });
       board.status.received += Object.keys(fx.rates).length;
       await writer.add({
         source,

@@ -5,8 +5,8 @@
  * only in memory); every failure, including a non-200 answer that closes the library for good,
  * is followed by our own reconnect with backoff and jitter; and a watchdog reads the bytes of the
  * response body (comments such as heartbeats never reach listeners) and reconnects a silent
- * connection. On `resync` it reads the whole CS2 catalogue, lands what left while it was away,
- * and reconnects without Last-Event-ID.
+ * connection. On `resync` it reconnects at once without Last-Event-ID and, once connected, catches
+ * up on the listings that appeared since the last landed event (see `resync-recovery.ts`).
  */
 import { EventSource } from 'eventsource';
 import type { MarketClient } from '../../client/index.js';
@@ -17,7 +17,7 @@ import type { BatchWriter, Warehouse } from '../../warehouse/index.js';
 import { isKeyRefused, keyRefusedReason } from '../key-refusal.js';
 import { sleep } from '../sleep.js';
 import { StatusBoard } from '../source-status.js';
-import { catchUp } from './catch-up.js';
+import { ResyncRecovery } from './resync-recovery.js';
 
 /** Settings of the stream source. */
 export interface StreamSourceOptions {
@@ -38,25 +38,31 @@ export class StreamSource {
   private readonly stopping = new AbortController();
   private current: EventSource | null = null;
   private running: Promise<void> | null = null;
+  private readonly recovery: ResyncRecovery;
 
   constructor(
     private readonly client: MarketClient,
     private readonly warehouse: Warehouse,
     private readonly writer: BatchWriter,
     private readonly options: StreamSourceOptions = {},
-  ) {}
+  ) {
+    this.recovery = new ResyncRecovery(client, warehouse, writer, SOURCE, this.board, this.stopping.signal);
+  }
 
-  /** Reads the committed resume point and starts following. */
+  /** Reads the committed resume point (and any catch-up still owed) and starts following. */
   async start(): Promise<void> {
-    this.lastEventId = (await this.warehouse.readState(SOURCE)).last_event_id ?? '';
+    const state = await this.warehouse.readState(SOURCE);
+    this.lastEventId = state.last_event_id ?? '';
+    this.recovery.restore(state);
     this.running = this.loop();
   }
 
-  /** Closes the connection and waits for the loop to end. */
+  /** Closes the connection and waits for the loop and a catch-up in progress to end. */
   async stop(): Promise<void> {
     this.stopping.abort();
     this.current?.close();
     await this.running;
+    await this.recovery.stop();
   }
 
   private async loop(): Promise<void> {
@@ -69,8 +75,17 @@ export class StreamSource {
         return;
       }
       if (outcome.kind === 'resync') {
-        await this.resync(outcome.detail).catch((error: unknown) => this.board.error(error));
-        backoff.reset();
+        const owed = await this.recovery.owe(outcome.detail).then(
+          () => true,
+          (error: unknown) => {
+            if (!this.stopping.signal.aborted) this.board.error(error);
+            return false;
+          },
+        );
+        if (owed) {
+          this.lastEventId = '';
+          backoff.reset();
+        } else await sleep(backoff.next(), this.stopping.signal);
         continue;
       }
       const startedAt = Date.now();
@@ -122,8 +137,11 @@ export class StreamSource {
         },
       );
       this.current = es;
+      const stop = () => finish({ kind: 'reconnect', reason: 'stopping', hadEvents });
+      this.stopping.signal.addEventListener('abort', stop, { once: true });
       const finish = (outcome: FollowOutcome) => {
         clearInterval(watchdog);
+        this.stopping.signal.removeEventListener('abort', stop);
         es.close();
         this.board.status.connected = false;
         resolve(outcome);
@@ -131,8 +149,7 @@ export class StreamSource {
       const watchdogMs = this.options.watchdogMs ?? 40_000;
       const watchdog = setInterval(
         () => {
-          if (this.stopping.signal.aborted) finish({ kind: 'reconnect', reason: 'stopping', hadEvents });
-          else if (Date.now() - lastByteAt > watchdogMs) {
+          if (Date.now() - lastByteAt > watchdogMs) {
             finish({ kind: 'watchdog_reconnect', reason: `no byte for ${watchdogMs} ms` });
           }
         },
@@ -140,6 +157,7 @@ export class StreamSource {
       );
       es.addEventListener('open', () => {
         this.board.status.connected = true;
+        this.recovery.start();
       });
       es.addEventListener('error', () => {
         if (refusal && isKeyRefused(refusal.code)) {
@@ -183,19 +201,6 @@ export class StreamSource {
         this.board.status.landed += 1;
       })
       .catch((error: unknown) => this.board.error(error));
-  }
-
-  /** Catches up on the whole CS2 catalogue, then goes on live without a resume point. */
-  private async resync(detail: string): Promise<void> {
-    const rows = await catchUp(this.client, this.warehouse, this.writer, {
-      appId: APP_IDS.cs2,
-      source: SOURCE,
-      reason: `resync: ${detail}`,
-      signal: this.stopping.signal,
-    });
-    this.lastEventId = '';
-    await this.writer.add({ source: SOURCE, state: { last_event_id: '' } });
-    this.board.status.received += rows;
   }
 }
 

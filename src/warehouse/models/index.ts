@@ -7,7 +7,7 @@ export {
   parseModel,
   selectModels,
 } from './model.js';
-export { compileTests, type ModelTest, type ModelTestResult, runModelTests } from './model-tests.js';
+export { compileTests, type ModelTest, type ModelTestResult } from './model-tests.js';
 export {
   type ModelRunResult,
   type ModelRunSummary,
@@ -15,3 +15,4 @@ export {
   renderModelSql,
   runModels,
 } from './run-models.js';
+export { runModelTests } from './test-runs.js';

@@ -32,6 +32,11 @@ export interface ModelTestResult {
   sample: Record<string, unknown>[];
   /** Set when the test's query could not run (also a failure). */
   error?: string;
+  /**
+   * Set when the test ran with the model's last build, inside its transaction (it reads data that
+   * moves on after a build): the newest load that build read, e.g. `2026-11-07 13:00:01.112`.
+   */
+  builtFrom?: string;
 }
 
 /** Compiles the tests of `model`; throws naming the line when one cannot be read. */
@@ -106,38 +111,19 @@ export function compileTests(model: Model): ModelTest[] {
   });
 }
 
-/** Runs every test of `models` on `connection` and returns the outcomes, passing and failing. */
-export async function runModelTests(
-  connection: DuckDBConnection,
-  models: readonly Model[],
-): Promise<ModelTestResult[]> {
-  const tests = models.flatMap(compileTests);
-  const results: ModelTestResult[] = [];
-  for (const test of tests) {
-    try {
-      const count = await connection.runAndReadAll(`SELECT count(*) AS n FROM (${test.sql})`);
-      const failures = Number(count.getRows()[0]?.[0] ?? 0);
-      const sample =
-        failures > 0
-          ? (await connection.runAndReadAll(`${test.sql} LIMIT 5`)).convertRowObjects(jsonSafeConverter)
-          : [];
-      results.push({
-        model: test.model,
-        name: test.name,
-        failures,
-        sample: sample as Record<string, unknown>[],
-      });
-    } catch (error) {
-      results.push({
-        model: test.model,
-        name: test.name,
-        failures: 1,
-        sample: [],
-        error: (error as Error).message,
-      });
-    }
+/** Runs one compiled test on `connection`: its failing rows counted, and up to 5 of them kept. */
+export async function runTest(connection: DuckDBConnection, test: ModelTest): Promise<ModelTestResult> {
+  try {
+    const count = await connection.runAndReadAll(`SELECT count(*) AS n FROM (${test.sql})`);
+    const failures = Number(count.getRows()[0]?.[0] ?? 0);
+    const sample =
+      failures > 0
+        ? (await connection.runAndReadAll(`${test.sql} LIMIT 5`)).convertRowObjects(jsonSafeConverter)
+        : [];
+    return { model: test.model, name: test.name, failures, sample: sample as Record<string, unknown>[] };
+  } catch (error) {
+    return { model: test.model, name: test.name, failures: 1, sample: [], error: (error as Error).message };
   }
-  return results;
 }
 
 function splitOnce(args: string, separator: string, model: Model, line: string): [string, string] {

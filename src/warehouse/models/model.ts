@@ -115,7 +115,7 @@ export function orderModels(models: readonly Model[]): Model[] {
       if (!byName.has(dep)) throw new Error(`model ${model.name} depends on ${dep}, which is not a model`);
     }
     for (const other of models) {
-      if (other !== model && readsName(model.sql, other.name) && !model.dependsOn.includes(other.name))
+      if (other !== model && readsRelation(model.sql, other.name) && !model.dependsOn.includes(other.name))
         throw new Error(`model ${model.name} reads ${other.name} but does not list it in depends_on`);
     }
   }
@@ -153,6 +153,7 @@ export function selectModels(
   return ordered.filter((m) => wanted.has(m.name));
 }
 
-function readsName(sql: string, name: string): boolean {
+/** Whether `sql` names the relation `name` (outside `--` comments). */
+export function readsRelation(sql: string, name: string): boolean {
   return new RegExp(`(?<![\\w.])${name}(?!\\w)`, 'i').test(sql.replace(/--.*$/gm, ''));
 }

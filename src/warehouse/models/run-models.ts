@@ -1,12 +1,14 @@
 /**
  * Builds models in the warehouse, in dependency order, all in ONE transaction: every model of a
- * run reads the same committed landing data, analysts see the whole refresh or none of it, and an
- * incremental model's watermark commits with the rows it covers.
+ * run reads the same committed landing data, analysts see the whole refresh or none of it, an
+ * incremental model's watermark commits with the rows it covers, and the tests that compare a
+ * model with landing data run in it too (see `test-runs.ts`).
  */
 import { randomUUID } from 'node:crypto';
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { inTransaction } from '../../shared/transaction.js';
 import type { Model } from './model.js';
+import { recordBuildTests } from './test-runs.js';
 
 /** How a run builds its models. */
 export interface RunModelsOptions {
@@ -16,6 +18,8 @@ export interface RunModelsOptions {
   onModel?: (result: ModelRunResult) => void;
   /** Clock of `model_runs`, epoch ms. @default Date.now */
   clock?: () => number;
+  /** Interrupts the build when it aborts: the run fails and no model changes. */
+  signal?: AbortSignal;
 }
 
 /** What building one model did. */
@@ -45,7 +49,10 @@ export async function runModels(
   const runId = randomUUID();
   const started = performance.now();
   const models: ModelRunResult[] = [];
+  const interrupt = () => connection.interrupt();
+  options.signal?.addEventListener('abort', interrupt, { once: true });
   try {
+    options.signal?.throwIfAborted();
     await inTransaction(connection, async () => {
       // Read inside the transaction: the newest load this run's snapshot of the landing tables holds.
       const watermark = await scalar(
@@ -78,12 +85,15 @@ export async function runModels(
         models.push(result);
         options.onModel?.(result);
       }
+      await recordBuildTests(connection, ordered, runId, watermark);
     });
   } catch (cause) {
     const failed = ordered[models.length]?.name ?? 'the run';
     throw new Error(`building model ${failed} failed, no model changed: ${(cause as Error).message}`, {
       cause,
     });
+  } finally {
+    options.signal?.removeEventListener('abort', interrupt);
   }
   return { runId, models, durationMs: performance.now() - started };
 }
