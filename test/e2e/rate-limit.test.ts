@@ -1,10 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createClock } from '../../src/service/core/clock.js';
 import { startTestService, type TestService } from '../helpers/service.js';
 
 let t: TestService;
 
 beforeAll(async () => {
-  t = await startTestService({ listings: 50 });
+  // Time stands still unless the test moves it, so a slow machine cannot shift the exact Retry-After.
+  const frozenAt = Date.now();
+  t = await startTestService({ listings: 50, clock: createClock({ realNow: () => frozenAt }) });
 });
 afterAll(() => t.close());
 
