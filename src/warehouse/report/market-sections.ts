@@ -147,25 +147,49 @@ LIMIT ${STICKERS_SHOWN}`,
   };
 }
 
+/** A price group: what a minAsk row is of. */
+export interface PriceGroup {
+  app_id: number;
+  market_hash_name: string;
+  wear: string | null;
+  doppler_phase: string | null;
+  item: string;
+}
+
+/** The most traded group of the window (see {@link minAskQuery}), the item of the FX chart. */
+export function topGroupSql(options: MarketOptions): string {
+  return `WITH ${topItemsCtes({ ...options, items: 1 })}
+SELECT app_id, market_hash_name, wear, doppler_phase, item FROM top`;
+}
+
 /**
  * One item's minAsk in every currency of the FX table over the window: the most traded item of the
- * minAsk chart, its cheapest price-list row of each minute, hour or day converted at the rate in
- * force then (fct_prices_fx).
+ * minAsk chart (`group`, null when there is none), its cheapest price-list row of each minute, hour
+ * or day converted at the rate in force then (fct_prices_fx).
  */
-export function fxQuery(options: MarketOptions): SectionQuery {
+export function fxQuery(options: MarketOptions, group: PriceGroup | null): SectionQuery {
   const { window } = options;
-  const unit = window.grain;
+  // The group goes in as literals: DuckDB pushes constant filters down into the view's union.
+  const is = (column: keyof PriceGroup) =>
+    `f.${column} IS NOT DISTINCT FROM ${sqlLiteral(group?.[column] ?? null)}`;
   return {
     needs: {
       fct_prices_fx: ['kind', 'market_hash_name', 'priced_at', 'currency', 'amount'],
       ...minAskQuery(options).needs,
     },
-    sql: `WITH ${topItemsCtes({ ...options, items: 1 })}
-SELECT top.item, f.currency, date_trunc('${unit}', f.priced_at) AS t, min(f.amount) AS min_ask
-FROM fct_prices_fx f JOIN top ON ${sameGroup('top', 'f')}
-WHERE f.kind = 'price_list' AND f.amount IS NOT NULL
+    sql: `SELECT ${sqlLiteral(group?.item ?? null)} AS item, f.currency, date_trunc('${window.grain}', f.priced_at) AS t,
+  min(f.amount) AS min_ask
+FROM fct_prices_fx f
+WHERE f.kind = 'price_list' AND f.amount IS NOT NULL AND ${is('app_id')} AND ${is('market_hash_name')}
+  AND ${is('wear')} AND ${is('doppler_phase')}
   AND f.priced_at BETWEEN ${windowStart(window)} AND ${timestampSql(window.toMs)}
 GROUP BY ALL
 ORDER BY f.currency, t`,
   };
+}
+
+/** A value as a SQL literal. */
+function sqlLiteral(value: string | number | null): string {
+  if (value === null) return 'NULL';
+  return typeof value === 'number' ? String(value) : `'${value.replaceAll("'", "''")}'`;
 }

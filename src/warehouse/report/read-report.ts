@@ -12,8 +12,10 @@ import {
   fxQuery,
   type MarketOptions,
   minAskQuery,
+  type PriceGroup,
   type SectionQuery,
   stickerQuery,
+  topGroupSql,
 } from './market-sections.js';
 import type { ReportWindow } from './report-window.js';
 
@@ -50,7 +52,10 @@ export interface ReportData {
 }
 
 /** The queries of each chart, and what to say when one has no rows. */
-function sectionsOf(options: MarketOptions): Record<ChartId, { query: SectionQuery; empty: string }> {
+function sectionsOf(
+  options: MarketOptions,
+  top: PriceGroup | null,
+): Record<ChartId, { query: SectionQuery; empty: string }> {
   const w = options.window;
   return {
     minask: {
@@ -67,7 +72,7 @@ function sectionsOf(options: MarketOptions): Record<ChartId, { query: SectionQue
         'no sticker has a premium yet: it needs 3 live listings carrying it of an item and wear that also has listings without stickers',
     },
     fx: {
-      query: fxQuery(options),
+      query: fxQuery(options, top),
       empty: `no FX rate in force for the prices of the window yet (the collector reads /currency every 5 minutes)`,
     },
     'net-flow': { query: netFlowQuery(w), empty: 'no account day in the window' },
@@ -86,8 +91,12 @@ export function readReport(warehouse: Warehouse, options: MarketOptions): Promis
         `SELECT source, max(started_at) AS last_landed_at, CAST(sum(rows) AS BIGINT) AS rows
          FROM loads GROUP BY source ORDER BY source`,
       )) as unknown as Freshness[];
+      const minAsk = minAskQuery(options);
+      const top = whatIsMissing(minAsk, columns)
+        ? null
+        : (((await rowsOf(connection, topGroupSql(options)))[0] as PriceGroup | undefined) ?? null);
       const sections: SectionData[] = [];
-      for (const [id, { query, empty }] of Object.entries(sectionsOf(options)) as [
+      for (const [id, { query, empty }] of Object.entries(sectionsOf(options, top)) as [
         ChartId,
         { query: SectionQuery; empty: string },
       ][]) {
