@@ -7,6 +7,7 @@ import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import {
+  type ExportOptions,
   type ExportProgress,
   type ExportSummary,
   exportModels,
@@ -32,18 +33,26 @@ export function registerExportRoute(app: FastifyInstance, warehouse: Warehouse):
   app
     .withTypeProvider<ZodTypeProvider>()
     .post('/export', { schema: { body: exportRequestSchema } }, (request, reply) => {
-      const { to, models, since, until } = request.body;
       return answerNdjson(
         reply,
         (onProgress: (progress: ExportProgress) => void) =>
-          exportModels(warehouse, {
-            to,
-            onProgress,
-            ...(models ? { models } : {}),
-            ...(since ? { since } : {}),
-            ...(until ? { until } : {}),
-          }),
+          exportModels(warehouse, exportOptionsOf(request.body, onProgress)),
         isExportInputError,
       );
     });
+}
+
+/** The options of an export asked for by `request`, reporting to `onProgress`. */
+export function exportOptionsOf(
+  request: ExportRequest,
+  onProgress: (progress: ExportProgress) => void,
+): ExportOptions {
+  const { to, models, since, until } = request;
+  return {
+    to,
+    onProgress,
+    ...(models ? { models } : {}),
+    ...(since ? { since } : {}),
+    ...(until ? { until } : {}),
+  };
 }

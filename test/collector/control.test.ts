@@ -33,6 +33,14 @@ function sql(query: string, out?: string) {
   return post(out ? `/sql?out=${encodeURIComponent(out)}` : '/sql', 'text/plain', query);
 }
 
+/** The JSON lines of an NDJSON answer, blank keep-alive lines skipped. */
+function ndjsonLines(body: string) {
+  return body
+    .split('\n')
+    .filter(Boolean)
+    .map((line) => JSON.parse(line));
+}
+
 async function tableCount(): Promise<number> {
   const [row] = await warehouse.query(
     'SELECT count(*) AS n FROM information_schema.tables WHERE table_catalog = current_database()',
@@ -191,10 +199,7 @@ describe('GET /status, POST /models, POST /export and POST /report', () => {
     });
     expect(response.statusCode).toBe(200);
     expect(response.headers['content-type']).toMatch(/^application\/x-ndjson/);
-    const lines = response.body
-      .split('\n')
-      .filter(Boolean)
-      .map((line) => JSON.parse(line));
+    const lines = ndjsonLines(response.body);
     expect(lines).toEqual([{ error: expect.stringMatching(/fct_nope/), input: true }]);
   });
 
@@ -212,10 +217,7 @@ describe('GET /status, POST /models, POST /export and POST /report', () => {
     const response = await app.inject({ method: 'POST', url: '/report', payload: { out, window: '24h' } });
     expect(response.statusCode).toBe(200);
     expect(response.headers['content-type']).toMatch(/^application\/x-ndjson/);
-    const lines = response.body
-      .split('\n')
-      .filter(Boolean)
-      .map((line) => JSON.parse(line));
+    const lines = ndjsonLines(response.body);
     expect(lines.slice(0, -1).map((l) => l.progress?.step)).toEqual([
       'read the models',
       'drew minask',
