@@ -8,7 +8,7 @@ import { randomUUID } from 'node:crypto';
 import { mkdir, readdir, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import type { Warehouse } from '../warehouse.js';
-import { chartCard, describe } from './chart-specs.js';
+import { chartCard, describeChart } from './chart-specs.js';
 import { numberTable } from './number-tables.js';
 import { readReport } from './read-report.js';
 import { inlineSvg, renderSvg } from './render-chart.js';
@@ -71,7 +71,7 @@ export async function buildReport(warehouse: Warehouse, options: ReportOptions =
   for (const section of data.sections) {
     if (section.missing !== null) {
       charts.push({
-        ...describe(section.id, [], window),
+        ...describeChart(section.id, [], window),
         id: section.id,
         svg: null,
         spec: null,

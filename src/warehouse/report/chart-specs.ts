@@ -19,7 +19,7 @@ const GRAIN_WORD = { minute: 'minute', hour: 'hour', day: 'day' } as const;
 
 /** The card of a section with rows. */
 export function chartCard(section: SectionData, window: ReportWindow): ChartCard {
-  const { title, caption } = describe(section.id, section.rows, window);
+  const { title, caption } = describeChart(section.id, section.rows, window);
   return {
     title,
     caption,
@@ -28,7 +28,7 @@ export function chartCard(section: SectionData, window: ReportWindow): ChartCard
 }
 
 /** The title and caption of a chart (also shown when it has no rows). */
-export function describe(
+export function describeChart(
   id: ChartId,
   rows: readonly Row[],
   window: ReportWindow,
@@ -102,7 +102,13 @@ const SPECS: Record<ChartId, (window: ReportWindow) => object> = {
             title: 'minAsk (USD, log scale)',
             scale: { type: 'log' },
           },
-          color: { field: 'item', type: 'nominal', title: 'item', sort: { field: 'rank' } },
+          color: {
+            field: 'item',
+            type: 'nominal',
+            title: 'item',
+            sort: { field: 'rank' },
+            legend: { labelLimit: 320 },
+          },
         },
       },
       {
@@ -146,7 +152,7 @@ const SPECS: Record<ChartId, (window: ReportWindow) => object> = {
   stickers: () => ({
     width: WIDTH - 160,
     encoding: {
-      y: { field: 'sticker_name', type: 'nominal', title: null, sort: null },
+      y: { field: 'sticker_name', type: 'nominal', title: null, sort: null, axis: { labelLimit: 320 } },
       x: { field: 'median_premium_pct', type: 'quantitative', title: 'median premium (%)' },
     },
     layer: [

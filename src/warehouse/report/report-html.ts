@@ -96,7 +96,12 @@ function chartSection(chart: PageChart): string {
   if (chart.svg) parts.push(`<figure>${chart.svg}</figure>`);
   if (chart.spec)
     parts.push(`<script type="application/json" data-chart="${chart.id}">${jsonInHtml(chart.spec)}</script>`);
-  if (chart.table) parts.push(`<details open><summary>The numbers</summary>${table(chart.table)}</details>`);
+  if (chart.table) {
+    // Long tables start folded, so the charts stay close together.
+    const open = chart.table.rows.length <= 12 ? ' open' : '';
+    const summary = `The numbers (${chart.table.rows.length} rows)`;
+    parts.push(`<details${open}><summary>${summary}</summary>${table(chart.table)}</details>`);
+  }
   parts.push('</section>');
   return parts.join('\n');
 }
