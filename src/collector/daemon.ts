@@ -129,26 +129,23 @@ export async function startCollector(options: CollectorOptions): Promise<Running
   const models = modelsCron === null ? null : createModelsTask(warehouse);
   if (models && modelsCron !== null)
     jobs.push(startSourceJob(models, log, { cron: modelsCron, failure: 'model refresh failed' }));
-  const exportCron = options.exportCron;
-  const exports = exportCron ? createExportTask(warehouse, options.exportDir ?? 'data/exports') : null;
-  if (exports && exportCron)
-    jobs.push(
-      startSourceJob(exports, log, {
-        cron: exportCron,
-        runAtStart: false,
-        failure: 'scheduled export failed',
-      }),
-    );
-  const reportCron = options.reportCron;
-  const reports = reportCron ? createReportTask(warehouse, options.reportDir ?? 'data/reports') : null;
-  if (reports && reportCron)
-    jobs.push(
-      startSourceJob(reports, log, {
-        cron: reportCron,
-        runAtStart: false,
-        failure: 'scheduled report failed',
-      }),
-    );
+  /** A task on a cron schedule that first runs at its first tick, not at start. */
+  const scheduled = (cron: string | undefined, make: () => SourceTask, failure: string) => {
+    if (!cron) return null;
+    const task = make();
+    jobs.push(startSourceJob(task, log, { cron, runAtStart: false, failure }));
+    return task;
+  };
+  const exports = scheduled(
+    options.exportCron,
+    () => createExportTask(warehouse, options.exportDir ?? 'data/exports'),
+    'scheduled export failed',
+  );
+  const reports = scheduled(
+    options.reportCron,
+    () => createReportTask(warehouse, options.reportDir ?? 'data/reports'),
+    'scheduled report failed',
+  );
   const boards = () => [
     ...(stream ? [stream.board] : []),
     ...(snapshot ? [snapshot.board] : []),
