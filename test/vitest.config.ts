@@ -17,6 +17,7 @@ const INTEGRATION = [
   'test/e2e/**',
   'test/collector/**',
   'test/cli/**',
+  'test/browser/**',
   'test/client/budget.test.ts',
   'test/client/errors.test.ts',
   'test/client/market-client.test.ts',

@@ -31,6 +31,11 @@ const collectConfigSchema = z.object({
     .refine(isCronExpression, 'give a cron expression, e.g. "0 * * * *" (hourly)')
     .optional(),
   exportDir: z.string().min(1),
+  reportCron: z
+    .string()
+    .refine(isCronExpression, 'give a cron expression, e.g. "0 * * * *" (hourly)')
+    .optional(),
+  reportDir: z.string().min(1),
   modelsCron: z
     .string()
     .refine((v) => v === 'off' || isCronExpression(v), 'give a cron expression, e.g. "* * * * *", or off'),
@@ -58,6 +63,7 @@ export async function collect(flags: Record<string, unknown>): Promise<void> {
       watchdogMs: config.watchdogSeconds * 1000,
       readBudget: config.readBudget,
       ...(config.exportCron ? { exportCron: config.exportCron, exportDir: config.exportDir } : {}),
+      ...(config.reportCron ? { reportCron: config.reportCron, reportDir: config.reportDir } : {}),
       modelsCron: config.modelsCron === 'off' ? null : config.modelsCron,
       logger: log,
       onFatal: (error) => {

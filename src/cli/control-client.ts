@@ -1,19 +1,28 @@
 /**
  * The one client of a running collector's control endpoint (found through the address file beside
- * the warehouse), used by `market status`, `sql`, `models` and `export`. An error answer
+ * the warehouse), used by `market status`, `sql`, `models`, `export` and `report`. An error answer
  * `{ code, detail }` becomes a CliError: exit code 2 for a request the collector refused, 1 otherwise.
  */
 import { readFile } from 'node:fs/promises';
 import { controlFileOf, type StatusAnswer } from '../collector/control.js';
 import type { ControlErrorBody } from '../collector/control-errors.js';
-import type { ExportLine, ExportRequest } from '../collector/control-export.js';
+import type { ExportRequest } from '../collector/control-export.js';
 import type {
   ModelsRequest,
   ModelsRunAnswer,
   ModelsTestAnswer,
   SqlAnswer,
 } from '../collector/control-models.js';
-import type { ExportProgress, ExportSummary, ModelRunSummary, ModelTestResult } from '../warehouse/index.js';
+import type { ReportRequest } from '../collector/control-report.js';
+import type { NdjsonLine } from '../collector/ndjson-answer.js';
+import type {
+  ExportProgress,
+  ExportSummary,
+  ModelRunSummary,
+  ModelTestResult,
+  ReportProgress,
+  ReportSummary,
+} from '../warehouse/index.js';
 import { CliError } from './cli-error.js';
 
 /** Talks to the collector listening on 127.0.0.1:`port`. */
@@ -68,20 +77,32 @@ export class ControlClient {
   }
 
   /** Runs an export in the collector, following its NDJSON progress lines to the result line. */
-  async export(
-    request: ExportRequest,
-    onProgress: (progress: ExportProgress) => void,
-  ): Promise<ExportSummary> {
-    const response = await this.request('POST', '/export', request);
-    if (!response.body) throw new CliError('the collector answered the export without a body', 1);
+  export(request: ExportRequest, onProgress: (progress: ExportProgress) => void): Promise<ExportSummary> {
+    return this.follow<ExportProgress, ExportSummary>('/export', 'export', request, onProgress);
+  }
+
+  /** Builds a report in the collector, following its NDJSON progress lines to the result line. */
+  report(request: ReportRequest, onProgress: (progress: ReportProgress) => void): Promise<ReportSummary> {
+    return this.follow<ReportProgress, ReportSummary>('/report', 'report', request, onProgress);
+  }
+
+  /** Posts `request` to an NDJSON route (see ndjson-answer.ts) and follows it to its result. */
+  private async follow<P, R>(
+    path: string,
+    what: string,
+    request: unknown,
+    onProgress: (progress: P) => void,
+  ): Promise<R> {
+    const response = await this.request('POST', path, request);
+    if (!response.body) throw new CliError(`the collector answered the ${what} without a body`, 1);
     for await (const line of readLines(response.body)) {
       if (!line.trim()) continue;
-      const message = JSON.parse(line) as ExportLine;
+      const message = JSON.parse(line) as NdjsonLine<P, R>;
       if ('progress' in message) onProgress(message.progress);
       else if ('result' in message) return message.result;
       else throw new CliError(message.error, message.input ? 2 : 1);
     }
-    throw new CliError('the collector closed the connection before the export ended; see its log', 1);
+    throw new CliError(`the collector closed the connection before the ${what} ended; see its log`, 1);
   }
 
   /** Sends a request (text as text/plain, anything else as JSON) and returns a successful response. */

@@ -1,34 +1,14 @@
 /** Progress of `market export` on stderr: one line rewritten in place on a terminal, a line per model otherwise. */
 import type { ExportProgress } from '../warehouse/index.js';
+import { createLinePrinter, type ProgressPrinter } from './progress-line.js';
 
-/** Prints progress to a stream. */
-export interface ProgressPrinter {
-  update(progress: ExportProgress): void;
-  /** Clears the line being rewritten, if any. */
-  end(): void;
-}
-
-/** A printer for `stream`: a single updating line (`\r`) when it is a TTY, plain lines otherwise. */
-export function createProgressPrinter(stream: NodeJS.WriteStream): ProgressPrinter {
-  if (stream.isTTY) {
-    let shown = false;
-    return {
-      update(progress) {
-        shown = true;
-        stream.write(`\r${formatProgress(progress)}\x1b[K`);
-      },
-      end() {
-        if (shown) stream.write('\r\x1b[K');
-      },
-    };
-  }
-  return {
-    update(progress) {
-      if (progress.daysDone === progress.daysTotal)
-        stream.write(`market export: ${progress.model} ${progress.daysTotal} days, ${progress.rows} rows\n`);
-    },
-    end() {},
-  };
+/** A printer of export progress for `stream` (see `createLinePrinter`). */
+export function createProgressPrinter(stream: NodeJS.WriteStream): ProgressPrinter<ExportProgress> {
+  return createLinePrinter(stream, {
+    live: formatProgress,
+    milestone: (p) =>
+      p.daysDone === p.daysTotal ? `market export: ${p.model} ${p.daysTotal} days, ${p.rows} rows` : null,
+  });
 }
 
 /** `exporting fct_x 2026-11-03 (3/12 days, 4567 rows)`. */

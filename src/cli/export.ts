@@ -5,7 +5,7 @@
  */
 import { resolve } from 'node:path';
 import { z } from 'zod';
-import type { ExportRequest } from '../collector/control-export.js';
+import { type ExportRequest, exportOptionsOf } from '../collector/control-export.js';
 import {
   type ExportProgress,
   type ExportSummary,
@@ -73,18 +73,10 @@ function exportDirectly(
   request: ExportRequest,
   onProgress: (progress: ExportProgress) => void,
 ): Promise<ExportSummary> {
-  const { models, since, until, to } = request;
   return withWarehouse(
     flags,
     { readOnly: true, ...(modelsDir ? { modelsDir } : {}) },
-    (warehouse) =>
-      exportModels(warehouse, {
-        to,
-        onProgress,
-        ...(models ? { models } : {}),
-        ...(since ? { since } : {}),
-        ...(until ? { until } : {}),
-      }),
+    (warehouse) => exportModels(warehouse, exportOptionsOf(request, onProgress)),
     (error) => (isExportInputError(error) ? 2 : 1),
   );
 }

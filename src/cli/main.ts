@@ -5,7 +5,7 @@ import { Command, type Option } from 'commander';
 import { DatabaseOpenError } from '../shared/database.js';
 import { projectPath } from '../shared/project-root.js';
 import { CliError } from './cli-error.js';
-import { collectOptions, exportOptions, serveOptions, shared } from './options.js';
+import { collectOptions, exportOptions, reportOptions, serveOptions, shared } from './options.js';
 
 const { version } = JSON.parse(readFileSync(projectPath('package.json'), 'utf8')) as { version: string };
 
@@ -93,6 +93,15 @@ withOptions(
     .description('export the SQL models to parquet, one file per model and day, with a manifest'),
   exportOptions(),
 ).action(async (flags) => (await import('./export.js')).runExport(flags));
+
+withOptions(
+  program
+    .command('report')
+    .description(
+      'write a market report: one self-contained HTML file with charts of the SQL models, and each chart as SVG',
+    ),
+  reportOptions(),
+).action(async (flags) => (await import('./report.js')).runReport(flags));
 
 program
   .command('run')

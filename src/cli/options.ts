@@ -122,6 +122,11 @@ export function collectOptions(): Option[] {
     ),
     option('--export-dir <path>', 'folder of the scheduled parquet exports', undefined, 'data/exports'),
     option(
+      '--report-cron <expr>',
+      'cron schedule (UTC) of market reports of the last 7 days; none by default (market run: 0 * * * *)',
+    ),
+    option('--report-dir <path>', 'folder of the scheduled reports', undefined, 'data/reports'),
+    option(
       '--models-cron <expr>',
       'cron schedule (UTC) of the SQL model refresh, or off',
       undefined,
@@ -141,5 +146,16 @@ export function exportOptions(): Option[] {
     shared.warehouse(),
     shared.warehouseMemory(),
     option('--models-dir <path>', 'folder of the SQL models, when no collector runs; default sql/models'),
+  ];
+}
+
+/** The options of `market report`. */
+export function reportOptions(): Option[] {
+  return [
+    option('--window <span>', 'how far back: minutes, hours or days, e.g. 90m, 24h, 7d', undefined, '7d'),
+    option('--items <n>', 'lines of the minAsk chart (the most traded items)', undefined, '8'),
+    option('--out <path>', 'the report folder', undefined, 'data/reports'),
+    shared.warehouse(),
+    shared.warehouseMemory(),
   ];
 }

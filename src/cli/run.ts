@@ -2,7 +2,7 @@
  * `market run` (`npm start`): the main job on the embedded default. It starts the sandbox service
  * with its simulator on a local database, makes a funded trading demo account and key for the user
  * and a separate key for the collector, and runs the collector against it into the warehouse,
- * exporting the models to parquet every hour, until interrupted.
+ * exporting the models to parquet and writing a market report every hour, until interrupted.
  */
 import { dirname, join } from 'node:path';
 import { z } from 'zod';
@@ -46,6 +46,7 @@ export async function run(flags: Record<string, unknown>): Promise<void> {
   });
   const warehousePath = config.warehouse;
   const exportDir = join(dirname(warehousePath), 'exports');
+  const reportDir = join(dirname(warehousePath), 'reports');
   const log = createLogger('collector', 'info');
   const collector = await startCollector({
     baseUrl: service.baseUrl,
@@ -54,6 +55,8 @@ export async function run(flags: Record<string, unknown>): Promise<void> {
     memoryLimit: config.warehouseMemory,
     exportCron: '0 * * * *',
     exportDir,
+    reportCron: '0 * * * *',
+    reportDir,
     logger: log,
     onFatal: (error) => {
       log.fatal({ err: error }, 'the collector cannot write the warehouse');
@@ -68,6 +71,7 @@ export async function run(flags: Record<string, unknown>): Promise<void> {
       `buy one: curl -X POST -H "Authorization: Bearer ${rawKey}" -H "content-type: application/json" -d '{"listing_ids":["<id>"],"custom_id":"first-order"}' "${service.baseUrl}/orders"`,
       `collecting into ${warehousePath}; query it with: npx market sql "SELECT count(*) FROM live_listings"`,
       `parquet exports of the models every hour into ${exportDir}; one now: npx market export --warehouse ${warehousePath} --to ${exportDir}`,
+      `a market report (HTML with charts) every hour into ${reportDir}, newest at ${join(reportDir, 'latest.html')}; one now: npx market report --warehouse ${warehousePath} --out ${reportDir}`,
       'press Ctrl-C to stop',
       '',
     ].join('\n'),

@@ -2,7 +2,7 @@
  * The daemon's control endpoint, a small Fastify app on loopback: `GET /status`, `POST /sql`
  * (read-only queries through the daemon, which alone may open the warehouse while it runs; `?out=`
  * writes the rows to parquet), `POST /models/run` and `/models/test` (see control-models.ts) and
- * `POST /export` (parquet exports, see control-export.ts). Every error is `{ code, detail }`. Its
+ * `POST /export` (parquet exports, see control-export.ts) and `POST /report` (see control-report.ts). Every error is `{ code, detail }`. Its
  * address is written beside the warehouse (`<warehouse>.collector.json`) so `market status`,
  * `market sql`, `market models` and `market export` find it.
  */
@@ -15,6 +15,7 @@ import type { Warehouse } from '../warehouse/index.js';
 import { registerControlErrors } from './control-errors.js';
 import { registerExportRoute } from './control-export.js';
 import { registerModelRoutes } from './control-models.js';
+import { registerReportRoute } from './control-report.js';
 import type { SourceStatus } from './source-status.js';
 
 /** The running control endpoint. */
@@ -52,6 +53,7 @@ export function buildControlApp(
   app.get('/status', async (): Promise<StatusAnswer> => ({ pid: process.pid, sources: status() }));
   registerModelRoutes(app, warehouse);
   registerExportRoute(app, warehouse);
+  registerReportRoute(app, warehouse);
   return app;
 }
 

@@ -15,7 +15,7 @@ import { createPollTask } from './sources/poll-source.js';
 import { createFxTask, createPricesTask, createSnapshotTask } from './sources/price-sources.js';
 import { StreamSource } from './sources/stream-source.js';
 import { createSweepTask } from './sources/sweep-source.js';
-import { createExportTask, createModelsTask } from './warehouse-tasks.js';
+import { createExportTask, createModelsTask, createReportTask } from './warehouse-tasks.js';
 
 /** What the daemon collects and where; every interval has a default that suits the published limits. */
 export interface CollectorOptions {
@@ -53,6 +53,13 @@ export interface CollectorOptions {
   exportCron?: string;
   /** Folder of the scheduled exports. @default 'data/exports' */
   exportDir?: string;
+  /**
+   * Cron schedule (UTC) of market reports (the last 7 days); none when not given. `market run`
+   * passes `0 * * * *` (hourly).
+   */
+  reportCron?: string;
+  /** Folder of the scheduled reports. @default 'data/reports' */
+  reportDir?: string;
   /** Folder of the SQL models. @default the project's `sql/models` */
   modelsDir?: string;
   /**
@@ -78,6 +85,8 @@ export interface RunningCollector {
 export async function startCollector(options: CollectorOptions): Promise<RunningCollector> {
   if (options.exportCron !== undefined && !isCronExpression(options.exportCron))
     throw new Error(`the export schedule "${options.exportCron}" is not a cron expression, e.g. "0 * * * *"`);
+  if (options.reportCron !== undefined && !isCronExpression(options.reportCron))
+    throw new Error(`the report schedule "${options.reportCron}" is not a cron expression, e.g. "0 * * * *"`);
   const modelsCron = options.modelsCron === undefined ? '* * * * *' : options.modelsCron;
   if (modelsCron !== null && !isCronExpression(modelsCron))
     throw new Error(`the model refresh schedule "${modelsCron}" is not a cron expression, e.g. "* * * * *"`);
@@ -120,22 +129,30 @@ export async function startCollector(options: CollectorOptions): Promise<Running
   const models = modelsCron === null ? null : createModelsTask(warehouse);
   if (models && modelsCron !== null)
     jobs.push(startSourceJob(models, log, { cron: modelsCron, failure: 'model refresh failed' }));
-  const exportCron = options.exportCron;
-  const exports = exportCron ? createExportTask(warehouse, options.exportDir ?? 'data/exports') : null;
-  if (exports && exportCron)
-    jobs.push(
-      startSourceJob(exports, log, {
-        cron: exportCron,
-        runAtStart: false,
-        failure: 'scheduled export failed',
-      }),
-    );
+  /** A task on a cron schedule that first runs at its first tick, not at start. */
+  const scheduled = (cron: string | undefined, make: () => SourceTask, failure: string) => {
+    if (!cron) return null;
+    const task = make();
+    jobs.push(startSourceJob(task, log, { cron, runAtStart: false, failure }));
+    return task;
+  };
+  const exports = scheduled(
+    options.exportCron,
+    () => createExportTask(warehouse, options.exportDir ?? 'data/exports'),
+    'scheduled export failed',
+  );
+  const reports = scheduled(
+    options.reportCron,
+    () => createReportTask(warehouse, options.reportDir ?? 'data/reports'),
+    'scheduled report failed',
+  );
   const boards = () => [
     ...(stream ? [stream.board] : []),
     ...(snapshot ? [snapshot.board] : []),
     ...tasks.map((t) => t.board),
     ...(models ? [models.board] : []),
     ...(exports ? [exports.board] : []),
+    ...(reports ? [reports.board] : []),
   ];
   const status = () => boards().map((b) => ({ ...b.status }));
   const control = await startControlServer(warehouse, status, log);

@@ -1,8 +1,9 @@
 /**
- * Warehouse work the daemon runs on cron schedules (UTC): the model refresh, and parquet exports
- * of the days since yesterday. A failed run is reported, never fatal: the next one retries.
+ * Warehouse work the daemon runs on cron schedules (UTC): the model refresh, parquet exports of
+ * the days since yesterday, and market reports. A failed run is reported, never fatal: the next
+ * one retries.
  */
-import { exportModels, type Warehouse } from '../warehouse/index.js';
+import { buildReport, exportModels, type Warehouse } from '../warehouse/index.js';
 import type { SourceTask } from './source-job.js';
 import { StatusBoard } from './source-status.js';
 
@@ -29,6 +30,17 @@ export function createModelsTask(warehouse: Warehouse): SourceTask {
       // A stop interrupts a build in progress: it rolls back, and the next start builds again.
       const summary = await warehouse.refreshModels({ signal });
       return summary.models.reduce((sum, m) => sum + (m.rows ?? 0), 0);
+    },
+  };
+}
+
+/** The report task: status named `report`, `landed` counts the charts drawn into `dir`. */
+export function createReportTask(warehouse: Warehouse, dir: string): SourceTask {
+  return {
+    board: new StatusBoard('report'),
+    async run() {
+      const summary = await buildReport(warehouse, { out: dir });
+      return summary.svgs.length;
     },
   };
 }

@@ -29,4 +29,13 @@ export type { ObservationRow } from './land-observations.js';
 export type { SnapshotFetch } from './land-snapshot.js';
 export { mergeBatches } from './merge-batches.js';
 export type { Model, ModelRunResult, ModelRunSummary, ModelTestResult } from './models/index.js';
+export {
+  buildReport,
+  CHART_IDS,
+  type ChartId,
+  isWindow,
+  type ReportOptions,
+  type ReportProgress,
+  type ReportSummary,
+} from './report/index.js';
 export { findMigrationsDir, type ModelSelection, Warehouse, type WarehouseOptions } from './warehouse.js';

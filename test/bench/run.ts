@@ -9,6 +9,7 @@ const BENCHMARKS: Record<string, () => Promise<void>> = {
   ingest: async () => (await import('./ingest.bench.js')).run(),
   models: async () => (await import('./models.bench.js')).run(),
   orders: async () => (await import('./orders.bench.js')).run(),
+  report: async () => (await import('./report.bench.js')).run(),
 };
 
 const wanted = process.argv.slice(2);

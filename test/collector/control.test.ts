@@ -33,6 +33,14 @@ function sql(query: string, out?: string) {
   return post(out ? `/sql?out=${encodeURIComponent(out)}` : '/sql', 'text/plain', query);
 }
 
+/** The JSON lines of an NDJSON answer, blank keep-alive lines skipped. */
+function ndjsonLines(body: string) {
+  return body
+    .split('\n')
+    .filter(Boolean)
+    .map((line) => JSON.parse(line));
+}
+
 async function tableCount(): Promise<number> {
   const [row] = await warehouse.query(
     'SELECT count(*) AS n FROM information_schema.tables WHERE table_catalog = current_database()',
@@ -155,7 +163,7 @@ describe('errors of the control endpoint', () => {
   });
 });
 
-describe('GET /status, POST /models and POST /export', () => {
+describe('GET /status, POST /models, POST /export and POST /report', () => {
   it('answers the pid and the status of each source', async () => {
     const response = await app.inject({ method: 'GET', url: '/status' });
     expect(response.json()).toMatchObject({ pid: process.pid, sources: [{ name: 'fx', landed: 0 }] });
@@ -191,10 +199,38 @@ describe('GET /status, POST /models and POST /export', () => {
     });
     expect(response.statusCode).toBe(200);
     expect(response.headers['content-type']).toMatch(/^application\/x-ndjson/);
-    const lines = response.body
-      .split('\n')
-      .filter(Boolean)
-      .map((line) => JSON.parse(line));
+    const lines = ndjsonLines(response.body);
     expect(lines).toEqual([{ error: expect.stringMatching(/fct_nope/), input: true }]);
+  });
+
+  it.each([
+    [{ out: 'reports' }, /^invalid out: out must be an absolute path/],
+    [{ out: '/tmp/x', window: '1y' }, /^invalid window: window must be minutes, hours or days/],
+  ])('refuses the report request %j before starting it', async (payload, detail) => {
+    const response = await app.inject({ method: 'POST', url: '/report', payload });
+    expect(response.statusCode).toBe(400);
+    expect(response.json()).toEqual({ code: 'invalid_request', detail: expect.stringMatching(detail) });
+  });
+
+  it('streams a report build as NDJSON progress lines, then its summary', async () => {
+    const out = join(dir, 'reports');
+    const response = await app.inject({ method: 'POST', url: '/report', payload: { out, window: '24h' } });
+    expect(response.statusCode).toBe(200);
+    expect(response.headers['content-type']).toMatch(/^application\/x-ndjson/);
+    const lines = ndjsonLines(response.body);
+    expect(lines.slice(0, -1).map((l) => l.progress?.step)).toEqual([
+      'read the models',
+      'drew minask',
+      'drew float',
+      'drew stickers',
+      'drew fx',
+      'drew net-flow',
+      'drew order-outcomes',
+      'wrote the report',
+    ]);
+    const { result } = lines.at(-1);
+    expect(existsSync(result.html)).toBe(true);
+    expect(result.html.startsWith(out)).toBe(true);
+    expect(result.missing).toHaveLength(6);
   });
 });

@@ -1,0 +1,205 @@
+/**
+ * The report's charts, declared as Vega-Lite specifications over the rows of their queries (the
+ * rows are the specification's inline data, unchanged), with a title and what each one shows.
+ */
+import type { TopLevelSpec } from 'vega-lite';
+import type { ChartId, Row, SectionData } from './read-report.js';
+import type { ReportWindow } from './report-window.js';
+
+/** How a chart is presented. */
+export interface ChartCard {
+  title: string;
+  /** One sentence of what the chart shows, for the page and the SVG's description. */
+  caption: string;
+  spec: TopLevelSpec;
+}
+
+const WIDTH = 640;
+const GRAIN_WORD = { minute: 'minute', hour: 'hour', day: 'day' } as const;
+
+/** The card of a section with rows. */
+export function chartCard(section: SectionData, window: ReportWindow): ChartCard {
+  const { title, caption } = describeChart(section.id, section.rows, window);
+  return {
+    title,
+    caption,
+    spec: { ...SPECS[section.id](window), data: { name: 'rows', values: section.rows } } as TopLevelSpec,
+  };
+}
+
+/** The title and caption of a chart (also shown when it has no rows). */
+export function describeChart(
+  id: ChartId,
+  rows: readonly Row[],
+  window: ReportWindow,
+): { title: string; caption: string } {
+  const grain = GRAIN_WORD[window.grain];
+  const item = rows[0]?.item === undefined ? 'an item' : String(rows[0].item);
+  switch (id) {
+    case 'minask':
+      return {
+        title: 'minAsk of the most traded items',
+        caption: `The service's cheapest ask (closing figure of each ${grain}) and its listed count for the items with the most listings that left the market in the window (fct_minask_${window.grain === 'minute' ? 'history' : window.grain === 'hour' ? 'hourly' : 'daily'}, fct_listing_lifecycle).`,
+      };
+    case 'float':
+      return {
+        title: `Float distribution: ${item}`,
+        caption: `Live listings of ${item} (the CS2 skin with the most live listings) per 0.01 float bucket, coloured by wear, and the cheapest ask of each bucket (fct_float_distribution).`,
+      };
+    case 'stickers':
+      return {
+        title: 'Sticker premiums',
+        caption:
+          'Stickers with the highest median premium of the listings carrying them over the same item and wear without stickers, with the number of listings behind each figure (at least 3; fct_sticker_stats).',
+      };
+    case 'fx':
+      return {
+        title: `minAsk in every currency: ${item}`,
+        caption: `The cheapest price-list ask of ${item} per ${grain}, converted at the rate in force at the time, in each currency of the FX table (fct_prices_fx).`,
+      };
+    case 'net-flow':
+      return {
+        title: 'Daily net flow',
+        caption: 'Money in minus money out per day, all accounts (fct_account_daily).',
+      };
+    case 'order-outcomes':
+      return {
+        title: 'Order outcomes',
+        caption: 'Orders per day by outcome: completed, or returned by reason (fct_order_outcomes).',
+      };
+  }
+}
+
+/** Tick labels of a time axis per grain. */
+const TIME_FORMAT = { minute: '%H:%M', hour: '%b %d %H:%M', day: '%b %d' } as const;
+const timeAxis = (title: string, window?: ReportWindow) => ({
+  field: 't',
+  type: 'temporal' as const,
+  title,
+  axis: { labelOverlap: true, format: TIME_FORMAT[window?.grain ?? 'day'] },
+});
+const usd = (field: string, title: string) => ({
+  field,
+  type: 'quantitative' as const,
+  title,
+  scale: { zero: false },
+});
+
+/** Per chart, its specification without data. */
+const SPECS: Record<ChartId, (window: ReportWindow) => object> = {
+  minask: (window) => ({
+    vconcat: [
+      {
+        width: WIDTH,
+        height: 260,
+        mark: { type: 'line', point: { size: 12 } },
+        encoding: {
+          x: timeAxis('', window),
+          // Items a hundred times dearer than others: a log scale keeps every line readable.
+          y: {
+            field: 'min_ask_usd',
+            type: 'quantitative',
+            title: 'minAsk (USD, log scale)',
+            scale: { type: 'log' },
+          },
+          color: {
+            field: 'item',
+            type: 'nominal',
+            title: 'item',
+            sort: { field: 'rank' },
+            legend: { labelLimit: 320 },
+          },
+        },
+      },
+      {
+        width: WIDTH,
+        height: 140,
+        mark: { type: 'line', strokeDash: [4, 2] },
+        encoding: {
+          x: timeAxis('time (UTC)', window),
+          y: { field: 'listed_count', type: 'quantitative', title: 'listed' },
+          color: { field: 'item', type: 'nominal', sort: { field: 'rank' } },
+        },
+      },
+    ],
+  }),
+  float: () => ({
+    vconcat: [
+      {
+        width: WIDTH,
+        height: 220,
+        mark: 'bar',
+        encoding: {
+          x: { field: 'bucket_low', type: 'quantitative', title: '', scale: { domain: [0, 1] } },
+          x2: { field: 'bucket_high' },
+          y: { field: 'listings', type: 'quantitative', title: 'live listings' },
+          y2: { datum: 0 },
+          color: { field: 'wear', type: 'nominal', sort: null },
+        },
+      },
+      {
+        width: WIDTH,
+        height: 140,
+        mark: { type: 'point', filled: true },
+        encoding: {
+          x: { field: 'bucket_low', type: 'quantitative', title: 'float', scale: { domain: [0, 1] } },
+          y: usd('cheapest_ask_usd', 'cheapest ask (USD)'),
+          color: { field: 'wear', type: 'nominal', sort: null },
+        },
+      },
+    ],
+  }),
+  stickers: () => ({
+    width: WIDTH - 160,
+    encoding: {
+      y: { field: 'sticker_name', type: 'nominal', title: null, sort: null, axis: { labelLimit: 320 } },
+      x: { field: 'median_premium_pct', type: 'quantitative', title: 'median premium (%)' },
+    },
+    layer: [
+      { mark: 'bar' },
+      {
+        mark: { type: 'text', align: 'left', dx: 4 },
+        encoding: { text: { field: 'listings_with_baseline', type: 'quantitative' } },
+      },
+    ],
+  }),
+  fx: () => ({
+    facet: { field: 'currency', type: 'nominal', title: null },
+    columns: 4,
+    resolve: { scale: { y: 'independent' } },
+    spec: {
+      width: 130,
+      height: 70,
+      mark: 'line',
+      encoding: {
+        x: { field: 't', type: 'temporal', title: null, axis: { labels: false, ticks: false } },
+        y: {
+          field: 'min_ask',
+          type: 'quantitative',
+          title: null,
+          scale: { zero: false },
+          axis: { tickCount: 3 },
+        },
+      },
+    },
+  }),
+  'net-flow': () => ({
+    width: WIDTH,
+    height: 200,
+    mark: 'bar',
+    encoding: {
+      x: timeAxis('day (UTC)'),
+      y: { field: 'net_flow_usd', type: 'quantitative', title: 'net flow (USD)' },
+    },
+  }),
+  'order-outcomes': () => ({
+    width: WIDTH,
+    height: 200,
+    mark: 'bar',
+    encoding: {
+      x: timeAxis('day (UTC)'),
+      y: { field: 'orders', type: 'quantitative', title: 'orders', stack: true },
+      color: { field: 'outcome', type: 'nominal' },
+    },
+  }),
+};

@@ -1,0 +1,112 @@
+/**
+ * Reports of empty and young warehouses say what is missing, chart by chart, in a page that still
+ * parses; the account charts appear once the account models exist.
+ */
+import { readdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { buildReport, Warehouse } from '../../../src/warehouse/index.js';
+import { externalReferences, readReportPage } from '../../helpers/report-html.js';
+import { makeTempDir, newEvent, T0 } from '../fixtures.js';
+
+let dir: string;
+let cleanup: () => void;
+let warehouse: Warehouse;
+const clock = { now: T0 };
+
+beforeEach(async () => {
+  ({ dir, cleanup } = makeTempDir());
+  clock.now = T0;
+  warehouse = await Warehouse.open(join(dir, 'warehouse.duckdb'), { clock: () => clock.now });
+});
+afterEach(async () => {
+  await warehouse.close();
+  cleanup();
+});
+
+describe('the report of an empty or young warehouse', () => {
+  it('says nothing has landed and which models are not built, in a page that parses', async () => {
+    const summary = await buildReport(warehouse, { out: join(dir, 'reports') });
+    const page = readReportPage(summary.html);
+    expect(page.errors).toEqual([]);
+    expect(externalReferences(page)).toEqual([]);
+    expect(page.html).toContain('Nothing has landed in this warehouse yet');
+    expect(page.specs.size).toBe(0);
+    expect(summary.svgs).toEqual([]);
+    expect(summary.missing.map((m) => m.chart)).toEqual([
+      'minask',
+      'float',
+      'stickers',
+      'fx',
+      'net-flow',
+      'order-outcomes',
+    ]);
+    expect(summary.missing[0]?.reason).toMatch(
+      /the models fct_minask_daily, fct_listing_lifecycle are not in this warehouse: the collector builds the models every minute \(or run `market models run`\)/,
+    );
+    expect(readdirSync(join(dir, 'reports')).sort()).toEqual(
+      [summary.html.split('/').at(-2), 'latest.html'].sort(),
+    );
+  });
+
+  it('says which charts have no rows yet once a few listings landed and the models are built', async () => {
+    clock.now = T0 + 60_000;
+    await warehouse.write([
+      { source: 'stream', events: [newEvent('e-1', 'l-1', T0), newEvent('e-2', 'l-2', T0)] },
+    ]);
+    await warehouse.refreshModels();
+    const summary = await buildReport(warehouse, { out: join(dir, 'reports'), window: '1h' });
+    const page = readReportPage(summary.html);
+    expect(page.errors).toEqual([]);
+    // The two listings have floats: the float chart draws; nothing priced them yet.
+    expect([...page.specs.keys()]).toEqual(['float']);
+    const reasons = Object.fromEntries(summary.missing.map((m) => [m.chart, m.reason]));
+    expect(reasons.minask).toMatch(/^no price list priced an item in the window yet/);
+    expect(reasons.stickers).toMatch(/^no sticker has a premium yet/);
+    expect(reasons.fx).toMatch(/^no FX rate in force/);
+    expect(page.html).toMatch(/<td>stream<\/td><td>2026-11-01 00:01:00<\/td><td class="n">2<\/td>/);
+  });
+
+  it('draws the account charts from fct_account_daily and fct_order_outcomes once they exist', async () => {
+    clock.now = T0 + 3 * 86_400_000;
+    await warehouse.withConnection(async (c) => {
+      await c.run(`CREATE TABLE fct_account_daily AS SELECT * FROM (VALUES
+        ('acc_1', DATE '2026-11-01', 10.50), ('acc_2', DATE '2026-11-01', -2.25), ('acc_1', DATE '2026-11-02', -4.00))
+        t(account_id, day, net_flow_usd)`);
+      await c.run(`CREATE TABLE fct_order_outcomes AS SELECT * FROM (VALUES
+        ('o1', TIMESTAMP '2026-11-01 10:00:00', 'completed', NULL),
+        ('o2', TIMESTAMP '2026-11-01 11:00:00', 'failed', 'trade_timeout'),
+        ('o3', TIMESTAMP '2026-11-02 09:00:00', 'completed', NULL))
+        t(order_id, ordered_at, status, return_reason)`);
+    });
+    const summary = await buildReport(warehouse, { out: join(dir, 'reports'), window: '7d' });
+    const page = readReportPage(summary.html);
+    expect(page.errors).toEqual([]);
+    expect(page.specs.get('net-flow')?.data.values).toEqual([
+      { t: '2026-11-01T00:00:00.000Z', net_flow_usd: 8.25 },
+      { t: '2026-11-02T00:00:00.000Z', net_flow_usd: -4 },
+    ]);
+    expect(page.specs.get('order-outcomes')?.data.values).toEqual([
+      { t: '2026-11-01T00:00:00.000Z', outcome: 'completed', orders: 1 },
+      { t: '2026-11-01T00:00:00.000Z', outcome: 'returned: trade_timeout', orders: 1 },
+      { t: '2026-11-02T00:00:00.000Z', outcome: 'completed', orders: 1 },
+    ]);
+    expect(summary.svgs.map((p) => p.split('/').at(-1))).toEqual(['net-flow.svg', 'order-outcomes.svg']);
+  });
+
+  it('says which column an account model lacks', async () => {
+    await warehouse.withConnection((c) =>
+      c.run('CREATE TABLE fct_account_daily (day DATE, balance_usd DECIMAL(18, 2))'),
+    );
+    const summary = await buildReport(warehouse, { out: join(dir, 'reports') });
+    expect(summary.missing.find((m) => m.chart === 'net-flow')?.reason).toBe(
+      'the model fct_account_daily has no column net_flow_usd',
+    );
+  });
+
+  it('refuses a window that is not minutes, hours or days', async () => {
+    await expect(buildReport(warehouse, { out: join(dir, 'reports'), window: '7w' })).rejects.toThrow(
+      /the window "7w" is not a number of minutes, hours or days/,
+    );
+  });
+});
