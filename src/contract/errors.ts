@@ -71,6 +71,11 @@ export const ERROR_TABLE = {
     condition: 'no platform account linked and the order delivers to the key owner',
   },
   external_buy_disabled: { status: 403, condition: 'deliver-to-any-trade-URL buying not enabled' },
+  instant_sell_not_enabled: {
+    status: 403,
+    condition:
+      'Instant Sell is invite-only and not granted to this account (every /sell endpoint but GET /sell/status; added: the specification shows no Instant Sell codes)',
+  },
   kyc_required: {
     status: 403,
     condition: 'purchase tripped a verification threshold',
@@ -146,6 +151,39 @@ export const ERROR_TABLE = {
     condition:
       'P2P: the inventory proof is blocked; proof_code says what to fix on the platform (added: a designed P2P code); does not consume the Idempotency-Key',
     extra: { proof_code: z.string() },
+  },
+  sell_quote_expired: {
+    status: 409,
+    condition: 'the Instant Sell quote is past its expires_at; ask for a new quote (added)',
+    extra: { expired_at: z.string() },
+  },
+  sell_quote_used: {
+    status: 409,
+    condition:
+      'the Instant Sell quote already became an order (its id is in order_id); a quote sells once (added)',
+    extra: { order_id: z.string() },
+  },
+  sell_total_below_minimum: {
+    status: 409,
+    condition:
+      'the total an Instant Sell order would credit is below min_total_usd; nothing was sent (added)',
+    extra: { total_usd: usd, min_total_usd: usd },
+  },
+  sell_nothing_to_sell: {
+    status: 409,
+    condition: 'no item of the Instant Sell quote is eligible and still in the inventory (added)',
+  },
+  inventory_unavailable: {
+    status: 409,
+    condition:
+      'the platform inventory cannot be read now: inventory_proof says whether to retry (pending, with Retry-After) or what to fix (blocked) (added)',
+    extra: {
+      inventory_proof: z.object({
+        status: z.string(),
+        retry_after_ms: z.number().int().nullable(),
+        code: z.string().nullable(),
+      }),
+    },
   },
   price_below_market: {
     status: 422,

@@ -4,14 +4,22 @@
  * credited per eligible item, an order is split across at most 3 bots, funds settle after about 8 days.
  */
 import { z } from 'zod';
-import { timestampSchema, usdSchema } from './common.js';
+import { cursorSchema, isWholeCents, queryInteger, timestampSchema, usdSchema } from './common.js';
 
-/** Limits of Instant Sell, as the specification states them. */
+/** Limits and terms of Instant Sell: the specification's (bots, settlement) and the designed ones. */
 export const SELL_LIMITS = {
   /** Bots one sell order may be split across. */
   maxBotsPerOrder: 3,
   /** Days until funds settle: the platform's trade-protection hold. */
   settlementDays: 8,
+  /** Items one bot's offer carries before the basket takes another bot (designed). */
+  itemsPerBot: 10,
+  /** How long a quote can be turned into an order, in seconds (designed). */
+  quoteTtlSeconds: 300,
+  /** Below the market price by this much: the credit is the market price times (100 - spread) / 100, rounded down to the cent (designed). */
+  spreadPercent: 12,
+  /** Seconds of service clock the bots take to prepare their offers after an order is placed (designed). */
+  offerDelaySeconds: 5,
 } as const;
 
 /** Response of GET /sell/status (designed): whether this account has Instant Sell and its terms. */
@@ -21,6 +29,13 @@ export const sellStatusSchema = z
     max_bots_per_order: z.number().int().meta({ description: 'a large basket is split across up to 3 bots' }),
     settlement_days: z.number().int().meta({ description: "about 8: the platform's trade-protection hold" }),
     quote_ttl_seconds: z.number().int().meta({ description: 'how long a quote can be turned into an order' }),
+    spread_percent: z.number().meta({
+      description:
+        'the credit of an item is its market price times (100 - spread_percent) / 100, rounded down to the cent',
+    }),
+    items_per_bot: z.number().int().meta({
+      description: 'a basket takes one bot per started items_per_bot items, at most max_bots_per_order',
+    }),
   })
   .meta({ id: 'SellStatus' });
 
@@ -60,7 +75,12 @@ export const sellQuoteBodySchema = z
 /** Body of POST /sell/quotes. */
 export type SellQuoteBody = z.infer<typeof sellQuoteBodySchema>;
 
-/** Why a copy cannot be sold (values designed here); responses carry plain strings. */
+/**
+ * Why a copy cannot be sold (values designed here); responses carry plain strings. not_tradable:
+ * the item can never be traded; trade_locked: inside a platform trade lock (until its tradable_at);
+ * unsupported_item: the bots do not buy it (stickers, or a credit under one cent); no_price: no live
+ * listing of the item gives it a market price.
+ */
 export const SELL_INELIGIBLE_REASONS = [
   'not_tradable',
   'trade_locked',
@@ -68,12 +88,19 @@ export const SELL_INELIGIBLE_REASONS = [
   'no_price',
 ] as const;
 
+/** Why a copy cannot be sold. */
+export type SellIneligibleReason = (typeof SELL_INELIGIBLE_REASONS)[number];
+
 /** One copy of a quote: the exact USD credited if eligible. */
 export const sellQuoteItemSchema = z
   .object({
     asset_id: z.string(),
     market_hash_name: z.string(),
     eligible: z.boolean(),
+    market_usd: usdSchema.nullable().meta({
+      description:
+        'the market price the credit derives from (the cheapest live listing of the item); null when none',
+    }),
     amount_usd: usdSchema
       .nullable()
       .meta({ description: 'exact USD credited for this copy; null when not eligible' }),
@@ -110,9 +137,16 @@ export type SellQuote = z.infer<typeof sellQuoteSchema>;
 export const createSellOrderBodySchema = z
   .object({
     quote_id: z.string().min(1).max(128),
-    min_total_usd: z.number().min(0).max(1e9).optional().meta({
-      description: 'price-drift protection: refuse the order when the total to credit would be lower',
-    }),
+    min_total_usd: z
+      .number()
+      .min(0)
+      .max(1e9)
+      .refine(isWholeCents, { message: 'min_total_usd must be whole cents (12.34, not 12.345)' })
+      .optional()
+      .meta({
+        description:
+          'price-drift protection: refuse the order (409 sell_total_below_minimum, nothing sent) when the total to credit would be lower',
+      }),
     external_id: z.string().min(1).max(128).optional().meta({
       description: 'idempotency: repeating it replays the original sell order',
     }),
@@ -122,34 +156,46 @@ export const createSellOrderBodySchema = z
 /** Body of POST /sell/orders. */
 export type CreateSellOrderBody = z.infer<typeof createSellOrderBodySchema>;
 
-/** The states of a sell order: the specification's chain plus designed terminal states. */
-export const SELL_ORDER_STATUSES = [
-  'pending',
-  'offer_sent',
-  'received',
-  'completed',
-  'cancelled',
-  'failed',
+/** The states of a sell order: the specification's chain plus a designed terminal state. */
+export const SELL_ORDER_STATUSES = ['pending', 'offer_sent', 'received', 'completed', 'failed'] as const;
+
+/** Why a sell order failed (values designed here). */
+export const SELL_FAILURE_REASONS = [
+  'declined',
+  'expired',
+  'items_unavailable',
+  'below_minimum',
+  'cannot_trade',
+  'rolled_back',
 ] as const;
 
 /** A sell order's status. */
 export const sellOrderStatusSchema = z.enum(SELL_ORDER_STATUSES).meta({
-  description:
-    'pending → offer_sent → received → completed (funds settled). Designed: cancelled when no offer was accepted (declined or expired; nothing credited), failed when the received items were reversed during trade protection or delivery could not start',
+  description: `pending (the bots prepare their offers) → offer_sent → received (the bots hold the items; the credit is pending) → completed (the trade protection is over and the credit has settled). Designed: failed, with failure_reason one of ${SELL_FAILURE_REASONS.join(', ')}: no offer was accepted (declined, expired), nothing could be sent (items_unavailable: the copies left the inventory; below_minimum: what is left is worth less than min_total_usd; cannot_trade: the seller is trade banned), or every received item was reversed during the trade protection (rolled_back)`,
 });
 
 /** A sell order's status. */
 export type SellOrderStatus = z.infer<typeof sellOrderStatusSchema>;
 
 /** The states of one bot's trade offer (designed). */
-export const SELL_OFFER_STATUSES = [
-  'sent',
-  'accepted',
-  'declined',
-  'expired',
-  'cancelled',
-  'rolled_back',
+export const SELL_OFFER_STATUSES = ['sent', 'accepted', 'declined', 'expired', 'rolled_back'] as const;
+
+/** A bot offer's status. */
+export type SellOfferStatus = (typeof SELL_OFFER_STATUSES)[number];
+
+/** Where one item of a sell order stands (designed). */
+export const SELL_ITEM_STATUSES = [
+  'pending',
+  'offered',
+  'received',
+  'returned',
+  'unavailable',
+  'not_sent',
+  'reversed',
 ] as const;
+
+/** Where one item of a sell order stands. */
+export type SellItemStatus = (typeof SELL_ITEM_STATUSES)[number];
 
 /** A bot of the service's network, as the seller sees it on the platform. */
 export const sellBotSchema = z
@@ -182,11 +228,12 @@ export const sellOrderItemSchema = z
     asset_id: z.string(),
     market_hash_name: z.string(),
     amount_usd: usdSchema.meta({ description: 'exact USD credited, from the quote' }),
+    status: z.enum(SELL_ITEM_STATUSES).meta({
+      description:
+        'pending (not sent yet), offered (in an open bot offer), received (the bot holds it), returned (its offer was declined or expired), unavailable (gone from the inventory before the offers went out), not_sent (the order failed before its offers went out), reversed (the trade was rolled back)',
+    }),
   })
   .meta({ id: 'SellOrderItem' });
-
-/** One item of a sell order. */
-export type SellOrderItem = z.infer<typeof sellOrderItemSchema>;
 
 /** A sell order (designed): its lifecycle, its bot offers and what has settled to the balance. */
 export const sellOrderSchema = z
@@ -198,15 +245,25 @@ export const sellOrderSchema = z
     steam_id: z.string().meta({ description: 'the seller platform account' }),
     status: sellOrderStatusSchema,
     currency: z.literal('USD'),
-    total_usd: usdSchema.meta({ description: 'sum of the items of accepted or still open offers' }),
+    total_usd: usdSchema.meta({
+      description: 'sum of the items pending, offered or received: what is or will be credited',
+    }),
+    credited_usd: usdSchema.meta({
+      description:
+        'credited to the balance so far, as pending funds until settles_at (a ledger sale row when the order is received)',
+    }),
     settled_usd: usdSchema.meta({
-      description: 'credited to the balance so far; equals total_usd once completed',
+      description:
+        'part of the credit that has settled (0 until the trade protection is over); equals total_usd once completed',
     }),
     settles_at: timestampSchema.nullable().meta({
       description:
-        'when the trade-protection hold clears and funds settle (about 8 days after receipt); null before',
+        'when the trade-protection hold clears and the credit settles (8 days after the last accepted offer); null before received',
     }),
-    failure_reason: z.string().nullable().meta({ description: 'why the order ended cancelled or failed' }),
+    failure_reason: z
+      .string()
+      .nullable()
+      .meta({ description: `why the order failed: ${SELL_FAILURE_REASONS.join(', ')}; null otherwise` }),
     items: z.array(sellOrderItemSchema),
     offers: z
       .array(sellOfferSchema)
@@ -222,3 +279,18 @@ export type SellOrder = z.infer<typeof sellOrderSchema>;
 
 /** Path parameters of /sell/orders/{id}. */
 export const sellOrderParamsSchema = z.object({ id: z.string().min(1).max(128) });
+
+/** Query of GET /sell/orders (designed: the shape of GET /orders). */
+export const sellOrdersQuerySchema = z.object({
+  status: sellOrderStatusSchema.optional(),
+  limit: queryInteger(1, 100).optional().meta({ description: '1-100, default 50' }),
+  cursor: cursorSchema.optional(),
+});
+
+/** One page of GET /sell/orders, newest first (designed: the shape of GET /orders). */
+export const sellOrderPageSchema = z
+  .object({
+    data: z.array(sellOrderSchema),
+    meta: z.object({ next_cursor: z.string().nullable().meta({ description: 'null on the last page' }) }),
+  })
+  .meta({ id: 'SellOrderPage' });

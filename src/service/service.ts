@@ -27,6 +27,7 @@ import type { P2P } from './p2p/p2p.js';
 import { p2pFeature } from './p2p/p2p-feature.js';
 import { Platform } from './platform/platform.js';
 import { platformFeature } from './platform/platform-feature.js';
+import { sellFeature } from './sell/sell-feature.js';
 import { MarketChurn } from './sim/churn.js';
 import { catalogueSeeder } from './sim/generator.js';
 import { simulatorFeature } from './sim/simulator-feature.js';
@@ -34,6 +35,7 @@ import { Trading } from './trading/trading.js';
 import { tradingFeature } from './trading/trading-feature.js';
 import { catalogueItems } from './wiring/catalogue-items.js';
 import { openP2P } from './wiring/p2p-parts.js';
+import { openInstantSell } from './wiring/sell-ports.js';
 
 /** Options of a running service; every one has a default that runs on one machine. */
 export interface ServiceOptions {
@@ -259,6 +261,7 @@ function features(parts: Parts, options: ServiceOptions) {
       platform: parts.platform,
     }),
     p2pFeature({ p2p: parts.p2p, due: parts.due }),
+    sellFeature({ sell: openInstantSell({ ...parts, funds: parts.accounts.ledger }), due: parts.due }),
   ];
 }
 

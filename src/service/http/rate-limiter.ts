@@ -2,13 +2,19 @@
 import { RollingWindowCounter } from '../../shared/rolling-window.js';
 
 /** Request classes of the specification's Limits table. */
-export type RateClass = 'read' | 'orders' | 'p2p_write' | 'snapshot';
+export type RateClass = 'read' | 'orders' | 'p2p_write' | 'sell_write' | 'snapshot';
 
 /** Requests allowed per rolling window, per class. */
 export type RateLimits = Record<RateClass, number>;
 
-/** The specification's limits per API key and rolling minute. */
-export const DEFAULT_RATE_LIMITS: RateLimits = { read: 100, orders: 250, p2p_write: 30, snapshot: 1 };
+/** The specification's limits per API key and rolling minute (sell_write, the Instant Sell quotes and orders, is designed). */
+export const DEFAULT_RATE_LIMITS: RateLimits = {
+  read: 100,
+  orders: 250,
+  p2p_write: 30,
+  sell_write: 30,
+  snapshot: 1,
+};
 
 /** The outcome of asking for a slot. */
 export type RateDecision = { allowed: true } | { allowed: false; retryAfterSeconds: number; limit: number };
@@ -29,6 +35,7 @@ export class RollingWindowLimiter {
       read: new RollingWindowCounter(limits.read, windowMs),
       orders: new RollingWindowCounter(limits.orders, windowMs),
       p2p_write: new RollingWindowCounter(limits.p2p_write, windowMs),
+      sell_write: new RollingWindowCounter(limits.sell_write, windowMs),
       snapshot: new RollingWindowCounter(limits.snapshot, windowMs),
     };
   }

@@ -32,6 +32,8 @@ export interface StoredOffer {
   items: (OfferItem & { assetId?: string })[];
   /** When it was sent (epoch ms); the unit of work's time when left out. */
   sentAt?: number;
+  /** Whose behaviour answers the offer when it is not the recipient's (a sender asked for their items). */
+  answererSteamId?: string;
 }
 
 /** Reads and writes the platform_offers and platform_offer_items tables. */
@@ -47,14 +49,16 @@ export class OfferStore {
     const [row] = await uow.tx.all<{ id: bigint }>(`SELECT nextval('platform_offer_ids') AS id`);
     const id = String(row?.id);
     await uow.tx.runPrepared(
-      `INSERT INTO platform_offers (id, order_id, steam_id, state, sent_at, expires_at, due_at, due_event, sender_steam_id)
+      `INSERT INTO platform_offers (id, order_id, steam_id, state, sent_at, expires_at, due_at, due_event, sender_steam_id,
+                                    answerer_steam_id)
        VALUES ($id, $order_id, $steam_id, 'active', make_timestamp($sent * 1000), make_timestamp($expires * 1000),
-               make_timestamp($due * 1000), $event, $sender)`,
+               make_timestamp($due * 1000), $event, $sender, $answerer)`,
       {
         id,
         order_id: offer.orderId,
         steam_id: offer.steamId,
         sender: offer.senderSteamId,
+        answerer: offer.answererSteamId ?? null,
         sent: times.sentAt,
         expires: times.expiresAt,
         due: times.due.at,
@@ -86,10 +90,11 @@ export class OfferStore {
     return rows[0] ? recordFromRow(rows[0]) : undefined;
   }
 
-  /** Active offers of a recipient as the unit of work sees them. */
+  /** Active offers a user answers (as recipient, or as a sender asked for their items) as the unit of work sees them. */
   async activeOf(uow: UnitOfWork, steamId: string): Promise<OfferRecord[]> {
     const rows = await uow.tx.all(
-      `SELECT ${OFFER_COLUMNS} FROM platform_offers WHERE steam_id = $steam_id AND state = 'active'`,
+      `SELECT ${OFFER_COLUMNS} FROM platform_offers
+       WHERE coalesce(answerer_steam_id, steam_id) = $steam_id AND state = 'active'`,
       { steam_id: steamId },
     );
     return rows.map(recordFromRow);

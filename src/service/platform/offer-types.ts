@@ -43,6 +43,11 @@ export interface NewUserOffer {
   items: UserOfferItem[];
   /** When the user sent it (epoch ms, not after the unit of work's time), for a send that fell due earlier. @default uow.now */
   sentAt?: number;
+  /**
+   * Who answers the offer by their offers behaviour: the recipient (a buyer), or the sender (a
+   * seller answering a bot's request for their items, as Instant Sell does). @default 'recipient'
+   */
+  answeredBy?: 'recipient' | 'sender';
 }
 
 /** What sending an offer returns; times are epoch ms on the service clock. */

@@ -118,7 +118,8 @@ export class Platform {
   private async send(uow: UnitOfWork, offer: StoredOffer): Promise<SentOffer> {
     const sentAt = offer.sentAt ?? uow.now;
     const expiresAt = sentAt + Platform.OFFER_TTL_MS;
-    const due = planAnswer(await this.users.of(uow, offer.steamId), sentAt, expiresAt);
+    const answerer = offer.answererSteamId ?? offer.steamId;
+    const due = planAnswer(await this.users.of(uow, answerer), sentAt, expiresAt);
     const offerId = await this.offers.insert(uow, offer, { sentAt, expiresAt, due });
     const sent = this.sentIn.get(uow.batch) ?? new Map<string, number>();
     sent.set(offer.steamId, (sent.get(offer.steamId) ?? 0) + 1);

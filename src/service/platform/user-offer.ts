@@ -47,5 +47,6 @@ export async function prepareUserOffer(
     senderSteamId: offer.fromSteamId,
     items,
     sentAt,
+    ...(offer.answeredBy === 'sender' ? { answererSteamId: offer.fromSteamId } : {}),
   };
 }

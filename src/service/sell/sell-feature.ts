@@ -1,0 +1,21 @@
+/** The Instant Sell feature: its routes, its due work (offers to send, credits to settle) and its error mapping. */
+import type { DueWork } from '../core/due-work.js';
+import type { Feature } from '../http/feature.js';
+import type { InstantSell } from './instant-sell.js';
+import { sellApiError } from './sell-errors.js';
+import { registerSellRoutes } from './sell-routes.js';
+
+/** What the Instant Sell feature needs. */
+export interface SellFeatureDeps {
+  sell: InstantSell;
+  due: DueWork;
+}
+
+/** Registers Instant Sell's due task ('sell orders') on `due` and returns the feature's plugins. */
+export function sellFeature(deps: SellFeatureDeps): Feature {
+  deps.due.register('sell orders', (now) => deps.sell.runDue(now));
+  return {
+    v1: (app) => registerSellRoutes(app, deps.sell),
+    errors: sellApiError,
+  };
+}

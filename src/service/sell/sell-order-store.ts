@@ -1,0 +1,164 @@
+/** Sell orders in DuckDB: writes and consistent reads in the caller's unit of work, committed reads for pages and due work. */
+import type { SellOrderStatus } from '../../contract/sell.js';
+import type { Database } from '../../shared/database.js';
+import type { UnitOfWork } from '../core/unit-of-work.js';
+import type { SellOrderRecord } from './sell-order-record.js';
+
+const COLUMNS = `id, seq, account_id, external_id, quote_id, app_id, steam_id, status, min_total_cents, failure_reason,
+  items, offers, credited_cents, settled_cents, epoch_ms(send_at) AS send_ms, epoch_ms(settles_at) AS settles_ms,
+  epoch_ms(created_at) AS created_ms, epoch_ms(updated_at) AS updated_ms`;
+
+/** A sell order to create: everything but its sequence number. */
+export type NewSellOrder = Omit<SellOrderRecord, 'seq'>;
+
+/** Reads and writes the sell_orders table. */
+export class SellOrderStore {
+  constructor(private readonly db: Database) {}
+
+  /** Inserts a new order in the unit of work; returns it with its sequence number. */
+  async insert(uow: UnitOfWork, order: NewSellOrder): Promise<SellOrderRecord> {
+    const [row] = await uow.tx.all<{ seq: bigint }>(`SELECT nextval('sell_order_seq') AS seq`);
+    const stored: SellOrderRecord = { ...order, seq: Number(row?.seq) };
+    await uow.tx.runPrepared(
+      `INSERT INTO sell_orders (id, seq, account_id, external_id, quote_id, app_id, steam_id, status, min_total_cents,
+         failure_reason, items, offers, credited_cents, settled_cents, send_at, settles_at, created_at, updated_at)
+       VALUES ($id, $seq, $account, $external, $quote, $app, $steam, $status, $min_total, $reason, $items, $offers,
+         $credited, $settled, ${stamp('send')}, ${stamp('settles')}, make_timestamp($created * 1000),
+         make_timestamp($updated * 1000))`,
+      {
+        ...changingValues(stored),
+        seq: stored.seq,
+        account: stored.accountId,
+        external: stored.externalId,
+        quote: stored.quoteId,
+        app: stored.appId,
+        steam: stored.steamId,
+        min_total: stored.minTotalCents,
+        created: stored.createdAt,
+      },
+    );
+    return stored;
+  }
+
+  /** Stores what changes over an order's life (status, items, offers, amounts, due times). */
+  async update(uow: UnitOfWork, order: SellOrderRecord): Promise<void> {
+    await uow.tx.runPrepared(
+      `UPDATE sell_orders SET status = $status, failure_reason = $reason, items = $items, offers = $offers,
+         credited_cents = $credited, settled_cents = $settled, send_at = ${stamp('send')},
+         settles_at = ${stamp('settles')}, updated_at = make_timestamp($updated * 1000)
+       WHERE id = $id`,
+      changingValues(order),
+    );
+  }
+
+  /** The order as the unit of work sees it, or undefined. */
+  async getIn(uow: UnitOfWork, id: string): Promise<SellOrderRecord | undefined> {
+    return first(await uow.tx.all(`SELECT ${COLUMNS} FROM sell_orders WHERE id = $id`, { id }));
+  }
+
+  /** The account's order made with an external_id, as the unit of work sees it. */
+  async byExternalIdIn(
+    uow: UnitOfWork,
+    accountId: string,
+    externalId: string,
+  ): Promise<SellOrderRecord | undefined> {
+    return first(
+      await uow.tx.all(
+        `SELECT ${COLUMNS} FROM sell_orders WHERE account_id = $account AND external_id = $external`,
+        { account: accountId, external: externalId },
+      ),
+    );
+  }
+
+  /** The order a quote became, as the unit of work sees it. */
+  async byQuoteIn(uow: UnitOfWork, quoteId: string): Promise<SellOrderRecord | undefined> {
+    return first(
+      await uow.tx.all(`SELECT ${COLUMNS} FROM sell_orders WHERE quote_id = $quote`, { quote: quoteId }),
+    );
+  }
+
+  /** The committed order, or undefined. */
+  async get(id: string): Promise<SellOrderRecord | undefined> {
+    return first(await this.db.read(`SELECT ${COLUMNS} FROM sell_orders WHERE id = $id`, { id }));
+  }
+
+  /** A page of an account's committed orders, newest first: up to `limit + 1` rows (the extra says more exist). */
+  async page(query: {
+    accountId: string;
+    status: SellOrderStatus | undefined;
+    beforeSeq: number | undefined;
+    limit: number;
+  }): Promise<SellOrderRecord[]> {
+    const rows = await this.db.read(
+      `SELECT ${COLUMNS} FROM sell_orders
+       WHERE account_id = $account AND ($status IS NULL OR status = $status) AND ($before IS NULL OR seq < $before)
+       ORDER BY seq DESC LIMIT $limit`,
+      {
+        account: query.accountId,
+        status: query.status ?? null,
+        before: query.beforeSeq ?? null,
+        limit: query.limit + 1,
+      },
+    );
+    return rows.map(recordOf);
+  }
+
+  /** Ids of committed orders with work due by `now`: offers to send, or a trade protection that is over. */
+  async dueBy(now: number): Promise<string[]> {
+    const rows = await this.db.read<{ id: string }>(
+      `SELECT id FROM sell_orders
+       WHERE (status = 'pending' AND send_at <= make_timestamp($now * 1000))
+          OR (status = 'received' AND settles_at < make_timestamp($now * 1000))
+       ORDER BY seq`,
+      { now },
+    );
+    return rows.map((row) => String(row.id));
+  }
+}
+
+function stamp(name: string): string {
+  return `CASE WHEN $${name} IS NULL THEN NULL ELSE make_timestamp($${name} * 1000) END`;
+}
+
+function changingValues(order: SellOrderRecord) {
+  return {
+    id: order.id,
+    status: order.status,
+    reason: order.failureReason,
+    items: JSON.stringify(order.items),
+    offers: JSON.stringify(order.offers),
+    credited: order.creditedCents,
+    settled: order.settledCents,
+    send: order.sendAt,
+    settles: order.settlesAt,
+    updated: order.updatedAt,
+  };
+}
+
+function first(rows: Record<string, unknown>[]): SellOrderRecord | undefined {
+  return rows[0] ? recordOf(rows[0]) : undefined;
+}
+
+function recordOf(row: Record<string, unknown>): SellOrderRecord {
+  const ms = (value: unknown) => (value === null ? null : Number(value));
+  return {
+    id: String(row.id),
+    seq: Number(row.seq),
+    accountId: String(row.account_id),
+    externalId: row.external_id === null ? null : String(row.external_id),
+    quoteId: String(row.quote_id),
+    appId: Number(row.app_id),
+    steamId: String(row.steam_id),
+    status: row.status as SellOrderStatus,
+    minTotalCents: row.min_total_cents === null ? null : Number(row.min_total_cents),
+    failureReason: row.failure_reason === null ? null : String(row.failure_reason),
+    items: JSON.parse(String(row.items)),
+    offers: JSON.parse(String(row.offers)),
+    creditedCents: Number(row.credited_cents),
+    settledCents: Number(row.settled_cents),
+    sendAt: ms(row.send_ms),
+    settlesAt: ms(row.settles_ms),
+    createdAt: Number(row.created_ms),
+    updatedAt: Number(row.updated_ms),
+  };
+}

@@ -1,0 +1,134 @@
+/** The Instant Sell routes: GET /sell/status, POST /sell/quotes, POST and GET /sell/orders, GET /sell/orders/{id}. */
+import type { FastifyInstance } from 'fastify';
+import type { ZodTypeProvider } from 'fastify-type-provider-zod';
+import {
+  createSellOrderBodySchema,
+  sellOrderPageSchema,
+  sellOrderParamsSchema,
+  sellOrderSchema,
+  sellOrdersQuerySchema,
+  sellQuoteBodySchema,
+  sellQuoteSchema,
+  sellStatusSchema,
+} from '../../contract/sell.js';
+import { authOf } from '../http/authenticate.js';
+import { AUTH_ERRORS, errorResponses } from '../http/openapi.js';
+import { parseSeqCursor, seqCursor } from '../http/seq-cursor.js';
+import type { InstantSell } from './instant-sell.js';
+import { sellOrderJson } from './sell-order-record.js';
+
+const ACCESS_ERRORS = [...AUTH_ERRORS, 'instant_sell_not_enabled'] as const;
+const WRITE_ERRORS = [...ACCESS_ERRORS, 'invalid_request', 'account_restricted'] as const;
+
+/** Registers the Instant Sell routes. */
+export function registerSellRoutes(app: FastifyInstance, sell: InstantSell): void {
+  const api = app.withTypeProvider<ZodTypeProvider>();
+  const tags = ['instant sell'];
+
+  api.get(
+    '/sell/status',
+    {
+      schema: {
+        summary: 'Whether this account has Instant Sell (invite-only), with its terms',
+        tags,
+        response: { 200: sellStatusSchema, ...errorResponses(...AUTH_ERRORS) },
+      },
+    },
+    async (request) => sell.status(authOf(request).account),
+  );
+
+  api.post(
+    '/sell/quotes',
+    {
+      config: { rate: 'sell_write' },
+      schema: {
+        summary: 'Quote the inventory behind a trade URL: the exact credit per eligible copy',
+        description:
+          'Reads the platform inventory the trade URL names (the whole inventory of the game, its first 200 copies oldest first, or the asset_ids asked for, each of which must be at home). Each eligible copy is credited its market price (the cheapest live listing of the item) less spread_percent of GET /sell/status, rounded down to the cent; the others say why not. The quote binds its amounts until expires_at (quote_ttl_seconds).',
+        tags,
+        body: sellQuoteBodySchema,
+        response: {
+          201: sellQuoteSchema,
+          ...errorResponses(
+            ...WRITE_ERRORS,
+            'invalid_trade_url',
+            'unsupported_game',
+            'inventory_unavailable',
+          ),
+        },
+      },
+    },
+    async (request, reply) => reply.code(201).send(await sell.quote(authOf(request).account, request.body)),
+  );
+
+  api.post(
+    '/sell/orders',
+    {
+      config: { rate: 'sell_write' },
+      schema: {
+        summary: "Sell a quote's eligible items to the bots",
+        description:
+          'Sells the eligible copies of the quote still in the inventory at their quoted amounts. external_id makes the call idempotent: the same external_id answers the same order (200, Idempotent-Replay: true); with another quote_id or min_total_usd it is 409 idempotency_key_mismatch. A total below min_total_usd is 409 sell_total_below_minimum and nothing is sent. The order starts pending; a few seconds later the bots send their offers: one bot per started items_per_bot items, at most 3, the items in quote order cut into consecutive parts as even as possible, taken by the bots with the fewest open offers.',
+        tags,
+        body: createSellOrderBodySchema,
+        response: {
+          200: sellOrderSchema,
+          201: sellOrderSchema,
+          ...errorResponses(
+            ...WRITE_ERRORS,
+            'not_found',
+            'idempotency_key_mismatch',
+            'sell_quote_expired',
+            'sell_quote_used',
+            'sell_total_below_minimum',
+            'sell_nothing_to_sell',
+          ),
+        },
+      },
+    },
+    async (request, reply) => {
+      const placed = await sell.place(authOf(request).account, request.body);
+      if (placed.replay) reply.header('idempotent-replay', 'true');
+      return reply.code(placed.replay ? 200 : 201).send(sellOrderJson(placed.order));
+    },
+  );
+
+  api.get(
+    '/sell/orders',
+    {
+      schema: {
+        summary: "The account's sell orders, newest first",
+        tags,
+        querystring: sellOrdersQuerySchema,
+        response: { 200: sellOrderPageSchema, ...errorResponses(...ACCESS_ERRORS, 'invalid_param') },
+      },
+    },
+    async (request) => {
+      const { status, cursor, limit = 50 } = request.query;
+      const beforeSeq = cursor === undefined ? undefined : parseSeqCursor('s', cursor);
+      const rows = await sell.page(authOf(request).account, { status, beforeSeq, limit });
+      const page = rows.slice(0, limit);
+      const last = page.at(-1);
+      return {
+        data: page.map(sellOrderJson),
+        meta: { next_cursor: rows.length > limit && last ? seqCursor('s', last.seq) : null },
+      };
+    },
+  );
+
+  api.get(
+    '/sell/orders/:id',
+    {
+      schema: {
+        summary: 'One sell order: its lifecycle, bot offers, and credited and settled amounts',
+        tags,
+        params: sellOrderParamsSchema,
+        response: {
+          200: sellOrderSchema,
+          ...errorResponses(...ACCESS_ERRORS, 'invalid_request', 'not_found'),
+        },
+      },
+    },
+    async (request) => sellOrderJson(await sell.order(authOf(request).account, request.params.id)),
+  );
+}
