@@ -198,6 +198,30 @@ describe('the sell order lifecycle', () => {
     expect(await ledgerProblems(t, seller.key)).toEqual([]);
   });
 
+  it('refuses a rollback while the balance cannot repay the credit, and changes nothing', async () => {
+    const { seller, quote, order } = await placed(1, { offers: 'ignore' });
+    await advance(t, 5);
+    const offerId = (await sellOrderOf(t, seller, order.id)).offers[0].trade_offer_id;
+    await t.sandbox(`/offers/${offerId}`, { action: 'accept' });
+    // The seller spends the pending credit (a purchase would).
+    const { units, accounts } = t.service.context;
+    await units.run((uow) =>
+      accounts.ledger.debit(uow, {
+        accountId: seller.accountId,
+        type: 'purchase',
+        amountCents: cents(quote.total_usd),
+        orderId: 'o_spent',
+        description: 'spent',
+      }),
+    );
+    const refused = await t.sandbox(`/offers/${offerId}`, { action: 'rollback' });
+    expect([refused.status, refused.body.code]).toEqual([402, 'insufficient_balance']);
+    expect((await sellOrderOf(t, seller, order.id)).status).toBe('received');
+    expect((await offersOf(seller))[0]?.state).toBe('accepted');
+    expect(await inventoryIds(t, seller)).toEqual([]);
+    expect(await ledgerProblems(t, seller.key)).toEqual([]);
+  });
+
   it('drops copies that left the inventory before the offers went out, and fails when none is left', async () => {
     const partly = await placed(2);
     await t.sandbox(

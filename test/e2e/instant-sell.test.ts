@@ -306,3 +306,23 @@ describe('POST /sell/orders', () => {
     expect([bad.status, bad.body.code]).toEqual([400, 'invalid_param']);
   });
 });
+
+describe('limits', () => {
+  it('counts POST /sell/quotes and /sell/orders in the sell_write budget per key (429 with Retry-After), not reads', async () => {
+    const limited = await startTestService({ rateLimits: { sell_write: 2 } });
+    try {
+      const seller = await createSeller(limited);
+      const answers = [
+        await quote(limited, seller),
+        await sellOrder(limited, seller, { quote_id: 'sq_x' }),
+        await quote(limited, seller),
+      ];
+      expect(answers.map((a) => a.status)).toEqual([409, 404, 429]);
+      expect(answers[2]?.body).toMatchObject({ code: 'rate_limit_exceeded', limit: 2 });
+      expect(Number(answers[2]?.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
+      expect((await limited.call('/sell/orders', { key: seller.key })).status).toBe(200);
+    } finally {
+      await limited.close();
+    }
+  });
+});

@@ -3,38 +3,17 @@
  * database, and every charge has its order, every balance its ledger, every bought listing is out
  * of the catalogue, and every key either replays its order or buys exactly once on a resend.
  */
-import type { ChildProcess } from 'node:child_process';
-import { once } from 'node:events';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { spawnMarket, waitForLine } from '../helpers/cli.js';
-import { read, type TestResponse, type TestService } from '../helpers/service.js';
+import { type KillableService, killableService } from '../helpers/killable-service.js';
+import type { TestResponse } from '../helpers/service.js';
 import { ledgerOf, ledgerProblems } from '../helpers/trading.js';
 
 const KILLS = 3;
 
 describe('orders through kill -9 of the service', () => {
-  let dir: string;
-  let child: ChildProcess | undefined;
-  let origin = '';
+  let service: KillableService;
   beforeAll(async () => {
-    dir = await mkdtemp(join(tmpdir(), 'market-crash-'));
-  });
-  afterAll(async () => {
-    child?.kill('SIGKILL');
-    await rm(dir, { recursive: true, force: true });
-  });
-
-  async function start(): Promise<void> {
-    child = spawnMarket([
-      'serve',
-      '--port',
-      '0',
-      '--sandbox',
-      '--db',
-      join(dir, 'market.duckdb'),
+    service = await killableService([
       '--listings',
       '3000',
       '--churn-paused',
@@ -43,39 +22,17 @@ describe('orders through kill -9 of the service', () => {
       '--read-limit',
       '100000',
     ]);
-    origin = (await waitForLine(child, /^http:\/\/.+\/v1$/)).replace(/\/v1$/, '');
-  }
-
-  /** The service as the trading helpers see it (calls only). */
-  const service = (): TestService =>
-    ({
-      call: async (path: string, init: { key?: string; method?: string; body?: unknown } = {}) =>
-        read(
-          await fetch(`${origin}/v1${path}`, {
-            method: init.method ?? 'GET',
-            headers: {
-              authorization: `Bearer ${init.key}`,
-              ...(init.body === undefined ? {} : { 'content-type': 'application/json' }),
-            },
-            ...(init.body === undefined ? {} : { body: JSON.stringify(init.body) }),
-          }),
-        ),
-    }) as unknown as TestService;
+  });
+  afterAll(() => service.cleanUp());
 
   it('loses nothing and charges nothing twice', async () => {
-    await start();
+    const { t } = service;
+    await service.start();
     const keys: string[] = [];
-    for (let i = 0; i < 3; i++) {
-      const created = await fetch(`${origin}/sandbox/accounts`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json' },
-        body: JSON.stringify({ balance_usd: 100_000, trading: true }),
-      });
-      keys.push(((await created.json()) as { api_key: string }).api_key);
-    }
+    for (let i = 0; i < 3; i++) keys.push((await t.account({ balance_usd: 100_000, trading: true })).key);
     const sent: { key: string; customId: string; listingId: string }[] = [];
     for (let round = 0; round < KILLS; round++) {
-      const page = await service().call('/listings?limit=200&sort=price_asc', { key: keys[0] as string });
+      const page = await t.call('/listings?limit=200&sort=price_asc', { key: keys[0] as string });
       const ids: string[] = page.body.items
         .filter(
           (l: { source: string; api_purchasable: boolean }) => l.source === 'platform' && l.api_purchasable,
@@ -87,7 +44,7 @@ describe('orders through kill -9 of the service', () => {
           for (let n = 0; next < ids.length; n++) {
             const order = { key, customId: `crash-${round}-${k}-${n}`, listingId: ids[next++] as string };
             sent.push(order);
-            await service()
+            await t
               .call('/orders', {
                 key,
                 method: 'POST',
@@ -99,12 +56,10 @@ describe('orders through kill -9 of the service', () => {
       );
       // The kill moment stays real time on purpose: it must land while orders are in flight.
       await new Promise((resolve) => setTimeout(resolve, 200 + 150 * round));
-      child?.kill('SIGKILL');
-      await once(child as ChildProcess, 'exit');
+      await service.kill();
       await pour;
-      await start();
+      await service.start();
     }
-    const t = service();
     for (const key of keys) expect(await ledgerProblems(t, key)).toEqual([]);
     const live = new Set<string>();
     for (let cursor: string | null = null, first = true; first || cursor !== null; first = false) {
@@ -134,7 +89,6 @@ describe('orders through kill -9 of the service', () => {
       expect(orders.size).toBe(purchases.length);
       for (const orderId of orders) expect((await t.call(`/orders/${orderId}`, { key })).status).toBe(200);
     }
-    child?.kill('SIGTERM');
-    await once(child as ChildProcess, 'exit');
+    await service.stop();
   });
 });

@@ -13,7 +13,7 @@ import {
 } from '../../contract/sell.js';
 import { authOf } from '../http/authenticate.js';
 import { AUTH_ERRORS, errorResponses } from '../http/openapi.js';
-import { parseSeqCursor, seqCursor } from '../http/seq-cursor.js';
+import { parseSeqCursor, seqPage } from '../http/seq-cursor.js';
 import type { InstantSell } from './instant-sell.js';
 import { sellOrderJson } from './sell-order-record.js';
 
@@ -107,12 +107,7 @@ export function registerSellRoutes(app: FastifyInstance, sell: InstantSell): voi
       const { status, cursor, limit = 50 } = request.query;
       const beforeSeq = cursor === undefined ? undefined : parseSeqCursor('s', cursor);
       const rows = await sell.page(authOf(request).account, { status, beforeSeq, limit });
-      const page = rows.slice(0, limit);
-      const last = page.at(-1);
-      return {
-        data: page.map(sellOrderJson),
-        meta: { next_cursor: rows.length > limit && last ? seqCursor('s', last.seq) : null },
-      };
+      return seqPage('s', rows, limit, sellOrderJson);
     },
   );
 

@@ -18,7 +18,7 @@ import {
 import type { Clock } from '../core/clock.js';
 import { authOf } from '../http/authenticate.js';
 import { AUTH_ERRORS, documentedResponse, errorResponses } from '../http/openapi.js';
-import { parseSeqCursor, seqCursor } from '../http/seq-cursor.js';
+import { parseSeqCursor, seqPage } from '../http/seq-cursor.js';
 import type { StoredResponse } from './idempotency.js';
 import { type OrderRecord, orderJson } from './order-record.js';
 import type { TradePlatform } from './ports.js';
@@ -161,12 +161,7 @@ export function registerTradingRoutes(
       }
       const beforeSeq = cursor === undefined ? undefined : parseSeqCursor('o', cursor);
       const rows = await trading.orders({ accountId: account.id, appId, status, beforeSeq, limit });
-      const page = rows.slice(0, limit);
-      const last = page.at(-1);
-      return {
-        data: page.map(view),
-        meta: { next_cursor: rows.length > limit && last ? seqCursor('o', last.seq) : null },
-      };
+      return seqPage('o', rows, limit, view);
     },
   );
 

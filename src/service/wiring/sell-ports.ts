@@ -3,9 +3,9 @@ import type { Database } from '../../shared/database.js';
 import type { UnitOfWorkRunner } from '../core/unit-of-work.js';
 import type { Catalogue } from '../market/catalogue.js';
 import { GAMES } from '../market/games.js';
-import type { OwnedCopy, Platform } from '../platform/platform.js';
+import type { Platform } from '../platform/platform.js';
 import { InstantSell } from '../sell/instant-sell.js';
-import type { MarketPrices, SellableCopy, SellFunds, SellPlatform } from '../sell/ports.js';
+import type { MarketPrices, SellFunds, SellPlatform } from '../sell/ports.js';
 import { cheapestOwnListing } from './catalogue-items.js';
 
 /** Builds Instant Sell on the real platform and catalogue; the bots buy items of the games that can be bought in. */
@@ -32,12 +32,9 @@ export function sellPlatform(platform: Platform): SellPlatform {
     resolveTradeUrl: (url) => platform.resolveTradeUrl(url),
     async readInventory(steamId) {
       const read = await platform.inventories.read(steamId);
-      return { proof: read.proof, copies: read.copies.map(sellableOf) };
+      return { proof: read.proof, copies: read.copies };
     },
-    async copyIn(uow, steamId, assetId) {
-      const copy = await platform.inventories.copyIn(uow, steamId, assetId);
-      return copy && sellableOf(copy);
-    },
+    copyIn: (uow, steamId, assetId) => platform.inventories.copyIn(uow, steamId, assetId),
     async requestItems(uow, offer) {
       const sent = await platform.sendUserOffer(uow, {
         orderId: offer.orderId,
@@ -65,14 +62,5 @@ export function sellPlatform(platform: Platform): SellPlatform {
 export function catalogueMarketPrices(catalogue: Catalogue): MarketPrices {
   return {
     priceCents: (appId, name) => cheapestOwnListing(catalogue, appId, name)?.priceCents,
-  };
-}
-
-function sellableOf(copy: OwnedCopy): SellableCopy {
-  return {
-    assetId: copy.assetId,
-    appId: copy.appId,
-    marketHashName: copy.marketHashName,
-    listingJson: copy.listingJson,
   };
 }
