@@ -143,13 +143,13 @@ export const ERROR_TABLE = {
   inventory_pending: {
     status: 409,
     condition:
-      'P2P: the platform is still reading a fresh inventory; call again after retry_after_ms (added: a designed P2P code); does not consume the Idempotency-Key',
+      'P2P and Instant Sell quotes: the platform is still reading a fresh inventory; call again after retry_after_ms (added: a designed code); does not consume the Idempotency-Key',
     extra: { retry_after_ms: z.number().int() },
   },
   inventory_blocked: {
     status: 409,
     condition:
-      'P2P: the inventory proof is blocked; proof_code says what to fix on the platform (added: a designed P2P code); does not consume the Idempotency-Key',
+      'P2P and Instant Sell quotes: the inventory proof is blocked; proof_code says what to fix on the platform (added: a designed code); does not consume the Idempotency-Key',
     extra: { proof_code: z.string() },
   },
   sell_quote_expired: {
@@ -172,18 +172,6 @@ export const ERROR_TABLE = {
   sell_nothing_to_sell: {
     status: 409,
     condition: 'no item of the Instant Sell quote is eligible and still in the inventory (added)',
-  },
-  inventory_unavailable: {
-    status: 409,
-    condition:
-      'the platform inventory cannot be read now: inventory_proof says whether to retry (pending, with Retry-After) or what to fix (blocked) (added)',
-    extra: {
-      inventory_proof: z.object({
-        status: z.string(),
-        retry_after_ms: z.number().int().nullable(),
-        code: z.string().nullable(),
-      }),
-    },
   },
   price_below_market: {
     status: 422,

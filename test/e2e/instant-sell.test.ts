@@ -137,21 +137,17 @@ describe('POST /sell/quotes', () => {
     expect(narrowed.total_usd).toBe(amount);
   });
 
-  it('answers 409 inventory_unavailable while a fresh inventory loads (Retry-After) and when it is private or trade banned', async () => {
+  it('answers 409 inventory_pending while a fresh inventory loads (Retry-After) and 409 inventory_blocked when it is private or trade banned', async () => {
     const seller = await createSeller(t);
     const pending = await quote(t, seller);
-    expect([pending.status, pending.body.code]).toEqual([409, 'inventory_unavailable']);
-    expect(pending.body.inventory_proof).toMatchObject({ status: 'pending', code: null });
+    expect([pending.status, pending.body.code]).toEqual([409, 'inventory_pending']);
+    expect(pending.body.retry_after_ms).toBeGreaterThan(0);
     expect(Number(pending.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
     for (const inventory of ['private', 'trade_banned'] as const) {
       await t.sandbox(`/accounts/${seller.accountId}`, { inventory }, 'PATCH');
       const blocked = await quote(t, seller);
-      expect([blocked.status, blocked.body.code]).toEqual([409, 'inventory_unavailable']);
-      expect(blocked.body.inventory_proof).toEqual({
-        status: 'blocked',
-        retry_after_ms: null,
-        code: inventory === 'private' ? 'inventory_private' : 'trade_banned',
-      });
+      expect([blocked.status, blocked.body.code]).toEqual([409, 'inventory_blocked']);
+      expect(blocked.body.proof_code).toBe(inventory === 'private' ? 'inventory_private' : 'trade_banned');
     }
   });
 
@@ -171,7 +167,7 @@ describe('POST /sell/quotes', () => {
       400,
       'invalid_request',
     ],
-    ['an asset not in the inventory', { asset_ids: ['99999999999'] }, 400, 'invalid_request'],
+    ['an asset not in the inventory', { asset_ids: ['99999999999'] }, 404, 'not_found'],
     ['a game the bots do not buy', { appId: 252490 }, 400, 'unsupported_game'],
     ['an unknown field type for appId', { appId: '730' }, 400, 'invalid_request'],
   ])('refuses %s and stores nothing', async (_name, body, status, code) => {

@@ -85,8 +85,8 @@ export async function readyQuote(
   body: Record<string, unknown> = {},
 ): Promise<any> {
   let response = await quote(t, seller, body);
-  if (response.status === 409 && response.body.inventory_proof?.status === 'pending') {
-    await advance(t, Math.ceil(response.body.inventory_proof.retry_after_ms / 1000));
+  if (response.status === 409 && response.body.code === 'inventory_pending') {
+    await advance(t, Math.ceil(response.body.retry_after_ms / 1000));
     response = await quote(t, seller, body);
   }
   if (response.status !== 201) throw new Error(`quote: ${response.text}`);

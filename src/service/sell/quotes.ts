@@ -68,25 +68,18 @@ export async function createQuote(
 
 /** A proof that is not ready refuses the quote: pending says when to retry, blocked what to fix. */
 function requireReady(proof: InventorySnapshot['proof']): void {
-  if (proof.status === 'ready') return;
-  const facts = {
-    inventory_proof: {
-      status: proof.status,
-      retry_after_ms: proof.status === 'pending' ? proof.retryAfterMs : null,
-      code: proof.status === 'blocked' ? proof.code : null,
-    },
-  };
   if (proof.status === 'pending')
     throw refuseSell(
-      'inventory_unavailable',
+      'inventory_pending',
       `the platform is still loading this inventory; ask again after ${proof.retryAfterMs} ms`,
-      facts,
+      { retry_after_ms: proof.retryAfterMs },
     );
-  throw refuseSell(
-    'inventory_unavailable',
-    `the platform refuses to show this inventory (${proof.code}); the seller must fix it on the platform`,
-    facts,
-  );
+  if (proof.status === 'blocked')
+    throw refuseSell(
+      'inventory_blocked',
+      `the platform refuses to show this inventory (${proof.code}); the seller must fix it on the platform`,
+      { proof_code: proof.code },
+    );
 }
 
 /** The copies asked for, in the order asked (each must be at home), or the first copies of the inventory. */
@@ -96,7 +89,7 @@ function chosenCopies(copies: SellableCopy[], assetIds: readonly string[] | unde
   const missing = assetIds.filter((id) => !byId.has(id));
   if (missing.length > 0)
     throw refuseSell(
-      'invalid_request',
+      'not_found',
       `asset_ids: not in this inventory of the game quoted (or carried by an open offer): ${missing.slice(0, 20).join(', ')}`,
     );
   return assetIds.map((id) => byId.get(id) as SellableCopy);

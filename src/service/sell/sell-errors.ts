@@ -16,7 +16,8 @@ const SELL_CODES = [
   'sell_quote_used',
   'sell_total_below_minimum',
   'sell_nothing_to_sell',
-  'inventory_unavailable',
+  'inventory_pending',
+  'inventory_blocked',
 ] as const satisfies readonly ErrorCode[];
 
 /** An API code Instant Sell refuses with. */
@@ -36,8 +37,7 @@ export function refuseSell(
 /** The API error of an Instant Sell refusal (a pending inventory also answers Retry-After). */
 export function sellApiError(error: DomainError): ApiError | undefined {
   if (!CODES.has(error.reason)) return undefined;
-  const proof = error.facts.inventory_proof as { retry_after_ms?: number | null } | undefined;
-  const retryMs = proof?.retry_after_ms;
+  const retryMs = error.facts.retry_after_ms;
   return new ApiError(
     error.reason as SellRefusal,
     error.message,

@@ -44,7 +44,7 @@ export function registerSellRoutes(app: FastifyInstance, sell: InstantSell): voi
       schema: {
         summary: 'Quote the inventory behind a trade URL: the exact credit per eligible copy',
         description:
-          'Reads the platform inventory the trade URL names (the whole inventory of the game, its first 200 copies oldest first, or the asset_ids asked for, each of which must be at home). Each eligible copy is credited its market price (the cheapest live listing of the item) less spread_percent of GET /sell/status, rounded down to the cent; the others say why not. The quote binds its amounts until expires_at (quote_ttl_seconds).',
+          'Reads the platform inventory the trade URL names (the whole inventory of the game, its first 200 copies oldest first, or the asset_ids asked for, each of which must be at home, else 404 not_found; a fresh inventory answers 409 inventory_pending for a few seconds, a private or trade-banned one 409 inventory_blocked). Each eligible copy is credited its market price (the cheapest live listing of the item) less spread_percent of GET /sell/status, rounded down to the cent; the others say why not. The quote binds its amounts until expires_at (quote_ttl_seconds).',
         tags,
         body: sellQuoteBodySchema,
         response: {
@@ -53,7 +53,9 @@ export function registerSellRoutes(app: FastifyInstance, sell: InstantSell): voi
             ...WRITE_ERRORS,
             'invalid_trade_url',
             'unsupported_game',
-            'inventory_unavailable',
+            'inventory_pending',
+            'inventory_blocked',
+            'not_found',
           ),
         },
       },
