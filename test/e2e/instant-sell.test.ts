@@ -262,6 +262,18 @@ describe('POST /sell/orders', () => {
     expect(await ledgerOf(t, seller.key)).toEqual([]);
   });
 
+  it('does not sell a copy a pending order already holds: a second quote of it has nothing left to sell', async () => {
+    const seller = await createSeller(t);
+    const [id] = await grant(t, seller, first().name);
+    const q1 = await readyQuote(t, seller);
+    const q2 = await readyQuote(t, seller);
+    const placed = await sellOrder(t, seller, { quote_id: q1.quote_id });
+    expect(placed.body.items.map((i: { asset_id: string }) => i.asset_id)).toEqual([id]);
+    const second = await sellOrder(t, seller, { quote_id: q2.quote_id });
+    expect([second.status, second.body.code]).toEqual([409, 'sell_nothing_to_sell']);
+    expect((await t.call('/sell/orders', { key: seller.key })).body.data).toHaveLength(1);
+  });
+
   it.each([
     ['min_total_usd with three decimals', { min_total_usd: 1.234 }],
     ['a negative min_total_usd', { min_total_usd: -1 }],

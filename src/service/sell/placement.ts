@@ -1,6 +1,7 @@
 /**
  * Turning a quote into a sell order, in one unit of work: the external_id replay, the quote's
- * owner, expiry and single use, the items still at home, and min_total_usd. A refusal writes
+ * owner, expiry and single use, the items still at home (and not held by another pending order),
+ * and min_total_usd. A refusal writes
  * nothing and leaves the quote usable; an order starts pending, its offers due a few seconds later.
  */
 import { centsToUsd, usdToCents } from '../../contract/common.js';
@@ -48,7 +49,8 @@ export function placeSellOrder(
       }
     }
     const quote = await usableQuote(deps, uow, account.id, body.quote_id);
-    const items = await itemsAtHome(deps.platform, uow, quote);
+    const held = await deps.orders.pendingAssetIdsIn(uow, quote.quote.steam_id);
+    const items = await itemsAtHome(deps.platform, uow, quote, held);
     const totalCents = items.reduce((sum, item) => sum + item.amountCents, 0);
     if (items.length === 0)
       throw refuseSell(
@@ -110,15 +112,16 @@ async function usableQuote(
   return quote;
 }
 
-/** The quote's eligible items whose copies are still at home, at their quoted amounts. */
+/** The quote's eligible items whose copies are still at home and held by no pending order, at their quoted amounts. */
 async function itemsAtHome(
   platform: SellPlatform,
   uow: UnitOfWork,
   quote: QuoteRecord,
+  held: ReadonlySet<string>,
 ): Promise<SellItemRecord[]> {
   const items: SellItemRecord[] = [];
   for (const item of quote.quote.items) {
-    if (!item.eligible || item.amount_usd === null) continue;
+    if (!item.eligible || item.amount_usd === null || held.has(item.asset_id)) continue;
     if (!(await platform.copyIn(uow, quote.quote.steam_id, item.asset_id))) continue;
     items.push({
       assetId: item.asset_id,

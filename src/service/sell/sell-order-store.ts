@@ -77,6 +77,19 @@ export class SellOrderStore {
     );
   }
 
+  /** Asset ids a seller's pending orders hold for their offers, as the unit of work sees them. */
+  async pendingAssetIdsIn(uow: UnitOfWork, steamId: string): Promise<Set<string>> {
+    const rows = await uow.tx.all(
+      `SELECT ${COLUMNS} FROM sell_orders WHERE steam_id = $steam AND status = 'pending'`,
+      { steam: steamId },
+    );
+    return new Set(
+      rows
+        .map(recordOf)
+        .flatMap((order) => order.items.filter((i) => i.status === 'pending').map((i) => i.assetId)),
+    );
+  }
+
   /** The committed order, or undefined. */
   async get(id: string): Promise<SellOrderRecord | undefined> {
     return first(await this.db.read(`SELECT ${COLUMNS} FROM sell_orders WHERE id = $id`, { id }));
