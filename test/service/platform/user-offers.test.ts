@@ -167,3 +167,34 @@ describe('Inventories', () => {
     expect(await inventory(SELLER)).toEqual([]);
   });
 });
+
+describe('an offer its sender answers (answeredBy: sender)', () => {
+  async function askSeller(assetIds: string[]) {
+    return f.units.run((uow) =>
+      f.platform.sendUserOffer(uow, {
+        orderId: 'so_bot',
+        fromSteamId: SELLER,
+        toSteamId: BUYER,
+        items: assetIds.map((assetId, i) => ({ assetId, itemKey: `so_bot:${i}` })),
+        answeredBy: 'sender',
+      }),
+    );
+  }
+
+  it("follows the sender's offers behaviour, not the recipient's, and is re-planned when it changes", async () => {
+    const [first, second] = await f.platform.inventories.grant(SELLER, ITEM, 2);
+    await behave(BUYER, 'decline');
+    await behave(SELLER, 'ignore');
+    const { offerId } = await askSeller([first as string]);
+    await f.advance(60_000);
+    expect(await f.stateOf(SELLER, offerId)).toBe('active');
+    await behave(SELLER, 'accept');
+    await f.advance(1_000);
+    expect(await f.stateOf(SELLER, offerId)).toBe('accepted');
+    await behave(SELLER, 'decline');
+    const declined = await askSeller([second as string]);
+    await f.advance(30_000);
+    expect(await f.stateOf(SELLER, declined.offerId)).toBe('declined');
+    expect((await inventory(SELLER)).map((c) => c.marketHashName)).toEqual([ITEM.marketHashName]);
+  });
+});
