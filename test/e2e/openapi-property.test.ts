@@ -25,7 +25,7 @@ const { t, doc } = await serveDocument({
   rateLimits: { read: 1_000_000, orders: 1_000_000, p2p_write: 1_000_000, snapshot: 1_000_000 },
 });
 const checker = new ResponseChecker(doc);
-const { key } = await t.account({ balance_usd: 1000, trading: true, external_buy: true });
+const { key } = await t.account({ balance_usd: 1000, trading: true, external_buy: true, instant_sell: true });
 const arbitraries = new SchemaArbitraries(doc, await knownStrings(), [730, 570, 252490]);
 
 /** Strings of real responses (ids, names, a trade URL), so generated ids sometimes name real things. */

@@ -8,8 +8,9 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { nameOf, type Operation, operationsOf, ResponseChecker } from '../helpers/openapi-responses.js';
+import { createSeller, grant, readyQuote, type Seller, sellableItems } from '../helpers/sell.js';
 import { read, startTestService, type TestResponse, type TestService } from '../helpers/service.js';
-import { listingsFor } from '../helpers/trading.js';
+import { advance, listingsFor } from '../helpers/trading.js';
 
 let t: TestService;
 let doc: any;
@@ -58,6 +59,8 @@ async function openStream(path: string, init: Call): Promise<TestResponse> {
 let funded: string;
 let trading: { orderId: string; customId: string; body: Record<string, unknown> };
 let p2p: { key: string; listingId: string; bodies: Record<string, unknown>[] };
+let seller: Seller;
+let sale: { quoteId: string; orderId: string; body: Record<string, unknown> };
 
 beforeAll(async () => {
   t = await startTestService({ listings: 800, trustProxy: ['127.0.0.1'] });
@@ -71,6 +74,18 @@ beforeAll(async () => {
   trading = { orderId: placed.body.order_id, customId: 'replay-order-1', body };
   const [live] = (await t.call('/listings?limit=1&sort=price_asc&min_price=1', { key: funded })).body.items;
   p2p = await p2pSeller(live.market_hash_name);
+  // An Instant Sell order placed with an external_id (sent again, it is replayed), and a second
+  // copy left in the inventory for a quote.
+  seller = await createSeller(t);
+  const [item] = await sellableItems(t, funded, 1);
+  await grant(t, seller, item?.name as string, 2);
+  const [first] = (await readyQuote(t, seller)).items;
+  const quote = await readyQuote(t, seller, { asset_ids: [first.asset_id] });
+  const saleBody = { quote_id: quote.quote_id, external_id: 'replay-sale-1' };
+  const sold = await t.call('/sell/orders', { method: 'POST', key: seller.key, body: saleBody });
+  if (sold.status !== 201) throw new Error(`sell order: ${sold.text}`);
+  await advance(t, 5);
+  sale = { quoteId: quote.quote_id, orderId: sold.body.id, body: saleBody };
 });
 
 /** A seller with two copies of an item, its inventory read ready, and the first copy listed. */
@@ -130,6 +145,12 @@ const SUCCESSES: Record<string, () => Promise<unknown>> = {
   repriceP2PListing: () =>
     replay(`/p2p/listings/${p2p.listingId}`, { method: 'PATCH', key: p2p.key, body: { price_usd: 120 } }),
   delistP2PListing: () => replay(`/p2p/listings/${p2p.listingId}`, { method: 'DELETE', key: p2p.key }),
+  getSellStatus: () => replay('/sell/status', { key: seller.key }),
+  createSellQuote: () =>
+    replay('/sell/quotes', { method: 'POST', key: seller.key, body: { trade_url: seller.tradeUrl } }),
+  createSellOrder: () => replay('/sell/orders', { method: 'POST', key: seller.key, body: sale.body }),
+  listSellOrders: () => replay('/sell/orders?limit=5', { key: seller.key }),
+  getSellOrder: () => replay(`/sell/orders/${sale.orderId}`, { key: seller.key }),
   buyForTradeUrl: async () => {
     const { trade_url } = (await t.sandbox('/trade-urls/123457')).body;
     const [listing] = await listingsFor(t, funded, { delivery: 'instant' });
@@ -201,6 +222,21 @@ describe('real responses replayed through the OpenAPI document', () => {
     });
     await replay('/p2p/listings/p2p_missing', { method: 'PATCH', key: p2p.key, body: { price_usd: 1 } });
     await replay('/p2p/listings?status=gone', { key: p2p.key });
+    await replay('/sell/quotes', { method: 'POST', key: funded, body: { trade_url: 'x' } });
+    await replay('/sell/quotes', { method: 'POST', key: seller.key, body: { trade_url: 'https://x/' } });
+    await replay('/sell/quotes', { method: 'POST', key: seller.key, body: { asset_ids: 'all' } });
+    const pending = await createSeller(t);
+    await replay('/sell/quotes', { method: 'POST', key: pending.key, body: { trade_url: pending.tradeUrl } });
+    await replay('/sell/orders', { method: 'POST', key: seller.key, body: { quote_id: sale.quoteId } });
+    await replay('/sell/orders', { method: 'POST', key: seller.key, body: { quote_id: 'sq_missing' } });
+    await replay('/sell/orders', {
+      method: 'POST',
+      key: seller.key,
+      body: { ...sale.body, min_total_usd: 1 },
+    });
+    await replay('/sell/orders?status=nope', { key: seller.key });
+    await replay('/sell/orders/so_missing', { key: seller.key });
+    await replay('/sell/orders', { key: funded });
     expect(problems).toEqual([]);
   });
 

@@ -5,7 +5,7 @@
  * How a /v1 route is written so that the OpenAPI document describes it fully (checked by
  * `test/e2e/openapi-lint.test.ts` with Redocly and Spectral):
  * - `config: { access, rate }` says who may call it ('public', 'key' (default) or 'trading') and
- *   which rate limit it counts against ('read' (default), 'orders', 'p2p_write' or 'none'). Its
+ *   which rate limit it counts against ('read' (default), 'orders', 'p2p_write', 'sell_write' or 'none'). Its
  *   security, its 401/403/429 responses and a sentence of its description follow from these.
  * - `schema.summary` (one line) and, where there is more to say, `schema.description`.
  * - `schema.querystring`, `params`, `headers` and `body` as zod schemas from `src/contract`

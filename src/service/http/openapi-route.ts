@@ -113,6 +113,7 @@ const RATE_LABELS: Partial<Record<RateClass, string>> = {
   read: 'standard reads',
   orders: 'orders',
   p2p_write: 'P2P writes',
+  sell_write: 'Instant Sell writes',
   snapshot: 'snapshots',
 };
 

@@ -17,5 +17,8 @@ export function sellFeature(deps: SellFeatureDeps): Feature {
   return {
     v1: (app) => registerSellRoutes(app, deps.sell),
     errors: sellApiError,
+    tags: {
+      sell: 'Instant Sell (invite-only): quotes of a platform inventory, sell orders to the bots, their lifecycle and settlement',
+    },
   };
 }

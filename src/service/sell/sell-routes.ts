@@ -1,6 +1,7 @@
 /** The Instant Sell routes: GET /sell/status, POST /sell/quotes, POST and GET /sell/orders, GET /sell/orders/{id}. */
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
+import { z } from 'zod';
 import {
   createSellOrderBodySchema,
   sellOrderPageSchema,
@@ -12,26 +13,32 @@ import {
   sellStatusSchema,
 } from '../../contract/sell.js';
 import { authOf } from '../http/authenticate.js';
-import { AUTH_ERRORS, errorResponses } from '../http/openapi.js';
+import { documentedResponse, errorResponses } from '../http/openapi.js';
 import { parseSeqCursor, seqPage } from '../http/seq-cursor.js';
 import type { InstantSell } from './instant-sell.js';
 import { sellOrderJson } from './sell-order-record.js';
 
-const ACCESS_ERRORS = [...AUTH_ERRORS, 'instant_sell_not_enabled'] as const;
-const WRITE_ERRORS = [...ACCESS_ERRORS, 'invalid_request', 'account_restricted'] as const;
+const ACCESS_ERRORS = ['instant_sell_not_enabled'] as const;
+const WRITE_ERRORS = [...ACCESS_ERRORS, 'account_restricted'] as const;
+
+/** Sent on the replay of an order by its external_id. */
+const REPLAY_HEADERS = {
+  'Idempotent-Replay': z
+    .literal('true')
+    .meta({ description: 'the order made earlier with this external_id' }),
+};
 
 /** Registers the Instant Sell routes. */
 export function registerSellRoutes(app: FastifyInstance, sell: InstantSell): void {
   const api = app.withTypeProvider<ZodTypeProvider>();
-  const tags = ['instant sell'];
 
   api.get(
     '/sell/status',
     {
       schema: {
+        operationId: 'getSellStatus',
         summary: 'Whether this account has Instant Sell (invite-only), with its terms',
-        tags,
-        response: { 200: sellStatusSchema, ...errorResponses(...AUTH_ERRORS) },
+        response: { 200: sellStatusSchema },
       },
     },
     async (request) => sell.status(authOf(request).account),
@@ -42,10 +49,10 @@ export function registerSellRoutes(app: FastifyInstance, sell: InstantSell): voi
     {
       config: { rate: 'sell_write' },
       schema: {
+        operationId: 'createSellQuote',
         summary: 'Quote the inventory behind a trade URL: the exact credit per eligible copy',
         description:
           'Reads the platform inventory the trade URL names (the whole inventory of the game, its first 200 copies oldest first, or the asset_ids asked for, each of which must be at home, else 404 not_found; a fresh inventory answers 409 inventory_pending for a few seconds, a private or trade-banned one 409 inventory_blocked). Each eligible copy is credited its market price (the cheapest live listing of the item) less spread_percent of GET /sell/status, rounded down to the cent; the others say why not. The quote binds its amounts until expires_at (quote_ttl_seconds).',
-        tags,
         body: sellQuoteBodySchema,
         response: {
           201: sellQuoteSchema,
@@ -68,13 +75,17 @@ export function registerSellRoutes(app: FastifyInstance, sell: InstantSell): voi
     {
       config: { rate: 'sell_write' },
       schema: {
+        operationId: 'createSellOrder',
         summary: "Sell a quote's eligible items to the bots",
         description:
           'Sells the eligible copies of the quote still in the inventory at their quoted amounts. external_id makes the call idempotent: the same external_id answers the same order (200, Idempotent-Replay: true); with another quote_id or min_total_usd it is 409 idempotency_key_mismatch. A total below min_total_usd is 409 sell_total_below_minimum and nothing is sent. The order starts pending; a few seconds later the bots send their offers: one bot per started items_per_bot items, at most 3, the items in quote order cut into consecutive parts as even as possible, taken by the bots with the fewest open offers.',
-        tags,
         body: createSellOrderBodySchema,
         response: {
-          200: sellOrderSchema,
+          200: documentedResponse({
+            description: 'the order made earlier with this external_id, as it is now',
+            body: sellOrderSchema,
+            headers: REPLAY_HEADERS,
+          }),
           201: sellOrderSchema,
           ...errorResponses(
             ...WRITE_ERRORS,
@@ -99,10 +110,10 @@ export function registerSellRoutes(app: FastifyInstance, sell: InstantSell): voi
     '/sell/orders',
     {
       schema: {
+        operationId: 'listSellOrders',
         summary: "The account's sell orders, newest first",
-        tags,
         querystring: sellOrdersQuerySchema,
-        response: { 200: sellOrderPageSchema, ...errorResponses(...ACCESS_ERRORS, 'invalid_param') },
+        response: { 200: sellOrderPageSchema, ...errorResponses(...ACCESS_ERRORS) },
       },
     },
     async (request) => {
@@ -117,8 +128,8 @@ export function registerSellRoutes(app: FastifyInstance, sell: InstantSell): voi
     '/sell/orders/:id',
     {
       schema: {
+        operationId: 'getSellOrder',
         summary: 'One sell order: its lifecycle, bot offers, and credited and settled amounts',
-        tags,
         params: sellOrderParamsSchema,
         response: {
           200: sellOrderSchema,
