@@ -21,13 +21,14 @@ afterEach(() => f.close());
 
 const inventory = (steamId: string) => f.platform.inventories.owned(steamId);
 
-async function sendFromSeller(assetIds: string[]) {
+async function sendFromSeller(assetIds: string[], answeredBy?: 'sender') {
   return f.units.run((uow) =>
     f.platform.sendUserOffer(uow, {
       orderId: 'ord_p2p',
       fromSteamId: SELLER,
       toSteamId: BUYER,
       items: assetIds.map((assetId, i) => ({ assetId, itemKey: `ord_p2p:${i}` })),
+      ...(answeredBy === undefined ? {} : { answeredBy }),
     }),
   );
 }
@@ -169,17 +170,7 @@ describe('Inventories', () => {
 });
 
 describe('an offer its sender answers (answeredBy: sender)', () => {
-  async function askSeller(assetIds: string[]) {
-    return f.units.run((uow) =>
-      f.platform.sendUserOffer(uow, {
-        orderId: 'so_bot',
-        fromSteamId: SELLER,
-        toSteamId: BUYER,
-        items: assetIds.map((assetId, i) => ({ assetId, itemKey: `so_bot:${i}` })),
-        answeredBy: 'sender',
-      }),
-    );
-  }
+  const askSeller = (assetIds: string[]) => sendFromSeller(assetIds, 'sender');
 
   it("follows the sender's offers behaviour, not the recipient's, and is re-planned when it changes", async () => {
     const [first, second] = await f.platform.inventories.grant(SELLER, ITEM, 2);
