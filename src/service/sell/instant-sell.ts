@@ -1,7 +1,12 @@
 /** Instant Sell's operations: access, quotes, sell orders and their lifecycle, over the ports it is given. */
-
-import type { CreateSellOrderBody, SellOrderStatus } from '../../contract/sell.js';
-import { SELL_LIMITS, type SellQuote, type SellQuoteBody, type SellStatus } from '../../contract/sell.js';
+import {
+  type CreateSellOrderBody,
+  SELL_LIMITS,
+  type SellOrderStatus,
+  type SellQuote,
+  type SellQuoteBody,
+  type SellStatus,
+} from '../../contract/sell.js';
 import type { Database } from '../../shared/database.js';
 import type { Account } from '../core/caller.js';
 import type { UnitOfWorkRunner } from '../core/unit-of-work.js';

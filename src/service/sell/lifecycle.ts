@@ -5,6 +5,7 @@
  * credit back, and the end of the protection settles it (→ completed).
  */
 import { centsToUsd } from '../../contract/common.js';
+import { SELL_LIMITS } from '../../contract/sell.js';
 import { isDomainError } from '../core/domain-error.js';
 import type { UnitOfWork, UnitOfWorkRunner } from '../core/unit-of-work.js';
 import type { ClosedOffer, SellFunds, SellPlatform } from './ports.js';
@@ -13,8 +14,8 @@ import { type SellItemRecord, type SellOrderRecord, sumOf } from './sell-order-r
 import type { SellOrderStore } from './sell-order-store.js';
 import { nextSellOfferStatus, nextSellStatus, type SellEvent } from './sell-states.js';
 
-/** The platform's trade protection: an accepted trade can be rolled back for 8 days. */
-export const TRADE_PROTECTION_MS = 8 * 86_400_000;
+/** The platform's trade protection: an accepted trade can be rolled back for 8 days, then the credit settles. */
+const TRADE_PROTECTION_MS = SELL_LIMITS.settlementDays * 86_400_000;
 
 /** What the lifecycle uses. */
 export interface SellLifecycleDeps {
