@@ -2,6 +2,7 @@
  * Instant Sell quotes: a full read of the inventory behind the seller's trade URL, each copy
  * appraised (the exact credit, or why it cannot be sold), stored and binding until it expires.
  */
+import { ApiError } from '../../contract/api-error.js';
 import { centsToUsd, DEFAULT_APP_ID } from '../../contract/common.js';
 import {
   MAX_SELL_QUOTE_ITEMS,
@@ -66,13 +67,17 @@ export async function createQuote(
   });
 }
 
-/** A proof that is not ready refuses the quote: pending says when to retry, blocked what to fix. */
+/**
+ * A proof that is not ready refuses the quote: pending says when to retry (also as Retry-After,
+ * which is why it is thrown as the API error itself), blocked what to fix.
+ */
 function requireReady(proof: InventorySnapshot['proof']): void {
   if (proof.status === 'pending')
-    throw refuseSell(
+    throw new ApiError(
       'inventory_pending',
       `the platform is still loading this inventory; ask again after ${proof.retryAfterMs} ms`,
       { retry_after_ms: proof.retryAfterMs },
+      { headers: { 'retry-after': String(Math.max(1, Math.ceil(proof.retryAfterMs / 1000))) } },
     );
   if (proof.status === 'blocked')
     throw refuseSell(

@@ -16,7 +16,6 @@ const SELL_CODES = [
   'sell_quote_used',
   'sell_total_below_minimum',
   'sell_nothing_to_sell',
-  'inventory_pending',
   'inventory_blocked',
 ] as const satisfies readonly ErrorCode[];
 
@@ -34,16 +33,8 @@ export function refuseSell(
   return new DomainError(code, message, facts);
 }
 
-/** The API error of an Instant Sell refusal (a pending inventory also answers Retry-After). */
+/** The API error of an Instant Sell refusal. */
 export function sellApiError(error: DomainError): ApiError | undefined {
   if (!CODES.has(error.reason)) return undefined;
-  const retryMs = error.facts.retry_after_ms;
-  return new ApiError(
-    error.reason as SellRefusal,
-    error.message,
-    error.facts,
-    typeof retryMs === 'number'
-      ? { headers: { 'retry-after': String(Math.max(1, Math.ceil(retryMs / 1000))) } }
-      : {},
-  );
+  return new ApiError(error.reason as SellRefusal, error.message, error.facts);
 }
