@@ -3,85 +3,21 @@
  * verification hold), restarted on the same database, and the sale goes on to pay the seller
  * exactly once; listings published before the kill are still on the shelf and under their keys.
  */
-import type { ChildProcess } from 'node:child_process';
-import { once } from 'node:events';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { spawnMarket, waitForLine } from '../helpers/cli.js';
+import { type KillableService, killableService } from '../helpers/killable-service.js';
 import { listCopy, marketItem, p2pListing, publish, sellerWith } from '../helpers/p2p.js';
-import { read, type TestService } from '../helpers/service.js';
 import { advance, buy, cents, ledgerOf, ledgerProblems } from '../helpers/trading.js';
 
 describe('P2P through kill -9 of the service', () => {
-  let dir: string;
-  let child: ChildProcess | undefined;
-  let origin = '';
+  let service: KillableService;
   beforeAll(async () => {
-    dir = await mkdtemp(join(tmpdir(), 'market-p2p-crash-'));
+    service = await killableService(['--listings', '800', '--churn-paused']);
   });
-  afterAll(async () => {
-    child?.kill('SIGKILL');
-    await rm(dir, { recursive: true, force: true });
-  });
-
-  async function start(): Promise<void> {
-    const db = join(dir, 'market.duckdb');
-    child = spawnMarket([
-      'serve',
-      '--port',
-      '0',
-      '--sandbox',
-      '--db',
-      db,
-      '--listings',
-      '800',
-      '--churn-paused',
-    ]);
-    origin = (await waitForLine(child, /^http:\/\/.+\/v1$/)).replace(/\/v1$/, '');
-  }
-
-  async function kill(): Promise<void> {
-    const exited = once(child as ChildProcess, 'exit');
-    child?.kill('SIGKILL');
-    await exited;
-  }
-
-  /** The running child as the test helpers see it. */
-  const t = {
-    call: async (
-      path: string,
-      init: { key?: string; method?: string; body?: unknown; headers?: Record<string, string> } = {},
-    ) =>
-      read(
-        await fetch(`${origin}/v1${path}`, {
-          method: init.method ?? 'GET',
-          headers: {
-            ...init.headers,
-            ...(init.key === undefined ? {} : { authorization: `Bearer ${init.key}` }),
-            ...(init.body === undefined ? {} : { 'content-type': 'application/json' }),
-          },
-          ...(init.body === undefined ? {} : { body: JSON.stringify(init.body) }),
-        }),
-      ),
-    sandbox: async (path: string, body?: unknown, method?: string) =>
-      read(
-        await fetch(`${origin}/sandbox${path}`, {
-          method: method ?? (body === undefined ? 'GET' : 'POST'),
-          ...(body === undefined
-            ? {}
-            : { headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) }),
-        }),
-      ),
-    account: async (body: Record<string, unknown> = { balance_usd: 100, trading: true }) => {
-      const created = await t.sandbox('/accounts', body);
-      return { accountId: created.body.account_id, key: created.body.api_key, keyId: created.body.key_id };
-    },
-  } as unknown as TestService;
+  afterAll(() => service.cleanUp());
 
   it('pays the seller exactly once and keeps listings and keys', async () => {
-    await start();
+    const { t } = service;
+    await service.start();
     const item = await marketItem(t, (await t.account({ balance_usd: 10 })).key);
     const seller = await sellerWith(t, item.name, 2);
     const sold = await listCopy(t, seller, seller.assetIds[0] as string, item.marketUsd);
@@ -99,13 +35,13 @@ describe('P2P through kill -9 of the service', () => {
     expect((await buy(t, buyer.key, { listing_ids: [sold.id] })).status).toBe(201);
     await advance(t, 60);
     expect((await p2pListing(t, seller.key, sold.id)).status).toBe('trade_sent');
-    await kill();
+    await service.kill();
     // A restarted service's clock starts again from real time: the moves made before are made again.
-    await start();
+    await service.start();
     await advance(t, 700);
     expect((await p2pListing(t, seller.key, sold.id)).status).toBe('verification_hold');
-    await kill();
-    await start();
+    await service.kill();
+    await service.start();
     await advance(t, 8 * 86_400 + 800);
     expect((await p2pListing(t, seller.key, sold.id)).status).toBe('sold');
     const sales = (await ledgerOf(t, seller.key)).filter((r) => r.type === 'sale');
@@ -118,6 +54,6 @@ describe('P2P through kill -9 of the service', () => {
       key: buyer.key,
     });
     expect(shelf.body.items.some((l: any) => l.id === shelved.body.id)).toBe(true);
-    await kill();
+    await service.stop();
   });
 });

@@ -34,12 +34,16 @@ export async function killableService(flags: string[]): Promise<KillableService>
     await once(child, 'exit');
   };
   const t = {
-    call: async (path: string, init: { key?: string; method?: string; body?: unknown } = {}) =>
+    call: async (
+      path: string,
+      init: { key?: string; method?: string; body?: unknown; headers?: Record<string, string> } = {},
+    ) =>
       read(
         await fetch(`${origin}/v1${path}`, {
           method: init.method ?? 'GET',
           headers: {
-            authorization: `Bearer ${init.key}`,
+            ...init.headers,
+            ...(init.key === undefined ? {} : { authorization: `Bearer ${init.key}` }),
             ...(init.body === undefined ? {} : { 'content-type': 'application/json' }),
           },
           ...(init.body === undefined ? {} : { body: JSON.stringify(init.body) }),
@@ -54,7 +58,7 @@ export async function killableService(flags: string[]): Promise<KillableService>
             : { headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) }),
         }),
       ),
-    async account(body: Record<string, unknown>) {
+    async account(body: Record<string, unknown> = { balance_usd: 100, trading: true }) {
       const created = await t.sandbox('/accounts', body);
       if (created.status !== 201) throw new Error(`account creation failed: ${created.text}`);
       return { accountId: created.body.account_id, key: created.body.api_key, keyId: created.body.key_id };
