@@ -34,6 +34,8 @@ import { Trading } from './trading/trading.js';
 import { tradingFeature } from './trading/trading-feature.js';
 import { catalogueItems } from './wiring/catalogue-items.js';
 import { openP2P } from './wiring/p2p-parts.js';
+import { type WebhookOptions, Webhooks } from './webhooks/webhooks.js';
+import { webhooksFeature } from './webhooks/webhooks-feature.js';
 
 /** Options of a running service; every one has a default that runs on one machine. */
 export interface ServiceOptions {
@@ -71,6 +73,8 @@ export interface ServiceOptions {
   logger?: boolean | object;
   /** Browser origins allowed to call the API (CORS). @default [] (none) */
   corsOrigins?: string[];
+  /** Webhook delivery; `allowLoopback` (with `loopbackCa`) is refused without `sandbox`. @default public HTTPS only */
+  webhooks?: WebhookOptions;
 }
 
 /** The assembled parts, for tools and tests that look inside a running service. */
@@ -87,6 +91,7 @@ export interface ServiceParts {
   platform: Platform;
   trading: Trading;
   p2p: P2P;
+  webhooks: Webhooks;
 }
 
 /** A started service. */
@@ -115,6 +120,8 @@ export interface OpenService {
  */
 export async function openService(options: ServiceOptions = {}): Promise<OpenService> {
   const clock = options.clock ?? createClock();
+  if (options.webhooks?.allowLoopback && !options.sandbox)
+    throw new Error('the webhook loopback allowance is for the sandbox only');
   const db = await Database.open(options.dbPath ?? 'data/market.duckdb', projectPath('sql', 'service'));
   try {
     const parts = await openParts(db, clock, options);
@@ -136,6 +143,7 @@ export async function openService(options: ServiceOptions = {}): Promise<OpenSer
       app,
       context: parts,
       async close() {
+        await parts.webhooks.stop();
         await app.close();
         await parts.units.drain();
         await db.close();
@@ -212,6 +220,10 @@ async function openParts(db: Database, clock: AdjustableClock, options: ServiceO
   });
   await trading.load();
   const p2p = await openP2P({ db, units, platform, catalogue, accounts, trading });
+  const onError = (error: unknown) => parts.reportDueFailure('webhooks', error);
+  const webhooks = new Webhooks({ db, units, clock, options: options.webhooks ?? {}, onError });
+  await webhooks.load();
+  trading.onOrderWritten((uow, order) => webhooks.orderWritten(uow, order));
   const parts: Parts = {
     clock,
     db,
@@ -227,6 +239,7 @@ async function openParts(db: Database, clock: AdjustableClock, options: ServiceO
     platform,
     trading,
     p2p,
+    webhooks,
     limiter: new RollingWindowLimiter({ ...DEFAULT_RATE_LIMITS, ...options.rateLimits }),
     streams: new StreamRegistry(),
   };
@@ -259,6 +272,7 @@ function features(parts: Parts, options: ServiceOptions) {
       platform: parts.platform,
     }),
     p2pFeature({ p2p: parts.p2p, due: parts.due }),
+    webhooksFeature({ webhooks: parts.webhooks, due: parts.due }),
   ];
 }
 
