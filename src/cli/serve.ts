@@ -35,7 +35,8 @@ function webhookOptions(config: ServeConfig) {
   if (config.webhookCa !== undefined && !config.webhookAllowLoopback)
     throw new CliError('--webhook-ca is used only with --webhook-allow-loopback');
   if (!config.webhookAllowLoopback) return {};
-  if (!config.sandbox) throw new CliError('--webhook-allow-loopback needs --sandbox; production never allows it');
+  if (!config.sandbox)
+    throw new CliError('--webhook-allow-loopback needs --sandbox; production never allows it');
   if (config.webhookCa === undefined) return { allowLoopback: true };
   try {
     return { allowLoopback: true, loopbackCa: readFileSync(config.webhookCa, 'utf8') };
