@@ -5,12 +5,23 @@
  * Orders here are held ones: nothing else happens to them while the clock walks a day.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { WEBHOOK_LIMITS } from '../../src/contract/webhook.js';
 import { verifyWebhook } from '../../src/client/index.js';
+import { WEBHOOK_LIMITS } from '../../src/contract/webhook.js';
 import type { TestService } from '../helpers/service.js';
 import { advance, buy, listingsFor } from '../helpers/trading.js';
-import { type ReceivedRequest, startWebhookReceiver, type WebhookReceiver } from '../helpers/webhook-receiver.js';
-import { deliveriesOf, eventOf, frozenClock, register, startWebhookService, until } from '../helpers/webhooks.js';
+import {
+  type ReceivedRequest,
+  startWebhookReceiver,
+  type WebhookReceiver,
+} from '../helpers/webhook-receiver.js';
+import {
+  deliveriesOf,
+  eventOf,
+  frozenClock,
+  register,
+  startWebhookService,
+  until,
+} from '../helpers/webhooks.js';
 
 describe('webhook retries on the service clock', () => {
   const clock = frozenClock();
@@ -60,7 +71,12 @@ describe('webhook retries on the service clock', () => {
     });
     expect(at('/ladder').map((r) => r.at)).toEqual(expected);
     expect(new Set(at('/ladder').map((r) => eventOf(r).id)).size).toBe(1);
-    expect(failed).toMatchObject({ attempts: 12, next_attempt_at: null, response_status: 500, response_body: 'down' });
+    expect(failed).toMatchObject({
+      attempts: 12,
+      next_attempt_at: null,
+      response_status: 500,
+      response_body: 'down',
+    });
     expect(failed?.last_error).toBe('receiver answered 500');
     await advance(t, 86_400);
     expect(at('/ladder')).toHaveLength(12);
@@ -96,7 +112,11 @@ describe('webhook retries on the service clock', () => {
       const row = (await t.call('/webhooks', { key })).body.data[0];
       return row.enabled === false && row;
     });
-    expect(endpoint).toMatchObject({ enabled: false, consecutive_failures: 50, last_error: 'receiver answered 503' });
+    expect(endpoint).toMatchObject({
+      enabled: false,
+      consecutive_failures: 50,
+      last_error: 'receiver answered 503',
+    });
     expect(at('/flaky')).toHaveLength(50);
     const queued = await deliveriesOf(t, key, hook.id, 'pending');
     expect(queued).toHaveLength(5);
@@ -131,7 +151,9 @@ describe('webhook retries on the service clock', () => {
 
   it('lets a slow receiver delay neither another endpoint nor the API; it fails after 10 s', async () => {
     const { key } = await t.account({ balance_usd: 100_000, trading: true });
-    receiver.answer((r) => (r.path === '/slow' ? { status: 200, delayMs: 12_000 } : { status: 200, body: 'ok' }));
+    receiver.answer((r) =>
+      r.path === '/slow' ? { status: 200, delayMs: 12_000 } : { status: 200, body: 'ok' },
+    );
     const slow = await register(t, key, `${receiver.origin}/slow`);
     const fast = await register(t, key, `${receiver.origin}/fast`);
     const [order] = await buyHeld(key, 1);
@@ -146,6 +168,10 @@ describe('webhook retries on the service clock', () => {
       const rows = await deliveriesOf(t, key, slow.id);
       return rows.some((d) => d.attempts === 1) && rows.filter((d) => d.attempts === 1);
     }, 30_000);
-    expect(timedOut).toMatchObject({ status: 'pending', response_status: null, last_error: 'no answer within 10 s' });
+    expect(timedOut).toMatchObject({
+      status: 'pending',
+      response_status: null,
+      last_error: 'no answer within 10 s',
+    });
   }, 60_000);
 });

@@ -6,7 +6,9 @@
  * registration and to loopback at send time is refused before the send, again with no connection.
  * Host names resolve through a table of the test (nothing leaves the machine).
  */
+import { Agent, request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { pinnedLookup } from '../../src/service/webhooks/sender.js';
 import type { TestService } from '../helpers/service.js';
 import { startWebhookReceiver, type WebhookReceiver } from '../helpers/webhook-receiver.js';
 import { deliveriesOf, register, startWebhookService, until } from '../helpers/webhooks.js';
@@ -120,5 +122,24 @@ describe('the webhook SSRF guard', () => {
     const tested = await t.call(`/webhooks/${hook.id}/test`, { key, method: 'POST' });
     expect(tested.body).toMatchObject({ delivered: true, status_code: 200 });
     await until(() => receiver.connections() > 0);
+  });
+
+  it('pins the connection to the checked address: a name no DNS knows still reaches it', async () => {
+    const agent = new Agent({
+      // The certificate names 127.0.0.1 only; the point here is where the socket goes.
+      connect: {
+        lookup: pinnedLookup('127.0.0.1', 4),
+        ca: receiver.ca,
+        checkServerIdentity: () => undefined,
+      },
+    });
+    try {
+      const answer = await request(`https://pinned.invalid:${port()}/pinned`, { dispatcher: agent });
+      expect(answer.statusCode).toBe(200);
+      await answer.body.dump();
+      expect(receiver.requests.at(-1)?.path).toBe('/pinned');
+    } finally {
+      await agent.close();
+    }
   });
 });

@@ -9,7 +9,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { verifyWebhook } from '../../src/client/index.js';
 import type { TestService } from '../helpers/service.js';
 import { advance, buy, listingsFor } from '../helpers/trading.js';
-import { startWebhookReceiver, type WebhookReceiver } from '../helpers/webhook-receiver.js';
+import {
+  type ReceivedRequest,
+  startWebhookReceiver,
+  type WebhookReceiver,
+} from '../helpers/webhook-receiver.js';
 import {
   deliveriesOf,
   eventOf,
@@ -129,14 +133,14 @@ describe('webhooks', () => {
       () => eventsOfOrder(receiver, orderId).length === 1 && eventsOfOrder(receiver, orderId),
     );
     const atPlacement = await t.call(`/orders/${orderId}`, { key });
-    expect(rawData(first!)).toBe(atPlacement.text);
+    expect(rawData(first as ReceivedRequest)).toBe(atPlacement.text);
     await advance(t, 31);
     const events = await until(
       () => eventsOfOrder(receiver, orderId).length === 2 && eventsOfOrder(receiver, orderId),
     );
     const completed = await t.call(`/orders/${orderId}`, { key });
     expect(completed.body.status).toBe('completed');
-    expect(rawData(events[1]!)).toBe(completed.text);
+    expect(rawData(events[1] as ReceivedRequest)).toBe(completed.text);
     const ids = events.map((r) => eventOf(r).id);
     expect(new Set(ids).size).toBe(2);
     for (const request of events) {
@@ -152,7 +156,9 @@ describe('webhooks', () => {
     }
     // The service clock ran 31 s ahead; t stays the real time of sending.
     expect(
-      Math.abs(Number(events[1]!.headers['x-service-delivery-timestamp']) - Date.now() / 1000),
+      Math.abs(
+        Number((events[1] as ReceivedRequest).headers['x-service-delivery-timestamp']) - Date.now() / 1000,
+      ),
     ).toBeLessThan(60);
     const delivered = await until(async () => {
       const rows = await deliveriesOf(t, key, hook.id, 'delivered');
@@ -210,7 +216,7 @@ describe('webhooks', () => {
     receiver.answer(() => ({ status: 204 }));
     const ok = await t.call(`/webhooks/${hook.id}/test`, { key, method: 'POST' });
     expect(ok.body).toMatchObject({ delivered: true, status_code: 204, error: null });
-    const sent = receiver.requests.at(-1)!;
+    const sent = receiver.requests.at(-1) as ReceivedRequest;
     expect(eventOf(sent)).toMatchObject({
       id: ok.body.event_id,
       type: 'webhook.test',
@@ -236,7 +242,7 @@ describe('webhooks', () => {
     expect(secret).toMatch(/^svc_whsec_/);
     expect(secret).not.toBe(hook.secret);
     await t.call(`/webhooks/${hook.id}/test`, { key, method: 'POST' });
-    const sent = receiver.requests.at(-1)!;
+    const sent = receiver.requests.at(-1) as ReceivedRequest;
     const header = String(sent.headers['x-service-signature']);
     expect(verifyWebhook(secret, header, sent.raw).type).toBe('webhook.test');
     expect(() => verifyWebhook(hook.secret, header, sent.raw)).toThrow(/no v1 signature matches/);
