@@ -1,4 +1,9 @@
-/** The durable delivery queue: one row per (event, endpoint), written inside units of work, read when committed. */
+/**
+ * The durable delivery queue: one row per (event, endpoint), written inside units of work. The
+ * pending rows are also indexed in memory (following each commit), so the worker finds what is due
+ * without a query; a transaction's changes to deliveries are written in one statement before it
+ * commits.
+ */
 import type { DeliveryStatus, WebhookEventType } from '../../contract/webhook.js';
 import type { Database } from '../../shared/database.js';
 import { randomId } from '../core/api-keys.js';
@@ -35,21 +40,38 @@ const COLUMNS = `id, seq, webhook_id, event_id, event_type, payload, status, att
   epoch_ms(next_attempt_at) AS next_ms, epoch_ms(last_attempt_at) AS last_ms, response_status, response_body,
   last_error, epoch_ms(created_at) AS created_ms, epoch_ms(delivered_at) AS delivered_ms`;
 
-const ts = (param: string) =>
-  `CASE WHEN $${param} IS NULL THEN NULL ELSE make_timestamp(CAST($${param} AS BIGINT) * 1000) END`;
+const ROW_SHAPE = JSON.stringify([
+  {
+    id: 'VARCHAR',
+    status: 'VARCHAR',
+    attempts: 'INTEGER',
+    next: 'BIGINT',
+    last: 'BIGINT',
+    response_status: 'INTEGER',
+    response_body: 'VARCHAR',
+    error: 'VARCHAR',
+    delivered: 'BIGINT',
+  },
+]);
 
-/** Durable deliveries. */
+/** Durable deliveries with their pending ones indexed in memory. */
 export class DeliveryStore {
   private nextSeq = 1;
+  /** Committed pending deliveries by endpoint. */
+  private readonly pending = new Map<string, Map<string, DeliveryRecord>>();
+  /** Deliveries changed by the transaction in progress, by its batch. */
+  private readonly staged = new WeakMap<object, Map<string, DeliveryRecord>>();
 
   constructor(private readonly db: Database) {}
 
-  /** Reads the next sequence number. */
+  /** Reads the next sequence number and indexes the pending deliveries. */
   async load(): Promise<void> {
     const [row] = await this.db.read<{ seq: number | bigint | null }>(
       'SELECT max(seq) AS seq FROM webhook_deliveries',
     );
     this.nextSeq = Number(row?.seq ?? 0) + 1;
+    const rows = await this.db.read(`SELECT ${COLUMNS} FROM webhook_deliveries WHERE status = 'pending'`);
+    for (const r of rows) this.index(fromRow(r));
   }
 
   /** Queues `event` for each endpoint, due at once; one statement for all of them. */
@@ -61,41 +83,58 @@ export class DeliveryStore {
       payload: event.payload,
       now: uow.now,
     };
-    const rows = webhookIds.map((webhookId, i) => {
-      params[`id${i}`] = `dlv_${randomId(20)}`;
-      params[`seq${i}`] = this.nextSeq++;
-      params[`hook${i}`] = webhookId;
+    const records = webhookIds.map((webhookId) =>
+      queued(webhookId, `dlv_${randomId(20)}`, this.nextSeq++, event, uow.now),
+    );
+    const rows = records.map((record, i) => {
+      params[`id${i}`] = record.id;
+      params[`seq${i}`] = record.seq;
+      params[`hook${i}`] = record.webhookId;
       const at = 'make_timestamp(CAST($now AS BIGINT) * 1000)';
       return `($id${i}, $seq${i}, $hook${i}, $event, $type, $payload, 'pending', 0, ${at}, NULL, NULL, NULL, NULL, ${at}, NULL)`;
     });
     await uow.tx.runPrepared(`INSERT INTO webhook_deliveries VALUES ${rows.join(', ')}`, params);
+    uow.afterCommit(() => {
+      for (const record of records) this.index(record);
+    });
   }
 
   /** Endpoints with a pending delivery due by `now` (committed). */
-  async dueWebhooks(now: number): Promise<string[]> {
-    const rows = await this.db.read<{ webhook_id: string }>(
-      `SELECT DISTINCT webhook_id FROM webhook_deliveries
-       WHERE status = 'pending' AND next_attempt_at <= make_timestamp(CAST($now AS BIGINT) * 1000)`,
-      { now },
+  dueWebhooks(now: number): string[] {
+    return [...this.pending].flatMap(([webhookId, rows]) =>
+      [...rows.values()].some((d) => (d.nextAttemptAt ?? Infinity) <= now) ? [webhookId] : [],
     );
-    return rows.map((r) => String(r.webhook_id));
   }
 
-  /** The endpoint's pending delivery due first by `now` (committed), or undefined. */
-  async nextDue(webhookId: string, now: number): Promise<DeliveryRecord | undefined> {
-    const [row] = await this.db.read(
-      `SELECT ${COLUMNS} FROM webhook_deliveries
-       WHERE webhook_id = $hook AND status = 'pending' AND next_attempt_at <= make_timestamp(CAST($now AS BIGINT) * 1000)
-       ORDER BY next_attempt_at, seq LIMIT 1`,
-      { hook: webhookId, now },
-    );
-    return row ? fromRow(row) : undefined;
+  /** The endpoint's pending delivery due first by `now` (committed; a copy), or undefined. */
+  nextDue(webhookId: string, now: number): DeliveryRecord | undefined {
+    let first: DeliveryRecord | undefined;
+    for (const d of this.pending.get(webhookId)?.values() ?? []) {
+      const at = d.nextAttemptAt ?? Infinity;
+      if (at > now) continue;
+      const firstAt = first?.nextAttemptAt ?? Infinity;
+      if (!first || at < firstAt || (at === firstAt && d.seq < first.seq)) first = d;
+    }
+    return first && { ...first };
   }
 
-  /** The delivery as the unit of work sees it, or undefined. */
+  /** The pending delivery as the unit of work sees it (a copy), or undefined once it is not pending. */
+  pendingIn(uow: UnitOfWork, webhookId: string, id: string): DeliveryRecord | undefined {
+    const record = this.staged.get(uow.batch)?.get(id) ?? this.pending.get(webhookId)?.get(id);
+    return record?.status === 'pending' ? { ...record } : undefined;
+  }
+
+  /** The delivery as the unit of work sees it (a copy), or undefined. */
   async getIn(uow: UnitOfWork, id: string): Promise<DeliveryRecord | undefined> {
+    const staged = this.staged.get(uow.batch)?.get(id);
+    if (staged) return { ...staged };
     const [row] = await uow.tx.all(`SELECT ${COLUMNS} FROM webhook_deliveries WHERE id = $id`, { id });
     return row ? fromRow(row) : undefined;
+  }
+
+  /** Forgets the pending deliveries of a deleted endpoint once its deletion commits. */
+  dropWebhook(uow: UnitOfWork, webhookId: string): void {
+    uow.afterCommit(() => this.pending.delete(webhookId));
   }
 
   /** A page of an endpoint's deliveries, newest first, one more than `limit` when more follow. */
@@ -119,26 +158,81 @@ export class DeliveryStore {
     return rows.map(fromRow);
   }
 
-  /** Writes the delivery's state as it is now. */
-  async update(uow: UnitOfWork, d: DeliveryRecord): Promise<void> {
-    await uow.tx.runPrepared(
-      `UPDATE webhook_deliveries SET status = $status, attempts = $attempts, next_attempt_at = ${ts('next')},
-         last_attempt_at = ${ts('last')}, response_status = $response_status, response_body = $response_body,
-         last_error = $error, delivered_at = ${ts('delivered')}
-       WHERE id = $id`,
-      {
-        id: d.id,
-        status: d.status,
-        attempts: d.attempts,
-        next: d.nextAttemptAt,
-        last: d.lastAttemptAt,
-        response_status: d.responseStatus,
-        response_body: d.responseBody,
-        error: d.lastError,
-        delivered: d.deliveredAt,
-      },
+  /** Writes the delivery's state as it is now, with the transaction's other deliveries, before it commits. */
+  update(uow: UnitOfWork, d: DeliveryRecord): void {
+    let staged = this.staged.get(uow.batch);
+    if (!staged) {
+      staged = new Map();
+      this.staged.set(uow.batch, staged);
+    }
+    const copy = { ...d };
+    staged.set(d.id, copy);
+    const all = staged;
+    uow.beforeCommit('webhook deliveries', (tx) =>
+      tx.runPrepared(
+        `UPDATE webhook_deliveries AS d SET status = x.r.status, attempts = x.r.attempts,
+           next_attempt_at = ${tsOf('x.r.next')}, last_attempt_at = ${tsOf('x.r.last')},
+           response_status = x.r.response_status, response_body = x.r.response_body, last_error = x.r.error,
+           delivered_at = ${tsOf('x.r.delivered')}
+         FROM (SELECT unnest(from_json($rows::JSON, '${ROW_SHAPE}')) AS r) AS x
+         WHERE d.id = x.r.id`,
+        { rows: JSON.stringify([...all.values()].map(rowOf)) },
+      ),
     );
+    uow.afterCommit(() => this.index(copy));
   }
+
+  /** Keeps the committed pending index in step with a delivery's committed state. */
+  private index(d: DeliveryRecord): void {
+    let rows = this.pending.get(d.webhookId);
+    if (d.status !== 'pending') {
+      rows?.delete(d.id);
+      if (rows?.size === 0) this.pending.delete(d.webhookId);
+      return;
+    }
+    if (!rows) {
+      rows = new Map();
+      this.pending.set(d.webhookId, rows);
+    }
+    rows.set(d.id, d);
+  }
+}
+
+const tsOf = (column: string) =>
+  `CASE WHEN ${column} IS NULL THEN NULL ELSE make_timestamp(${column} * 1000) END`;
+
+function rowOf(d: DeliveryRecord) {
+  return {
+    id: d.id,
+    status: d.status,
+    attempts: d.attempts,
+    next: d.nextAttemptAt,
+    last: d.lastAttemptAt,
+    response_status: d.responseStatus,
+    response_body: d.responseBody,
+    error: d.lastError,
+    delivered: d.deliveredAt,
+  };
+}
+
+function queued(webhookId: string, id: string, seq: number, event: QueuedEvent, now: number): DeliveryRecord {
+  return {
+    id,
+    seq,
+    webhookId,
+    eventId: event.id,
+    eventType: event.type,
+    payload: event.payload,
+    status: 'pending',
+    attempts: 0,
+    nextAttemptAt: now,
+    lastAttemptAt: null,
+    responseStatus: null,
+    responseBody: null,
+    lastError: null,
+    createdAt: now,
+    deliveredAt: null,
+  };
 }
 
 const num = (v: unknown) => (v === null || v === undefined ? null : Number(v));

@@ -35,7 +35,7 @@ export class Dispatcher {
 
   /** Starts a lane for every enabled endpoint with deliveries due by `now`; does not wait for the sends. */
   async runDue(now: number): Promise<void> {
-    for (const id of await this.deps.deliveries.dueWebhooks(now)) this.wake(id);
+    for (const id of this.deps.deliveries.dueWebhooks(now)) this.wake(id);
   }
 
   /** Starts the endpoint's lane, or has the running one look again before it ends. */
@@ -77,7 +77,7 @@ export class Dispatcher {
       const endpoint = endpoints.get(webhookId);
       if (this.stopped || !endpoint?.enabled) return;
       const at = clock.now();
-      const delivery = await deliveries.nextDue(webhookId, at);
+      const delivery = deliveries.nextDue(webhookId, at);
       if (!delivery) return;
       const outcome = await sender.send(
         webhookId,
@@ -88,13 +88,13 @@ export class Dispatcher {
       );
       if (this.stopped) return;
       await this.deps.units.run(async (uow) => {
-        const current = await deliveries.getIn(uow, delivery.id);
+        const current = deliveries.pendingIn(uow, webhookId, delivery.id);
         // Deleted with its endpoint, or re-armed while in flight: the attempt belongs to no budget.
-        if (current?.status !== 'pending' || current.attempts !== delivery.attempts) return;
+        if (current?.attempts !== delivery.attempts) return;
         const owner = endpoints.getIn(uow, webhookId);
         applyAttempt(current, owner, outcome, at);
-        await deliveries.update(uow, current);
-        if (owner) await endpoints.update(uow, owner);
+        deliveries.update(uow, current);
+        if (owner) endpoints.update(uow, owner);
       });
     }
   }

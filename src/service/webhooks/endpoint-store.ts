@@ -29,6 +29,24 @@ const COLUMNS = `id, seq, account_id, url, events, enabled, description, secret,
 const ts = (param: string) =>
   `CASE WHEN $${param} IS NULL THEN NULL ELSE make_timestamp(CAST($${param} AS BIGINT) * 1000) END`;
 
+const ROW_SHAPE = JSON.stringify([
+  {
+    id: 'VARCHAR',
+    url: 'VARCHAR',
+    events: 'VARCHAR',
+    enabled: 'BOOLEAN',
+    description: 'VARCHAR',
+    secret: 'VARCHAR',
+    success: 'BIGINT',
+    failure: 'BIGINT',
+    error: 'VARCHAR',
+    failures: 'INTEGER',
+  },
+]);
+
+const tsOf = (column: string) =>
+  `CASE WHEN ${column} IS NULL THEN NULL ELSE make_timestamp(${column} * 1000) END`;
+
 /** Durable endpoints with their committed mirror. */
 export class EndpointStore {
   private readonly committed = new Map<string, EndpointRecord>();
@@ -94,16 +112,20 @@ export class EndpointStore {
     this.stage(uow, record.id, record);
   }
 
-  /** Writes the endpoint's changeable fields as they are now. */
-  async update(uow: UnitOfWork, record: EndpointRecord): Promise<void> {
-    await uow.tx.runPrepared(
-      `UPDATE webhook_endpoints SET url = $url, events = $events, enabled = $enabled, description = $description,
-         secret = $secret, last_success_at = ${ts('success')}, last_failure_at = ${ts('failure')},
-         last_error = $error, consecutive_failures = $failures
-       WHERE id = $id`,
-      params(record),
-    );
+  /** Writes the endpoint's changeable fields as they are now, with the transaction's other endpoints, before it commits. */
+  update(uow: UnitOfWork, record: EndpointRecord): void {
     this.stage(uow, record.id, record);
+    const changes = this.working.get(uow.batch) as Map<string, EndpointRecord | null>;
+    uow.beforeCommit('webhook endpoints', (tx) =>
+      tx.runPrepared(
+        `UPDATE webhook_endpoints AS e SET url = x.r.url, events = x.r.events, enabled = x.r.enabled,
+           description = x.r.description, secret = x.r.secret, last_success_at = ${tsOf('x.r.success')},
+           last_failure_at = ${tsOf('x.r.failure')}, last_error = x.r.error, consecutive_failures = x.r.failures
+         FROM (SELECT unnest(from_json($rows::JSON, '${ROW_SHAPE}')) AS r) AS x
+         WHERE e.id = x.r.id`,
+        { rows: JSON.stringify([...changes.values()].flatMap((e) => (e ? [params(e)] : []))) },
+      ),
+    );
   }
 
   /** Deletes the endpoint and every delivery of it. */

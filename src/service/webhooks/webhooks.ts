@@ -127,7 +127,7 @@ export class Webhooks {
       if (body.description !== undefined) record.description = body.description;
       if (body.enabled === true && !record.enabled) record.consecutiveFailures = 0;
       if (body.enabled !== undefined) record.enabled = body.enabled;
-      await this.endpoints.update(uow, record);
+      this.endpoints.update(uow, record);
       return record;
     });
     if (url !== undefined) this.sender.forget(id);
@@ -140,6 +140,7 @@ export class Webhooks {
     await this.deps.units.run(async (uow) => {
       this.ownedIn(uow, accountId, id);
       await this.endpoints.remove(uow, id);
+      this.deliveries.dropWebhook(uow, id);
     });
     this.sender.forget(id);
   }
@@ -149,7 +150,7 @@ export class Webhooks {
     return this.deps.units.run(async (uow) => {
       const record = this.ownedIn(uow, accountId, id);
       record.secret = newSecret();
-      await this.endpoints.update(uow, record);
+      this.endpoints.update(uow, record);
       return record;
     });
   }
@@ -198,7 +199,7 @@ export class Webhooks {
       delivery.status = 'pending';
       delivery.attempts = 0;
       delivery.nextAttemptAt = uow.now;
-      await this.deliveries.update(uow, delivery);
+      this.deliveries.update(uow, delivery);
       return delivery;
     });
     this.dispatcher.wake(id);

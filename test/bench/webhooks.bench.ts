@@ -1,0 +1,217 @@
+/**
+ * Webhooks, in one run against one service process and a local HTTPS receiver:
+ * 1. POST /orders latency and throughput from accounts with 5 endpoints registered against
+ *    accounts with none (every order then queues 5 deliveries in its own transaction);
+ * 2. deliveries per second draining a backlog of 5 endpoints (queued while the receiver refused,
+ *    released by moving the service clock past the first retry), against the same number of POSTs
+ *    a plain client makes to the same receiver over 5 connections.
+ */
+import { copyFile, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Agent, Pool, request } from 'undici';
+import { startWebhookReceiver, type WebhookReceiver } from '../helpers/webhook-receiver.js';
+import { benchDatabase, percentile, print } from './fixtures.js';
+import { spawnService } from './service-process.js';
+
+const LISTINGS = Number(process.env.BENCH_LISTINGS ?? 100_000);
+const SECONDS = Number(process.env.BENCH_SECONDS ?? 8);
+const BACKLOG_ORDERS = Number(process.env.BENCH_BACKLOG_ORDERS ?? 400);
+const CLIENTS = 8;
+const ENDPOINTS = 5;
+
+/** Runs the benchmark and prints its figures. */
+export async function run(): Promise<void> {
+  const dir = await mkdtemp(join(tmpdir(), 'market-bench-webhooks-'));
+  const receiver = await startWebhookReceiver();
+  try {
+    const db = join(dir, 'market.duckdb');
+    await copyFile(await benchDatabase(LISTINGS), db);
+    await writeFile(join(dir, 'ca.pem'), receiver.ca);
+    const service = await spawnService([
+      ...['--db', db, '--churn-paused', '--read-limit', '100000000', '--order-limit', '100000000'],
+      ...['--webhook-allow-loopback', '--webhook-ca', join(dir, 'ca.pem')],
+    ]);
+    const pool = new Pool(service.origin, { connections: CLIENTS });
+    try {
+      const api = (method: 'GET' | 'POST' | 'PATCH', path: string, key: string, body?: unknown) =>
+        call(pool, method, path, key, body);
+      const ids = await listingIds(api, await buyer(service.origin), 30_000);
+      let next = 0;
+      const take = () => ids[next++ % ids.length] as string;
+      const plain = await Promise.all(Array.from({ length: CLIENTS }, () => buyer(service.origin)));
+      const hooked = await Promise.all(Array.from({ length: CLIENTS }, () => buyer(service.origin)));
+      for (const key of hooked)
+        for (let i = 0; i < ENDPOINTS; i++)
+          await api('POST', '/v1/webhooks', key, { url: `${receiver.origin}/load-${i}` });
+      const without = await measure((c, n) =>
+        api('POST', '/v1/orders', plain[c] as string, { listing_ids: [take()], custom_id: `a-${c}-${n}` }),
+      );
+      const withHooks = await measure((c, n) =>
+        api('POST', '/v1/orders', hooked[c] as string, { listing_ids: [take()], custom_id: `b-${c}-${n}` }),
+      );
+      print('POST /orders, accounts with 0 endpoints (baseline)', summary(without));
+      print(`POST /orders, accounts with ${ENDPOINTS} endpoints`, summary(withHooks));
+      print('ratio p50 latency, 5 endpoints to 0', (withHooks.p50 / without.p50).toFixed(2));
+      print('ratio p99 latency, 5 endpoints to 0', (withHooks.p99 / without.p99).toFixed(2));
+      print('ratio orders/s, 5 endpoints to 0', (withHooks.rps / without.rps).toFixed(2));
+      await settle(() => receiver.requests.length);
+      const queued = await backlog(api, service.origin, receiver, take);
+      const raw = await plainPosts(receiver, queued.count, queued.body);
+      print(
+        `deliveries/s draining ${queued.count} queued deliveries to ${ENDPOINTS} endpoints`,
+        queued.rps.toFixed(0),
+      );
+      print(`plain POSTs/s to the same receiver over ${ENDPOINTS} connections (baseline)`, raw.toFixed(0));
+      print('ratio queued deliveries/s to plain POSTs/s', (queued.rps / raw).toFixed(2));
+    } finally {
+      await pool.close();
+      await service.stop();
+    }
+  } finally {
+    await receiver.close();
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+
+type Api = (
+  method: 'GET' | 'POST' | 'PATCH',
+  path: string,
+  key: string,
+  body?: unknown,
+) => Promise<{ status: number; body: string }>;
+
+/** Queues BACKLOG_ORDERS × 5 deliveries while the receiver answers 503, then times their drain. */
+async function backlog(api: Api, origin: string, receiver: WebhookReceiver, take: () => string) {
+  const key = await buyer(origin);
+  const hooks: string[] = [];
+  for (let i = 0; i < ENDPOINTS; i++)
+    hooks.push(
+      JSON.parse((await api('POST', '/v1/webhooks', key, { url: `${receiver.origin}/drain-${i}` })).body).data
+        .id,
+    );
+  const count = BACKLOG_ORDERS * ENDPOINTS;
+  const drained = () => receiver.requests.filter((r) => r.path.startsWith('/drain')).length;
+  receiver.answer((r) => (r.path.startsWith('/drain') ? { status: 503 } : { status: 200 }));
+  for (let n = 0; n < BACKLOG_ORDERS; n++) await api('POST', '/v1/orders', key, { listing_ids: [take()] });
+  await until(async () => drained() >= count);
+  receiver.answer(() => ({ status: 200, body: 'ok' }));
+  const body = receiver.requests.find((r) => r.path.startsWith('/drain'))?.raw.toString('utf8') ?? '{}';
+  const started = performance.now();
+  await fetch(`${origin}/sandbox/clock`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: '{"advance_seconds": 10}',
+  });
+  for (const hook of hooks)
+    await until(async () => {
+      const page = await api('GET', `/v1/webhooks/${hook}/deliveries?status=pending&limit=1`, key);
+      return (JSON.parse(page.body) as { data: unknown[] }).data.length === 0;
+    });
+  return { count, rps: count / ((performance.now() - started) / 1000), body };
+}
+
+/** The same number of POSTs of the same body, by a plain client over 5 keep-alive connections. */
+async function plainPosts(receiver: WebhookReceiver, count: number, body: string): Promise<number> {
+  const agents = Array.from({ length: ENDPOINTS }, () => new Agent({ connect: { ca: receiver.ca } }));
+  const started = performance.now();
+  await Promise.all(
+    agents.map(async (dispatcher, i) => {
+      for (let n = i; n < count; n += ENDPOINTS) {
+        const answer = await request(`${receiver.origin}/plain`, {
+          method: 'POST',
+          dispatcher,
+          headers: { 'content-type': 'application/json' },
+          body,
+        });
+        await answer.body.dump();
+      }
+    }),
+  );
+  const rps = count / ((performance.now() - started) / 1000);
+  await Promise.all(agents.map((a) => a.close()));
+  return rps;
+}
+
+/** Waits until `progress` has not moved for half a second (the deliveries of the load phase are in). */
+async function settle(progress: () => number): Promise<void> {
+  let last = -1;
+  for (;;) {
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    const now = progress();
+    if (now === last) return;
+    last = now;
+  }
+}
+
+async function until(check: () => Promise<boolean>): Promise<void> {
+  while (!(await check())) await new Promise((resolve) => setTimeout(resolve, 20));
+}
+
+/** A funded trading account. */
+async function buyer(origin: string): Promise<string> {
+  const created = await fetch(`${origin}/sandbox/accounts`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ balance_usd: 100_000_000, trading: true }),
+  });
+  return ((await created.json()) as { api_key: string }).api_key;
+}
+
+/** Up_to_12h listings (their offers go later, so no recipient reaches the pending-offer limit). */
+async function listingIds(api: Api, key: string, wanted: number): Promise<string[]> {
+  const ids: string[] = [];
+  let cursor: string | null = null;
+  do {
+    const path = `/v1/listings?limit=200&delivery=up_to_12h${cursor === null ? '' : `&cursor=${cursor}`}`;
+    const page = JSON.parse((await api('GET', path, key)).body) as {
+      items: { id: string; source?: string; api_purchasable?: boolean }[];
+      next_cursor: string | null;
+    };
+    ids.push(
+      ...page.items.filter((l) => l.source !== 'external' && l.api_purchasable !== false).map((l) => l.id),
+    );
+    cursor = page.next_cursor;
+  } while (cursor !== null && ids.length < wanted);
+  return ids;
+}
+
+async function call(pool: Pool, method: 'GET' | 'POST' | 'PATCH', path: string, key: string, body?: unknown) {
+  const response = await pool.request({
+    method,
+    path,
+    headers: {
+      authorization: `Bearer ${key}`,
+      ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+    },
+    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+  });
+  return { status: response.statusCode, body: await response.body.text() };
+}
+
+/** CLIENTS loops for SECONDS; requests per second and latency percentiles of 2xx answers. */
+async function measure(send: (client: number, n: number) => Promise<{ status: number; body: string }>) {
+  const latencies: number[] = [];
+  const refused = new Map<string, number>();
+  const end = performance.now() + SECONDS * 1000;
+  await Promise.all(
+    Array.from({ length: CLIENTS }, async (_, client) => {
+      for (let n = 0; performance.now() < end; n++) {
+        const started = performance.now();
+        const { status, body } = await send(client, n);
+        if (status < 300) latencies.push(performance.now() - started);
+        else refused.set(body.slice(0, 60), (refused.get(body.slice(0, 60)) ?? 0) + 1);
+      }
+    }),
+  );
+  return {
+    rps: latencies.length / SECONDS,
+    p50: percentile(latencies, 50),
+    p99: percentile(latencies, 99),
+    refused: [...refused].map(([b, n]) => `${n}× ${b}`).join('; '),
+  };
+}
+
+function summary(m: { rps: number; p50: number; p99: number; refused: string }): string {
+  return `${m.rps.toFixed(0)} orders/s, p50 ${m.p50.toFixed(1)} ms, p99 ${m.p99.toFixed(1)} ms${m.refused ? ` (refused: ${m.refused})` : ''}`;
+}
