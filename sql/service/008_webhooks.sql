@@ -15,6 +15,7 @@ CREATE TABLE webhook_endpoints (
   created_at TIMESTAMP NOT NULL
 );
 
+-- The queue: one row per (event, endpoint), never changed after it is written.
 CREATE TABLE webhook_deliveries (
   id VARCHAR PRIMARY KEY,
   seq BIGINT NOT NULL,                               -- queue order, for newest-first pages
@@ -22,6 +23,15 @@ CREATE TABLE webhook_deliveries (
   event_id VARCHAR NOT NULL,                         -- the envelope's id: stable per (order, state)
   event_type VARCHAR NOT NULL,
   payload VARCHAR NOT NULL,                          -- the exact body sent (signed at send time)
+  created_at TIMESTAMP NOT NULL                      -- also when the first attempt is due
+);
+
+-- Each delivery's state after each change (an attempt, a re-arm), appended: the highest version is
+-- the current one; a delivery without a row is pending with no attempt made, due at its created_at.
+CREATE TABLE webhook_delivery_states (
+  delivery_id VARCHAR NOT NULL,
+  webhook_id VARCHAR NOT NULL,
+  version INTEGER NOT NULL,                          -- 1, 2, … per delivery
   status VARCHAR NOT NULL,                           -- pending delivered failed
   attempts INTEGER NOT NULL,                         -- attempts of the current budget of 12
   next_attempt_at TIMESTAMP,                         -- service clock; null unless pending
@@ -29,6 +39,5 @@ CREATE TABLE webhook_deliveries (
   response_status INTEGER,
   response_body VARCHAR,                             -- first 1024 characters of the last answer
   last_error VARCHAR,
-  created_at TIMESTAMP NOT NULL,
   delivered_at TIMESTAMP
 );

@@ -130,6 +130,7 @@ export class EndpointStore {
 
   /** Deletes the endpoint and every delivery of it. */
   async remove(uow: UnitOfWork, id: string): Promise<void> {
+    await uow.tx.runPrepared('DELETE FROM webhook_delivery_states WHERE webhook_id = $id', { id });
     await uow.tx.runPrepared('DELETE FROM webhook_deliveries WHERE webhook_id = $id', { id });
     await uow.tx.runPrepared('DELETE FROM webhook_endpoints WHERE id = $id', { id });
     this.stage(uow, id, null);

@@ -23,6 +23,7 @@ function delivery(attempts = 0): DeliveryRecord {
     lastError: null,
     createdAt: 0,
     deliveredAt: null,
+    version: 0,
   };
 }
 
