@@ -90,12 +90,15 @@ async function backlog(api: Api, origin: string, receiver: WebhookReceiver, take
       JSON.parse((await api('POST', '/v1/webhooks', key, { url: `${receiver.origin}/drain-${i}` })).body).data
         .id,
     );
-  const count = BACKLOG_ORDERS * ENDPOINTS;
   const drained = () => receiver.requests.filter((r) => r.path.startsWith('/drain')).length;
   receiver.answer((r) => (r.path.startsWith('/drain') ? { status: 503 } : { status: 200 }));
-  for (let n = 0; n < BACKLOG_ORDERS; n++) await api('POST', '/v1/orders', key, { listing_ids: [take()] });
-  await until(async () => drained() >= count);
+  let placed = 0;
+  for (let n = 0; n < BACKLOG_ORDERS; n++)
+    if ((await api('POST', '/v1/orders', key, { listing_ids: [take()] })).status === 201) placed += 1;
+  const target = placed * ENDPOINTS;
+  await until(async () => drained() >= target, `${target} refused first attempts (${drained()} so far)`);
   receiver.answer(() => ({ status: 200, body: 'ok' }));
+  const count = target;
   const body = receiver.requests.find((r) => r.path.startsWith('/drain'))?.raw.toString('utf8') ?? '{}';
   const started = performance.now();
   await fetch(`${origin}/sandbox/clock`, {
@@ -107,7 +110,7 @@ async function backlog(api: Api, origin: string, receiver: WebhookReceiver, take
     await until(async () => {
       const page = await api('GET', `/v1/webhooks/${hook}/deliveries?status=pending&limit=1`, key);
       return (JSON.parse(page.body) as { data: unknown[] }).data.length === 0;
-    });
+    }, `the queue of ${hook} to drain`);
   return { count, rps: count / ((performance.now() - started) / 1000), body };
 }
 
@@ -144,8 +147,13 @@ async function settle(progress: () => number): Promise<void> {
   }
 }
 
-async function until(check: () => Promise<boolean>): Promise<void> {
-  while (!(await check())) await new Promise((resolve) => setTimeout(resolve, 20));
+/** Polls `check` until it holds; gives up after 3 minutes naming what it waited for. */
+async function until(check: () => Promise<boolean>, what = 'a condition'): Promise<void> {
+  const deadline = Date.now() + 180_000;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error(`gave up waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
 }
 
 /** A funded trading account. */

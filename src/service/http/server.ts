@@ -57,7 +57,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
         license: { name: 'MIT', identifier: 'MIT' },
         contact: { name: 'skin-market' },
         description:
-          'In-game item marketplace: market data, trading (orders, claims, buying for a trade URL), P2P selling from the account’s own platform inventory (inventory with its proof, listings that enter the public catalogue, sales paid after the platform’s trade protection; 5% commission) and the account with its ledger. Instant Sell and webhooks are not served yet.',
+          'In-game item marketplace: market data, trading (orders, claims, buying for a trade URL), P2P selling from the account’s own platform inventory (inventory with its proof, listings that enter the public catalogue, sales paid after the platform’s trade protection; 5% commission), the account with its ledger, and signed webhooks of order updates (t=…,v1=… HMAC-SHA256 signature, durable at-least-once queue, retry ladder on the service clock, SSRF guard). Instant Sell is not served yet.',
       },
       servers: [{ url: '/v1' }],
       components: {
