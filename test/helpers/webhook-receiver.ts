@@ -25,6 +25,8 @@ export interface Answer {
   body?: string;
   /** Wall-clock milliseconds to wait before answering (a slow receiver). */
   delayMs?: number;
+  /** Answers only once this settles (a receiver that holds requests until told). */
+  hold?: Promise<void>;
 }
 
 /** A running receiver. */
@@ -82,6 +84,10 @@ export async function startWebhookReceiver(clock?: { now(): number }): Promise<W
         res.writeHead(answer.status, { 'content-type': 'text/plain', ...answer.headers });
         res.end(answer.body ?? '');
       };
+      if (answer.hold) {
+        void answer.hold.then(reply);
+        return;
+      }
       if (!answer.delayMs) return reply();
       const timer = setTimeout(() => {
         pending.delete(timer);

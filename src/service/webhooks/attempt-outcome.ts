@@ -2,7 +2,8 @@
  * What one attempt does to its delivery and its endpoint: a 2xx delivers and clears the endpoint's
  * failure count; anything else schedules the next attempt from the ladder on the service clock
  * (10s, 30s, 1m, 5m, 15m, 30m, 1h, 2h, 4h, 6h, 12h; 12 attempts), fails the delivery when its budget
- * is spent, and disables the endpoint at 50 consecutive failures.
+ * is spent, and disables the endpoint at 50 consecutive failures (failures recorded after that
+ * leave its health as it is).
  */
 import { WEBHOOK_LIMITS } from '../../contract/webhook.js';
 import type { DeliveryRecord } from './delivery-store.js';
@@ -40,7 +41,8 @@ export function applyAttempt(
   const delay = retryDelaySeconds(delivery.attempts);
   delivery.status = delay === null ? 'failed' : 'pending';
   delivery.nextAttemptAt = delay === null ? null : at + delay * 1000;
-  if (!endpoint) return;
+  // An attempt sent just before the endpoint was disabled does not count past the limit.
+  if (!endpoint?.enabled) return;
   endpoint.lastFailureAt = at;
   endpoint.lastError = outcome.error;
   endpoint.consecutiveFailures += 1;

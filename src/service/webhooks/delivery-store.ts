@@ -120,12 +120,12 @@ export class DeliveryStore {
     );
   }
 
-  /** The endpoint's pending delivery due first by `now` (committed; a copy), or undefined. */
-  nextDue(webhookId: string, now: number): DeliveryRecord | undefined {
+  /** The endpoint's pending delivery due first by `now` (committed; a copy) outside `skip`, or undefined. */
+  nextDue(webhookId: string, now: number, skip: ReadonlyMap<string, unknown>): DeliveryRecord | undefined {
     let first: DeliveryRecord | undefined;
     for (const d of this.pending.get(webhookId)?.values() ?? []) {
       const at = d.nextAttemptAt ?? Infinity;
-      if (at > now) continue;
+      if (at > now || skip.has(d.id)) continue;
       const firstAt = first?.nextAttemptAt ?? Infinity;
       if (!first || at < firstAt || (at === firstAt && d.seq < first.seq)) first = d;
     }

@@ -9,9 +9,12 @@
 import type { Clock } from '../core/clock.js';
 import type { UnitOfWorkRunner } from '../core/unit-of-work.js';
 import { applyAttempt } from './attempt-outcome.js';
-import type { DeliveryStore } from './delivery-store.js';
+import type { DeliveryRecord, DeliveryStore } from './delivery-store.js';
 import type { EndpointStore } from './endpoint-store.js';
-import type { WebhookSender } from './sender.js';
+import type { SendOutcome, WebhookSender } from './sender.js';
+
+/** Attempts of one endpoint whose records may be on their way while it sends the next. */
+const RECORDS_AHEAD = 8;
 
 /** What the dispatcher uses. */
 export interface DispatcherDeps {
@@ -70,32 +73,51 @@ export class Dispatcher {
     await this.deps.sender.close();
   }
 
+  /**
+   * Sends the endpoint's due deliveries one at a time; the attempt just made is recorded while the
+   * next is sent (at most RECORDS_AHEAD outstanding), never picking a delivery whose record is still
+   * on its way.
+   */
   private async lane(webhookId: string): Promise<void> {
     const { clock, endpoints, deliveries, sender } = this.deps;
-    for (;;) {
-      this.again.delete(webhookId);
-      const endpoint = endpoints.get(webhookId);
-      if (this.stopped || !endpoint?.enabled) return;
-      const at = clock.now();
-      const delivery = deliveries.nextDue(webhookId, at);
-      if (!delivery) return;
-      const outcome = await sender.send(
-        webhookId,
-        endpoint.url,
-        endpoint.secret,
-        delivery.eventId,
-        delivery.payload,
-      );
-      if (this.stopped) return;
-      await this.deps.units.run(async (uow) => {
-        const current = deliveries.pendingIn(uow, webhookId, delivery.id);
-        // Deleted with its endpoint, or re-armed while in flight: the attempt belongs to no budget.
-        if (current?.attempts !== delivery.attempts) return;
-        const owner = endpoints.getIn(uow, webhookId);
-        applyAttempt(current, owner, outcome, at);
-        deliveries.update(uow, current);
-        if (owner) endpoints.update(uow, owner);
-      });
+    const recording = new Map<string, Promise<void>>();
+    try {
+      for (;;) {
+        this.again.delete(webhookId);
+        const endpoint = endpoints.get(webhookId);
+        if (this.stopped || !endpoint?.enabled) return;
+        const at = clock.now();
+        const delivery = deliveries.nextDue(webhookId, at, recording);
+        if (!delivery) return;
+        const outcome = await sender.send(
+          webhookId,
+          endpoint.url,
+          endpoint.secret,
+          delivery.eventId,
+          delivery.payload,
+        );
+        if (this.stopped) return;
+        const recorded = this.record(webhookId, delivery, outcome, at).finally(() =>
+          recording.delete(delivery.id),
+        );
+        recording.set(delivery.id, recorded);
+        if (recording.size >= RECORDS_AHEAD) await Promise.race(recording.values());
+      }
+    } finally {
+      await Promise.all(recording.values());
     }
+  }
+
+  private async record(webhookId: string, delivery: DeliveryRecord, outcome: SendOutcome, at: number) {
+    const { endpoints, deliveries } = this.deps;
+    await this.deps.units.run(async (uow) => {
+      const current = deliveries.pendingIn(uow, webhookId, delivery.id);
+      // Deleted with its endpoint, or re-armed while in flight: the attempt belongs to no budget.
+      if (current?.attempts !== delivery.attempts) return;
+      const owner = endpoints.getIn(uow, webhookId);
+      applyAttempt(current, owner, outcome, at);
+      deliveries.update(uow, current);
+      if (owner) endpoints.update(uow, owner);
+    });
   }
 }
