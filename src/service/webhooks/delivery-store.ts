@@ -9,6 +9,7 @@ import type { DeliveryStatus, WebhookEventType } from '../../contract/webhook.js
 import type { Database } from '../../shared/database.js';
 import { randomId } from '../core/api-keys.js';
 import type { UnitOfWork } from '../core/unit-of-work.js';
+import { numberOrNull, textOrNull, timestampOf } from './sql-values.js';
 
 /** One event's delivery to one endpoint (epoch ms). */
 export interface DeliveryRecord {
@@ -185,8 +186,8 @@ export class DeliveryStore {
     uow.beforeCommit('webhook delivery states', (tx) =>
       tx.runPrepared(
         `INSERT INTO webhook_delivery_states
-         SELECT x.r.id, x.r.webhook_id, x.r.version, x.r.status, x.r.attempts, ${tsOf('x.r.next')},
-                ${tsOf('x.r.last')}, x.r.response_status, x.r.response_body, x.r.error, ${tsOf('x.r.delivered')}
+         SELECT x.r.id, x.r.webhook_id, x.r.version, x.r.status, x.r.attempts, ${timestampOf('x.r.next')},
+                ${timestampOf('x.r.last')}, x.r.response_status, x.r.response_body, x.r.error, ${timestampOf('x.r.delivered')}
          FROM (SELECT unnest(from_json($rows::JSON, '${ROW_SHAPE}')) AS r) AS x`,
         { rows: JSON.stringify([...all.values()].map(rowOf)) },
       ),
@@ -209,9 +210,6 @@ export class DeliveryStore {
     rows.set(d.id, d);
   }
 }
-
-const tsOf = (column: string) =>
-  `CASE WHEN ${column} IS NULL THEN NULL ELSE make_timestamp(${column} * 1000) END`;
 
 function rowOf(d: DeliveryRecord) {
   return {
@@ -250,9 +248,6 @@ function queued(webhookId: string, id: string, seq: number, event: QueuedEvent, 
   };
 }
 
-const num = (v: unknown) => (v === null || v === undefined ? null : Number(v));
-const text = (v: unknown) => (v === null || v === undefined ? null : String(v));
-
 function fromRow(r: Record<string, unknown>): DeliveryRecord {
   return {
     id: String(r.id),
@@ -263,13 +258,13 @@ function fromRow(r: Record<string, unknown>): DeliveryRecord {
     payload: String(r.payload),
     status: r.status as DeliveryStatus,
     attempts: Number(r.attempts),
-    nextAttemptAt: num(r.next_ms),
-    lastAttemptAt: num(r.last_ms),
-    responseStatus: num(r.response_status),
-    responseBody: text(r.response_body),
-    lastError: text(r.last_error),
+    nextAttemptAt: numberOrNull(r.next_ms),
+    lastAttemptAt: numberOrNull(r.last_ms),
+    responseStatus: numberOrNull(r.response_status),
+    responseBody: textOrNull(r.response_body),
+    lastError: textOrNull(r.last_error),
     createdAt: Number(r.created_ms),
-    deliveredAt: num(r.delivered_ms),
+    deliveredAt: numberOrNull(r.delivered_ms),
     version: Number(r.version),
   };
 }

@@ -5,6 +5,7 @@
  */
 import type { Database } from '../../shared/database.js';
 import type { UnitOfWork } from '../core/unit-of-work.js';
+import { numberOrNull, textOrNull, timestampOf } from './sql-values.js';
 
 /** An endpoint as the service holds it (epoch ms). */
 export interface EndpointRecord {
@@ -26,9 +27,6 @@ export interface EndpointRecord {
 const COLUMNS = `id, seq, account_id, url, events, enabled, description, secret, epoch_ms(last_success_at) AS success_ms,
   epoch_ms(last_failure_at) AS failure_ms, last_error, consecutive_failures, epoch_ms(created_at) AS created_ms`;
 
-const ts = (param: string) =>
-  `CASE WHEN $${param} IS NULL THEN NULL ELSE make_timestamp(CAST($${param} AS BIGINT) * 1000) END`;
-
 const ROW_SHAPE = JSON.stringify([
   {
     id: 'VARCHAR',
@@ -43,9 +41,6 @@ const ROW_SHAPE = JSON.stringify([
     failures: 'INTEGER',
   },
 ]);
-
-const tsOf = (column: string) =>
-  `CASE WHEN ${column} IS NULL THEN NULL ELSE make_timestamp(${column} * 1000) END`;
 
 /** Durable endpoints with their committed mirror. */
 export class EndpointStore {
@@ -106,7 +101,7 @@ export class EndpointStore {
   async insert(uow: UnitOfWork, record: EndpointRecord): Promise<void> {
     await uow.tx.runPrepared(
       `INSERT INTO webhook_endpoints VALUES ($id, $seq, $account, $url, $events, $enabled, $description, $secret,
-         ${ts('success')}, ${ts('failure')}, $error, $failures, make_timestamp(CAST($created AS BIGINT) * 1000))`,
+         ${timestampOf('$success')}, ${timestampOf('$failure')}, $error, $failures, make_timestamp(CAST($created AS BIGINT) * 1000))`,
       { ...params(record), seq: record.seq, account: record.accountId, created: record.createdAt },
     );
     this.stage(uow, record.id, record);
@@ -119,8 +114,8 @@ export class EndpointStore {
     uow.beforeCommit('webhook endpoints', (tx) =>
       tx.runPrepared(
         `UPDATE webhook_endpoints AS e SET url = x.r.url, events = x.r.events, enabled = x.r.enabled,
-           description = x.r.description, secret = x.r.secret, last_success_at = ${tsOf('x.r.success')},
-           last_failure_at = ${tsOf('x.r.failure')}, last_error = x.r.error, consecutive_failures = x.r.failures
+           description = x.r.description, secret = x.r.secret, last_success_at = ${timestampOf('x.r.success')},
+           last_failure_at = ${timestampOf('x.r.failure')}, last_error = x.r.error, consecutive_failures = x.r.failures
          FROM (SELECT unnest(from_json($rows::JSON, '${ROW_SHAPE}')) AS r) AS x
          WHERE e.id = x.r.id`,
         { rows: JSON.stringify([...changes.values()].flatMap((e) => (e ? [params(e)] : []))) },
@@ -166,8 +161,6 @@ function params(record: EndpointRecord) {
   };
 }
 
-const num = (v: unknown) => (v === null || v === undefined ? null : Number(v));
-
 function fromRow(r: Record<string, unknown>): EndpointRecord {
   return {
     id: String(r.id),
@@ -178,9 +171,9 @@ function fromRow(r: Record<string, unknown>): EndpointRecord {
     enabled: Boolean(r.enabled),
     description: String(r.description),
     secret: String(r.secret),
-    lastSuccessAt: num(r.success_ms),
-    lastFailureAt: num(r.failure_ms),
-    lastError: r.last_error === null ? null : String(r.last_error),
+    lastSuccessAt: numberOrNull(r.success_ms),
+    lastFailureAt: numberOrNull(r.failure_ms),
+    lastError: textOrNull(r.last_error),
     consecutiveFailures: Number(r.consecutive_failures),
     createdAt: Number(r.created_ms),
   };
