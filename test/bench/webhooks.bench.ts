@@ -12,6 +12,7 @@ import { join } from 'node:path';
 import { Agent, Pool, request } from 'undici';
 import { startWebhookReceiver, type WebhookReceiver } from '../helpers/webhook-receiver.js';
 import { benchDatabase, percentile, print } from './fixtures.js';
+import { createBuyer as buyer, request as call, listingIds } from './orders.bench.js';
 import { spawnService } from './service-process.js';
 
 const LISTINGS = Number(process.env.BENCH_LISTINGS ?? 20_000);
@@ -34,9 +35,9 @@ export async function run(): Promise<void> {
     ]);
     const pool = new Pool(service.origin, { connections: CLIENTS });
     try {
-      const api = (method: 'GET' | 'POST' | 'PATCH', path: string, key: string, body?: unknown) =>
+      const api = (method: 'GET' | 'POST', path: string, key: string, body?: unknown) =>
         call(pool, method, path, key, body);
-      const ids = await listingIds(api, await buyer(service.origin), 30_000);
+      const ids = await listingIds(pool, await buyer(service.origin), 30_000);
       let next = 0;
       const take = () => ids[next++ % ids.length] as string;
       const plain = await Promise.all(Array.from({ length: CLIENTS }, () => buyer(service.origin)));
@@ -75,7 +76,7 @@ export async function run(): Promise<void> {
 }
 
 type Api = (
-  method: 'GET' | 'POST' | 'PATCH',
+  method: 'GET' | 'POST',
   path: string,
   key: string,
   body?: unknown,
@@ -164,47 +165,6 @@ async function until(check: () => Promise<boolean>, what = 'a condition', pollMs
     if (Date.now() > deadline) throw new Error(`gave up waiting for ${what}`);
     await new Promise((resolve) => setTimeout(resolve, pollMs));
   }
-}
-
-/** A funded trading account. */
-async function buyer(origin: string): Promise<string> {
-  const created = await fetch(`${origin}/sandbox/accounts`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ balance_usd: 100_000_000, trading: true }),
-  });
-  return ((await created.json()) as { api_key: string }).api_key;
-}
-
-/** Up_to_12h listings (their offers go later, so no recipient reaches the pending-offer limit). */
-async function listingIds(api: Api, key: string, wanted: number): Promise<string[]> {
-  const ids: string[] = [];
-  let cursor: string | null = null;
-  do {
-    const path = `/v1/listings?limit=200&delivery=up_to_12h${cursor === null ? '' : `&cursor=${cursor}`}`;
-    const page = JSON.parse((await api('GET', path, key)).body) as {
-      items: { id: string; source?: string; api_purchasable?: boolean }[];
-      next_cursor: string | null;
-    };
-    ids.push(
-      ...page.items.filter((l) => l.source !== 'external' && l.api_purchasable !== false).map((l) => l.id),
-    );
-    cursor = page.next_cursor;
-  } while (cursor !== null && ids.length < wanted);
-  return ids;
-}
-
-async function call(pool: Pool, method: 'GET' | 'POST' | 'PATCH', path: string, key: string, body?: unknown) {
-  const response = await pool.request({
-    method,
-    path,
-    headers: {
-      authorization: `Bearer ${key}`,
-      ...(body === undefined ? {} : { 'content-type': 'application/json' }),
-    },
-    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-  });
-  return { status: response.statusCode, body: await response.body.text() };
 }
 
 /** CLIENTS loops for SECONDS; requests per second and latency percentiles of 2xx answers. */
