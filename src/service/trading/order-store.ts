@@ -102,10 +102,11 @@ export class OrderStore {
 
   private async written(uow: UnitOfWork, order: OrderRecord): Promise<void> {
     if (this.listeners.length === 0) return;
+    const now = uow.now;
     const written = {
       id: order.id,
       accountId: order.accountId,
-      json: JSON.stringify(orderJson(order, uow.now)),
+      render: () => JSON.stringify(orderJson(order, now)),
     };
     for (const listener of this.listeners) await listener(uow, written);
   }

@@ -136,8 +136,8 @@ export interface UserListings {
 export interface WrittenOrder {
   id: string;
   accountId: string;
-  /** The order exactly as GET /orders/{id} answers it at the write's instant. */
-  json: string;
+  /** The order exactly as GET /orders/{id} answers it at the write's instant (rendered on demand). */
+  render(): string;
 }
 
 /** Told of every order write inside its unit of work, so what it writes commits (or not) with the order. */

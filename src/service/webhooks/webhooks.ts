@@ -27,8 +27,8 @@ import { orderUpdatedEvent } from './webhook-json.js';
 export interface OrderSnapshot {
   id: string;
   accountId: string;
-  /** The order exactly as GET /orders/{id} answers it. */
-  json: string;
+  /** The order exactly as GET /orders/{id} answers it at the write. */
+  render(): string;
 }
 
 /** Options of webhook delivery. */
@@ -213,7 +213,7 @@ export class Webhooks {
       .filter((e) => e.enabled && e.events.includes('order.updated'))
       .map((e) => e.id);
     if (targets.length === 0) return;
-    await this.deliveries.enqueue(uow, targets, orderUpdatedEvent(order.json, uow.now));
+    await this.deliveries.enqueue(uow, targets, orderUpdatedEvent(order.render(), uow.now));
     uow.afterCommit(() => {
       for (const id of targets) this.dispatcher.wake(id);
     });
