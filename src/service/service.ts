@@ -4,7 +4,6 @@
  */
 import type { FastifyInstance } from 'fastify';
 import { Database } from '../shared/database.js';
-import { startJob } from '../shared/jobs/index.js';
 import { projectPath } from '../shared/project-root.js';
 import { Accounts } from './accounts/accounts.js';
 import { accountsFeature } from './accounts/accounts-feature.js';
@@ -32,10 +31,12 @@ import { catalogueSeeder } from './sim/generator.js';
 import { simulatorFeature } from './sim/simulator-feature.js';
 import { Trading } from './trading/trading.js';
 import { tradingFeature } from './trading/trading-feature.js';
+import type { WebhookOptions, Webhooks } from './webhooks/webhooks.js';
+import { webhooksFeature } from './webhooks/webhooks-feature.js';
 import { catalogueItems } from './wiring/catalogue-items.js';
 import { openP2P } from './wiring/p2p-parts.js';
-import { type WebhookOptions, Webhooks } from './webhooks/webhooks.js';
-import { webhooksFeature } from './webhooks/webhooks-feature.js';
+import { startTimers } from './wiring/timers.js';
+import { openWebhooks } from './wiring/webhooks-parts.js';
 
 /** Options of a running service; every one has a default that runs on one machine. */
 export interface ServiceOptions {
@@ -73,7 +74,7 @@ export interface ServiceOptions {
   logger?: boolean | object;
   /** Browser origins allowed to call the API (CORS). @default [] (none) */
   corsOrigins?: string[];
-  /** Webhook delivery; `allowLoopback` (with `loopbackCa`) is refused without `sandbox`. @default public HTTPS only */
+  /** Webhook delivery; `allowLoopback` is refused without `sandbox`. @default public HTTPS only */
   webhooks?: WebhookOptions;
 }
 
@@ -221,9 +222,14 @@ async function openParts(db: Database, clock: AdjustableClock, options: ServiceO
   await trading.load();
   const p2p = await openP2P({ db, units, platform, catalogue, accounts, trading });
   const onError = (error: unknown) => parts.reportDueFailure('webhooks', error);
-  const webhooks = new Webhooks({ db, units, clock, options: options.webhooks ?? {}, onError });
-  await webhooks.load();
-  trading.onOrderWritten((uow, order) => webhooks.orderWritten(uow, order));
+  const webhooks = await openWebhooks({
+    db,
+    units,
+    clock,
+    trading,
+    options: options.webhooks ?? {},
+    onError,
+  });
   const parts: Parts = {
     clock,
     db,
@@ -274,35 +280,6 @@ function features(parts: Parts, options: ServiceOptions) {
     p2pFeature({ p2p: parts.p2p, due: parts.due }),
     webhooksFeature({ webhooks: parts.webhooks, due: parts.due }),
   ];
-}
-
-/** Starts the churn and the periodic jobs (due work, price list, log pruning); returns the function that stops them. */
-function startTimers(
-  parts: ServiceParts,
-  options: ServiceOptions,
-  log: (error: unknown, what: string) => void,
-): () => Promise<void> {
-  parts.churn.start();
-  const jobs = [
-    startJob({ name: 'due work', everyMs: 1_000, run: () => parts.due.runDue() }),
-    startJob({
-      name: 'price list',
-      everyMs: options.priceIntervalMs ?? 60_000,
-      run: () => parts.prices.rebuild(),
-      onError: (error) => log(error, 'price list rebuild failed'),
-    }),
-    startJob({
-      name: 'event log pruning',
-      everyMs: 60_000,
-      run: () => parts.catalogue.log.prune(parts.clock.now()),
-      onError: (error) => log(error, 'event log prune failed'),
-    }),
-  ];
-  return async () => {
-    await Promise.all(jobs.map((job) => job.stop()));
-    await parts.churn.stop();
-    await parts.due.idle();
-  };
 }
 
 function formatHost(host: string): string {
