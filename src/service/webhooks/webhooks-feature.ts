@@ -17,5 +17,9 @@ export function webhooksFeature(deps: WebhooksFeatureDeps): Feature {
   return {
     v1: (app) => registerWebhookRoutes(app, deps.webhooks),
     errors: webhookApiError,
+    tags: {
+      webhooks:
+        'HTTPS endpoints that receive signed order.updated events: registration with an SSRF guard, health, tests, secret rotation, deliveries and their retry',
+    },
   };
 }
