@@ -56,6 +56,8 @@ export const serveConfigSchema = z.object({
     .max(24 * 365),
   logMaxRows: int(1, 1_000_000_000),
   logLevel,
+  webhookAllowLoopback: flag,
+  webhookCa: z.string().min(1).optional(),
 });
 export type ServeConfig = z.infer<typeof serveConfigSchema>;
 

@@ -90,6 +90,15 @@ export function serveOptions(): Option[] {
       'MARKET_LOG_MAX_ROWS',
       '2000000',
     ),
+    new Option(
+      '--webhook-allow-loopback',
+      'sandbox only: let webhook URLs on https://127.0.0.1 through (never in production)',
+    ).default(false),
+    option(
+      '--webhook-ca <pem>',
+      'sandbox only: PEM file of the CA trusted for loopback webhook receivers',
+      'MARKET_WEBHOOK_CA',
+    ),
     shared.logLevel('warn'),
   ];
 }

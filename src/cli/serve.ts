@@ -1,6 +1,8 @@
 /** `market serve`: runs the service until SIGINT or SIGTERM, then shuts down cleanly. */
+import { readFileSync } from 'node:fs';
 import { startService } from '../service/service.js';
-import { parseConfig, serveConfigSchema } from './config.js';
+import { CliError } from './cli-error.js';
+import { parseConfig, type ServeConfig, serveConfigSchema } from './config.js';
 
 /** Starts the service and prints its base URL on a line of its own. */
 export async function serve(flags: Record<string, unknown>): Promise<void> {
@@ -19,9 +21,28 @@ export async function serve(flags: Record<string, unknown>): Promise<void> {
     rateLimits: { read: config.readLimit, orders: config.orderLimit },
     retention: { retentionMs: config.logRetentionHours * 3_600_000, maxRows: config.logMaxRows },
     logger: { level: config.logLevel, stream: process.stderr },
+    webhooks: webhookOptions(config),
   });
   process.stdout.write(`${service.baseUrl}\n`);
   stopOnSignal(() => service.close());
+}
+
+/**
+ * The webhook loopback allowance: only with --sandbox, and --webhook-ca only with it; the CA is
+ * read once here.
+ */
+function webhookOptions(config: ServeConfig) {
+  if (config.webhookCa !== undefined && !config.webhookAllowLoopback)
+    throw new CliError('--webhook-ca is used only with --webhook-allow-loopback');
+  if (!config.webhookAllowLoopback) return {};
+  if (!config.sandbox)
+    throw new CliError('--webhook-allow-loopback needs --sandbox; production never allows it');
+  if (config.webhookCa === undefined) return { allowLoopback: true };
+  try {
+    return { allowLoopback: true, loopbackCa: readFileSync(config.webhookCa, 'utf8') };
+  } catch (error) {
+    throw new CliError(`cannot read --webhook-ca ${config.webhookCa}: ${(error as Error).message}`);
+  }
 }
 
 /** Runs `close` once on the first SIGINT or SIGTERM, then exits 0 (1 if closing failed). */

@@ -44,3 +44,9 @@ export {
 export { RollingWindow, type WindowSlot } from './rolling-window.js';
 export { type JsonRequest, type RateClass, type StreamFetch, Transport } from './transport.js';
 export { isUnexpectedResponseError, UnexpectedResponseError } from './unexpected-response-error.js';
+export { type VerifyWebhookOptions, verifyWebhook } from './verify-webhook.js';
+export {
+  isWebhookVerificationError,
+  WebhookVerificationError,
+  type WebhookVerificationReason,
+} from './webhook-verification-error.js';

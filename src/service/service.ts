@@ -4,7 +4,6 @@
  */
 import type { FastifyInstance } from 'fastify';
 import { Database } from '../shared/database.js';
-import { startJob } from '../shared/jobs/index.js';
 import { projectPath } from '../shared/project-root.js';
 import { Accounts } from './accounts/accounts.js';
 import { accountsFeature } from './accounts/accounts-feature.js';
@@ -33,9 +32,13 @@ import { catalogueSeeder } from './sim/generator.js';
 import { simulatorFeature } from './sim/simulator-feature.js';
 import { Trading } from './trading/trading.js';
 import { tradingFeature } from './trading/trading-feature.js';
+import type { WebhookOptions, Webhooks } from './webhooks/webhooks.js';
+import { webhooksFeature } from './webhooks/webhooks-feature.js';
 import { catalogueItems } from './wiring/catalogue-items.js';
 import { openP2P } from './wiring/p2p-parts.js';
 import { openInstantSell } from './wiring/sell-ports.js';
+import { startTimers } from './wiring/timers.js';
+import { openWebhooks } from './wiring/webhooks-parts.js';
 
 /** Options of a running service; every one has a default that runs on one machine. */
 export interface ServiceOptions {
@@ -73,6 +76,8 @@ export interface ServiceOptions {
   logger?: boolean | object;
   /** Browser origins allowed to call the API (CORS). @default [] (none) */
   corsOrigins?: string[];
+  /** Webhook delivery; `allowLoopback` is refused without `sandbox`. @default public HTTPS only */
+  webhooks?: WebhookOptions;
 }
 
 /** The assembled parts, for tools and tests that look inside a running service. */
@@ -89,6 +94,7 @@ export interface ServiceParts {
   platform: Platform;
   trading: Trading;
   p2p: P2P;
+  webhooks: Webhooks;
 }
 
 /** A started service. */
@@ -117,6 +123,8 @@ export interface OpenService {
  */
 export async function openService(options: ServiceOptions = {}): Promise<OpenService> {
   const clock = options.clock ?? createClock();
+  if (options.webhooks?.allowLoopback && !options.sandbox)
+    throw new Error('the webhook loopback allowance is for the sandbox only');
   const db = await Database.open(options.dbPath ?? 'data/market.duckdb', projectPath('sql', 'service'));
   try {
     const parts = await openParts(db, clock, options);
@@ -138,6 +146,7 @@ export async function openService(options: ServiceOptions = {}): Promise<OpenSer
       app,
       context: parts,
       async close() {
+        await parts.webhooks.stop();
         await app.close();
         await parts.units.drain();
         await db.close();
@@ -214,6 +223,15 @@ async function openParts(db: Database, clock: AdjustableClock, options: ServiceO
   });
   await trading.load();
   const p2p = await openP2P({ db, units, platform, catalogue, accounts, trading });
+  const onError = (error: unknown) => parts.reportDueFailure('webhooks', error);
+  const webhooks = await openWebhooks({
+    db,
+    units,
+    clock,
+    trading,
+    options: options.webhooks ?? {},
+    onError,
+  });
   const parts: Parts = {
     clock,
     db,
@@ -229,6 +247,7 @@ async function openParts(db: Database, clock: AdjustableClock, options: ServiceO
     platform,
     trading,
     p2p,
+    webhooks,
     limiter: new RollingWindowLimiter({ ...DEFAULT_RATE_LIMITS, ...options.rateLimits }),
     streams: new StreamRegistry(),
   };
@@ -262,36 +281,8 @@ function features(parts: Parts, options: ServiceOptions) {
     }),
     p2pFeature({ p2p: parts.p2p, due: parts.due }),
     sellFeature({ sell: openInstantSell({ ...parts, funds: parts.accounts.ledger }), due: parts.due }),
+    webhooksFeature({ webhooks: parts.webhooks, due: parts.due }),
   ];
-}
-
-/** Starts the churn and the periodic jobs (due work, price list, log pruning); returns the function that stops them. */
-function startTimers(
-  parts: ServiceParts,
-  options: ServiceOptions,
-  log: (error: unknown, what: string) => void,
-): () => Promise<void> {
-  parts.churn.start();
-  const jobs = [
-    startJob({ name: 'due work', everyMs: 1_000, run: () => parts.due.runDue() }),
-    startJob({
-      name: 'price list',
-      everyMs: options.priceIntervalMs ?? 60_000,
-      run: () => parts.prices.rebuild(),
-      onError: (error) => log(error, 'price list rebuild failed'),
-    }),
-    startJob({
-      name: 'event log pruning',
-      everyMs: 60_000,
-      run: () => parts.catalogue.log.prune(parts.clock.now()),
-      onError: (error) => log(error, 'event log prune failed'),
-    }),
-  ];
-  return async () => {
-    await Promise.all(jobs.map((job) => job.stop()));
-    await parts.churn.stop();
-    await parts.due.idle();
-  };
 }
 
 function formatHost(host: string): string {

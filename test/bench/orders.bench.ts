@@ -60,7 +60,7 @@ export async function run(): Promise<void> {
 }
 
 /** A funded trading account whose platform user accepts offers at once (so none pile up past the pending limit). */
-async function createBuyer(origin: string): Promise<string> {
+export async function createBuyer(origin: string): Promise<string> {
   const headers = { 'content-type': 'application/json' };
   const created = await fetch(`${origin}/sandbox/accounts`, {
     method: 'POST',
@@ -76,7 +76,8 @@ async function createBuyer(origin: string): Promise<string> {
   return body.api_key;
 }
 
-async function listingIds(pool: Pool, key: string, wanted: number): Promise<string[]> {
+/** Buyable up_to_12h listing ids, up to `wanted`. */
+export async function listingIds(pool: Pool, key: string, wanted: number): Promise<string[]> {
   const ids: string[] = [];
   let cursor: string | null = null;
   do {
@@ -93,7 +94,8 @@ async function listingIds(pool: Pool, key: string, wanted: number): Promise<stri
   return ids;
 }
 
-async function request(pool: Pool, method: 'GET' | 'POST', path: string, key: string, body?: unknown) {
+/** One request through the pool, its body read whole. */
+export async function request(pool: Pool, method: 'GET' | 'POST', path: string, key: string, body?: unknown) {
   const response = await pool.request({
     method,
     path,

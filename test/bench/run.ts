@@ -10,6 +10,7 @@ const BENCHMARKS: Record<string, () => Promise<void>> = {
   models: async () => (await import('./models.bench.js')).run(),
   orders: async () => (await import('./orders.bench.js')).run(),
   report: async () => (await import('./report.bench.js')).run(),
+  webhooks: async () => (await import('./webhooks.bench.js')).run(),
 };
 
 const wanted = process.argv.slice(2);

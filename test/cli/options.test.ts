@@ -38,6 +38,7 @@ describe('market serve options', () => {
       logRetentionHours: 24,
       logMaxRows: 2_000_000,
       logLevel: 'warn',
+      webhookAllowLoopback: false,
     });
   });
 

@@ -57,7 +57,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
         license: { name: 'MIT', identifier: 'MIT' },
         contact: { name: 'skin-market' },
         description:
-          'In-game item marketplace: market data, trading (orders, claims, buying for a trade URL), P2P selling from the account’s own platform inventory (inventory with its proof, listings that enter the public catalogue, sales paid after the platform’s trade protection; 5% commission), Instant Sell (invite-only: quotes, sell orders split across up to 3 bots, credits settled after the 8-day trade protection) and the account with its ledger. Webhooks are not served yet.',
+          'In-game item marketplace: market data, trading (orders, claims, buying for a trade URL), P2P selling from the account’s own platform inventory (inventory with its proof, listings that enter the public catalogue, sales paid after the platform’s trade protection; 5% commission), Instant Sell (invite-only: quotes, sell orders split across up to 3 bots, credits settled after the 8-day trade protection), the account with its ledger, and signed webhooks of order updates (t=…,v1=… HMAC-SHA256 signature, durable at-least-once queue, retry ladder on the service clock, SSRF guard).',
       },
       servers: [{ url: '/v1' }],
       components: {

@@ -2,7 +2,8 @@
 import type { OrderItemStatus, OrderStatus, ReturnReason } from '../../contract/order.js';
 import type { Database } from '../../shared/database.js';
 import type { UnitOfWork } from '../core/unit-of-work.js';
-import type { ItemRecord, OrderRecord } from './order-record.js';
+import { type ItemRecord, type OrderRecord, orderJson } from './order-record.js';
+import type { OrderWrittenListener } from './ports.js';
 
 const ORDER_COLUMNS = `id, seq, account_id, app_id, kind, steam_id, custom_id, status, charged_cents, settled_paid_cents,
   refund_cents, refund_partial, epoch_ms(refunded_at) AS refunded_ms, delivery, expected_minutes,
@@ -25,8 +26,14 @@ export interface OrderPageQuery {
 /** Durable orders. */
 export class OrderStore {
   private nextSeq = 1;
+  private readonly listeners: OrderWrittenListener[] = [];
 
   constructor(private readonly db: Database) {}
+
+  /** Adds a listener told of every insert and update, inside the writing unit of work. */
+  onWritten(listener: OrderWrittenListener): void {
+    this.listeners.push(listener);
+  }
 
   /** Reads the next order sequence number. */
   async load(): Promise<void> {
@@ -69,6 +76,7 @@ export class OrderStore {
       },
     );
     for (const item of order.items) await this.insertItem(uow, order.id, item);
+    await this.written(uow, order);
   }
 
   /** Writes the order's status, refund and items as they are now. */
@@ -89,6 +97,18 @@ export class OrderStore {
     );
     await uow.tx.runPrepared('DELETE FROM order_items WHERE order_id = $id', { id: order.id });
     for (const item of order.items) await this.insertItem(uow, order.id, item);
+    await this.written(uow, order);
+  }
+
+  private async written(uow: UnitOfWork, order: OrderRecord): Promise<void> {
+    if (this.listeners.length === 0) return;
+    const now = uow.now;
+    const written = {
+      id: order.id,
+      accountId: order.accountId,
+      render: () => JSON.stringify(orderJson(order, now)),
+    };
+    for (const listener of this.listeners) await listener(uow, written);
   }
 
   /** The order with this id (committed), or undefined. */

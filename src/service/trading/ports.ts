@@ -131,3 +131,14 @@ export interface UserListings {
     sale: { orderId: string; itemKey: string; listingId: string; buyerSteamId: string },
   ): Promise<void>;
 }
+
+/** An order just written (placed or changed), as listeners of its writes see it. */
+export interface WrittenOrder {
+  id: string;
+  accountId: string;
+  /** The order exactly as GET /orders/{id} answers it at the write's instant (rendered on demand). */
+  render(): string;
+}
+
+/** Told of every order write inside its unit of work, so what it writes commits (or not) with the order. */
+export type OrderWrittenListener = (uow: UnitOfWork, order: WrittenOrder) => Promise<void>;

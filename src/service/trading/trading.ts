@@ -15,7 +15,7 @@ import { OrderLifecycle } from './order-lifecycle.js';
 import { type BuyRequest, OrderPlacement } from './order-placement.js';
 import type { OrderRecord } from './order-record.js';
 import { OrderStore } from './order-store.js';
-import type { AccountSettings, Funds, ListingSource, TradePlatform } from './ports.js';
+import type { AccountSettings, Funds, ListingSource, OrderWrittenListener, TradePlatform } from './ports.js';
 import { refuse } from './trading-errors.js';
 import { TradingSettings } from './trading-settings.js';
 import { UserSales } from './user-sales.js';
@@ -128,6 +128,11 @@ export class Trading {
   /** Releases a held order after its hold. */
   claim(accountId: string, id: string, appId: number): Promise<OrderRecord> {
     return this.lifecycle.claim(accountId, id, appId);
+  }
+
+  /** Tells `listener` of every order placed or changed, inside the unit of work that writes it. */
+  onOrderWritten(listener: OrderWrittenListener): void {
+    this.store.onWritten(listener);
   }
 
   /** Moves every order along to `now`. */
