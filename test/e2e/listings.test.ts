@@ -28,6 +28,25 @@ describe('GET /v1/listings', () => {
     expect(typeof res.body.next_cursor).toBe('string');
   });
 
+  it('answers many pages at once, each with its own bytes (page buffers are reused only after sending)', async () => {
+    const queries = [
+      'limit=200&sort=price_asc',
+      'limit=200&sort=newest',
+      'limit=150&sort=price_desc',
+      'limit=7',
+    ];
+    const expected = await Promise.all(queries.map(async (q) => JSON.stringify((await get(q)).body)));
+    for (let round = 0; round < 3; round++) {
+      const answers = await Promise.all(
+        Array.from({ length: 40 }, (_, i) => get(queries[i % queries.length] ?? '')),
+      );
+      answers.forEach((res, i) => {
+        expect(res.status).toBe(200);
+        expect(JSON.stringify(res.body)).toBe(expected[i % queries.length]);
+      });
+    }
+  });
+
   it('holds every CS2 listing of the catalogue', () => {
     expect(cs2.length).toBe(t.service.context.catalogue.index.size(730));
     expect(new Set(cs2.map((l) => l.id)).size).toBe(cs2.length);

@@ -4,7 +4,7 @@ import type { Delivery, Listing, Wear } from '../../contract/listing.js';
 import { EMPTY_SLAB, type JsonArena, type JsonCell, type JsonSlab } from './json-arena.js';
 import type { FilterFields } from './listing-filter.js';
 import type { GroupTable, ListingGroup } from './listing-groups.js';
-import { EMPTY_FRAGMENT, type FragmentTable, type JsonFragment, listingJsonParts } from './listing-json.js';
+import { orderListingKeys } from './listing-json.js';
 
 export { orderListingKeys } from './listing-json.js';
 
@@ -26,12 +26,12 @@ export interface IndexedListing extends FilterFields {
   readonly jsonLength: number;
   /**
    * The listing's JSON as UTF-8: `JSON.stringify` of the listing with the keys in the schema's
-   * order. Assembled on each access from parts prepared once; pages use {@link copyJsonTo}.
+   * order, prepared once; a copy on each access (pages use {@link copyJsonTo}).
    */
   readonly json: Buffer;
   /** The listing, parsed from the JSON on each access: the index does not keep the object. */
   readonly listing: Listing;
-  /** Writes the JSON into `target` at `offset`; returns the offset just after it. */
+  /** Writes the JSON into `target` at `offset` (one copy of its bytes); returns the offset just after it. */
   copyJsonTo(target: Buffer, offset: number): number;
 }
 
@@ -41,42 +41,25 @@ export type StringPool = Map<string, string>;
 /** What the records of one index share. */
 export interface RecordTables {
   groups: GroupTable;
-  fragments: FragmentTable;
   arena: JsonArena;
   pool: StringPool;
 }
 
-/** Both 15-bit byte lengths of the unique head and middle fit one small integer. */
-const SPLIT_BITS = 15;
-const SPLIT_LIMIT = 2 ** SPLIT_BITS;
-
-/** Builds the record of `listing` for game `appId`, storing its JSON parts in the tables. */
+/** Builds the record of `listing` for game `appId`, storing its JSON in the arena. */
 export function createIndexedListing(appId: number, listing: Listing, tables: RecordTables): ListingRecord {
   const record = new ListingRecord(appId, listing, tables);
-  const parts = listingJsonParts(listing);
-  const head = Buffer.byteLength(parts.head);
-  const middle = Buffer.byteLength(parts.middle);
-  if (head < SPLIT_LIMIT && middle < SPLIT_LIMIT) {
-    record.nameFragment = tables.fragments.acquire(parts.name);
-    record.itemFragment = tables.fragments.acquire(parts.item);
-    record.split = head | (middle << SPLIT_BITS);
-    tables.arena.store(record, parts.head + parts.middle + parts.tail);
-  } else {
-    tables.arena.store(record, parts.head + parts.name + parts.middle + parts.item + parts.tail);
-  }
+  tables.arena.store(record, JSON.stringify(orderListingKeys(listing)));
   return record;
 }
 
 /** Gives back what a removed record holds in the tables; its JSON stays readable. */
 export function releaseIndexedListing(record: ListingRecord, tables: RecordTables): void {
   tables.arena.free(record);
-  tables.fragments.release(record.nameFragment);
-  tables.fragments.release(record.itemFragment);
 }
 
 /**
  * The concrete record. Name-level fields live in its shared group and delivery in its tag, read
- * through getters; its JSON is its own bytes in the arena around two shared fragments.
+ * through getters; its JSON is one run of bytes in the arena, so a page copies it in one go.
  */
 export class ListingRecord implements IndexedListing, JsonCell {
   readonly id: string;
@@ -93,10 +76,6 @@ export class ListingRecord implements IndexedListing, JsonCell {
   jsonStart = 0;
   jsonEnd = 0;
   jsonFreed = false;
-  /** Byte lengths of the head and the middle within the own bytes (0 when nothing is shared). */
-  split = 0;
-  nameFragment: JsonFragment = EMPTY_FRAGMENT;
-  itemFragment: JsonFragment = EMPTY_FRAGMENT;
 
   constructor(appId: number, l: Listing, { groups, pool }: RecordTables) {
     this.id = l.id;
@@ -147,19 +126,13 @@ export class ListingRecord implements IndexedListing, JsonCell {
   }
 
   get jsonLength(): number {
-    return this.jsonEnd - this.jsonStart + this.nameFragment.bytes.length + this.itemFragment.bytes.length;
+    return this.jsonEnd - this.jsonStart;
   }
 
   copyJsonTo(target: Buffer, offset: number): number {
-    const own = this.jsonSlab.bytes;
-    const start = this.jsonStart;
-    const nameAt = start + (this.split & (SPLIT_LIMIT - 1));
-    const itemAt = nameAt + (this.split >>> SPLIT_BITS);
-    let at = offset + own.copy(target, offset, start, nameAt);
-    at += this.nameFragment.bytes.copy(target, at);
-    at += own.copy(target, at, nameAt, itemAt);
-    at += this.itemFragment.bytes.copy(target, at);
-    return at + own.copy(target, at, itemAt, this.jsonEnd);
+    // A view and TypedArray#set: Buffer#copy of part of a buffer costs several times more on Node 20.
+    target.set(this.jsonSlab.view.subarray(this.jsonStart, this.jsonEnd), offset);
+    return offset + this.jsonEnd - this.jsonStart;
   }
 
   get json(): Buffer {

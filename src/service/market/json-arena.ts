@@ -3,6 +3,8 @@
 /** One large buffer of the arena. */
 export interface JsonSlab {
   readonly bytes: Buffer;
+  /** The same bytes as a plain Uint8Array, for cheap sub-views when copying out. */
+  readonly view: Uint8Array;
   /** Bytes written so far (the next text goes here). */
   used: number;
   /** Bytes of texts not yet freed. */
@@ -44,7 +46,7 @@ export interface JsonArenaStats {
 }
 
 /** A cell that holds nothing yet; the starting value of {@link JsonCell.jsonSlab}. */
-export const EMPTY_SLAB: JsonSlab = { bytes: Buffer.alloc(0), used: 0, live: 0, cells: [] };
+export const EMPTY_SLAB: JsonSlab = slabOf(Buffer.alloc(0));
 
 /**
  * Stores UTF-8 texts back to back in large buffers. Small `Buffer.from` copies share Node's 8 KB
@@ -130,8 +132,18 @@ export class JsonArena {
   }
 
   #newSlab(size: number): JsonSlab {
-    const slab: JsonSlab = { bytes: Buffer.allocUnsafeSlow(size), used: 0, live: 0, cells: [] };
+    const slab = slabOf(Buffer.allocUnsafeSlow(size));
     this.#slabs.add(slab);
     return slab;
   }
+}
+
+function slabOf(bytes: Buffer): JsonSlab {
+  return {
+    bytes,
+    view: new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.length),
+    used: 0,
+    live: 0,
+    cells: [],
+  };
 }

@@ -10,7 +10,6 @@ import {
 } from './indexed-listing.js';
 import { JsonArena, type JsonArenaOptions } from './json-arena.js';
 import { GroupTable } from './listing-groups.js';
-import { FragmentTable } from './listing-json.js';
 import { type ListingPageResult, type ListingSearch, queryListings } from './listing-query.js';
 
 export type { IndexedListing } from './indexed-listing.js';
@@ -22,7 +21,7 @@ export {
   type OnlyOrExclude,
 } from './listing-filter.js';
 export type { ListingPageResult, ListingSearch } from './listing-query.js';
-export { renderListingPage } from './render-listing-page.js';
+export { PageBufferPool, renderListingPage } from './render-listing-page.js';
 
 /** Options of {@link ListingIndex}. */
 export interface ListingIndexOptions {
@@ -32,13 +31,10 @@ export interface ListingIndexOptions {
 
 /** Memory taken by the listings' JSON. */
 export interface ListingJsonStats {
-  /** Bytes of the arena slabs holding each listing's own bytes. */
+  /** Bytes of the arena slabs holding each listing's JSON. */
   slabBytes: number;
-  /** Own bytes of live listings. */
+  /** JSON bytes of live listings. */
   liveBytes: number;
-  /** Distinct shared fragments (name and wear; category, rarity and image) and their bytes. */
-  fragments: number;
-  fragmentBytes: number;
 }
 
 /**
@@ -59,7 +55,6 @@ export class ListingIndex {
     const pool = new Map<string, string>();
     this.#tables = {
       groups: new GroupTable(pool),
-      fragments: new FragmentTable(),
       arena: new JsonArena(options.arena),
       pool,
     };
@@ -137,12 +132,6 @@ export class ListingIndex {
   /** Memory taken by the listings' JSON. */
   jsonStats(): ListingJsonStats {
     const arena = this.#tables.arena.stats();
-    const fragments = this.#tables.fragments.stats();
-    return {
-      slabBytes: arena.bytes,
-      liveBytes: arena.liveBytes,
-      fragments: fragments.fragments,
-      fragmentBytes: fragments.bytes,
-    };
+    return { slabBytes: arena.bytes, liveBytes: arena.liveBytes };
   }
 }

@@ -17,7 +17,7 @@ import { AUTH_ERRORS, errorResponses } from '../http/openapi.js';
 import type { Catalogue } from './catalogue.js';
 import type { FxRates } from './fx-rates.js';
 import { ALL_APP_IDS, gamesReadableBy, resolveAppId } from './games.js';
-import { renderListingPage } from './listing-index.js';
+import { PageBufferPool, renderListingPage } from './listing-index.js';
 import { listingSearchOf } from './listing-search.js';
 import type { PriceList, PriceQuery } from './price-list.js';
 
@@ -31,6 +31,7 @@ export interface MarketRouteDeps {
 /** Registers the market-data routes. */
 export function registerMarketRoutes(app: FastifyInstance, deps: MarketRouteDeps): void {
   const api = app.withTypeProvider<ZodTypeProvider>();
+  const pageBuffers = new PageBufferPool();
 
   api.get(
     '/games',
@@ -59,7 +60,9 @@ export function registerMarketRoutes(app: FastifyInstance, deps: MarketRouteDeps
     },
     async (request, reply) => {
       const search = listingSearchOf(request.query, authOf(request).account.appIds);
-      const body = renderListingPage(deps.catalogue.index.query(search));
+      const body = renderListingPage(deps.catalogue.index.query(search), (n) => pageBuffers.take(n));
+      // Once handed to the socket, the buffer is free for the next page.
+      reply.raw.once('finish', () => pageBuffers.give(body));
       // The page is sent as the prepared bytes of its listings; the schema documents its shape.
       return reply.type('application/json; charset=utf-8').send(body as never);
     },
