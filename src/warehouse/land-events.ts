@@ -1,76 +1,99 @@
 /** Lands stream events: the event log, deduplicated on event id, and their effect on the live set. */
 import type { Listing } from '../contract/listing.js';
+import { appendText, appendToTemp } from './appender.js';
 import { defineLander } from './lander.js';
 import {
-  firstOfEachKey,
   type LandingContext,
-  LISTING_TYPE,
+  LISTING_JSON_STRUCTURE,
   listingColumnList,
   msToTimestamp,
   run,
   selectListingColumns,
   setListingColumns,
 } from './sql.js';
-import { stageFreshRows } from './staging.js';
 
-/** One event of the listing stream, as received. Times are epoch milliseconds. */
-export interface StreamEventRow {
+/** What every stream event carries. Times are epoch milliseconds. */
+interface StreamEventFields {
   /** SSE event id; an event already landed is skipped, so replaying one after a crash is harmless. */
   eventId: string;
   kind: 'new' | 'gone';
-  listingId: string;
   appId: number;
-  /** The listing of a `new` event; null for `gone`. */
-  listing: Listing | null;
   receivedAt: number;
 }
 
-const EVENT_COLUMNS = {
-  o: 'BIGINT',
+/**
+ * One event of the listing stream, as received: either its data as the stream sent it (`data`,
+ * the listing's JSON for `new`, `{"id":…}` for `gone`), which DuckDB parses while landing so the
+ * collector does no per-event JavaScript work on it, or already parsed (`listingId` and `listing`,
+ * null for `gone`). Either way the listing must have every field of the contract with the right
+ * type, else the whole write fails.
+ */
+export type StreamEventRow = StreamEventFields &
+  (
+    | { data: string; listingId?: undefined; listing?: undefined }
+    | { data?: undefined; listingId: string; listing: Listing | null }
+  );
+
+/** The staging table the Appender fills: one row per event of the batch, in order. */
+const STAGED_COLUMNS = {
+  o: 'INTEGER',
   e: 'VARCHAR',
   k: 'VARCHAR',
   l: 'VARCHAR',
   a: 'INTEGER',
   t: 'DOUBLE',
-  x: LISTING_TYPE,
+  d: 'VARCHAR',
 };
 
 /**
  * Lands `events` in order. Events whose id is already in `listing_events` (or earlier in the same
  * list) are skipped entirely, so a replay changes nothing. Of the rest, a `new` event upserts its
  * listing in `live_listings` (keeping `first_seen_at` when the row exists, `last_seen_at` =
- * received time, `last_event_id` set) and a `gone` event deletes it.
+ * received time, `last_event_id` set) and a `gone` event deletes it. The rows reach DuckDB through
+ * the Appender; parsing, deduplication and the merge are set-wise SQL.
  */
 async function landEvents(context: LandingContext, events: readonly StreamEventRow[]): Promise<void> {
   if (events.length === 0) return;
-  const rows = firstOfEachKey(events, (e) => e.eventId).map((e, i) => ({
-    o: i,
-    e: e.eventId,
-    k: e.kind,
-    l: e.listingId,
-    a: e.appId,
-    t: e.receivedAt,
-    x: e.kind === 'new' ? e.listing : null,
-  }));
-  await stageFreshRows(
+  await appendToTemp(context, '_wh_event_rows', STAGED_COLUMNS, events, (appender, e, i) => {
+    appender.appendInteger(i);
+    appender.appendVarchar(e.eventId);
+    appender.appendVarchar(e.kind);
+    appendText(appender, e.listingId);
+    appender.appendInteger(e.appId);
+    appender.appendDouble(e.receivedAt);
+    appendText(appender, e.data ?? (e.listing ? JSON.stringify(e.listing) : null));
+  });
+  const staged = await run(
     context,
-    '_wh_events',
-    rows,
-    EVENT_COLUMNS,
-    `o AS ord, e AS event_id, k AS kind, l AS listing_id, a AS app_id,
-     ${selectListingColumns('x')}, ${msToTimestamp('t')} AS received_at`,
-    'SELECT 1 FROM listing_events e WHERE e.event_id = s.event_id',
+    `CREATE OR REPLACE TEMP TABLE _wh_events AS
+     SELECT o AS ord, e AS event_id, k AS kind, coalesce(l, x.id, json_extract_string(d, '$.id')) AS listing_id,
+            a AS app_id, ${selectListingColumns('x')}, ${msToTimestamp('t')} AS received_at
+     FROM (
+       SELECT *, CASE WHEN k = 'new' THEN from_json_strict(d, '${LISTING_JSON_STRUCTURE}') END AS x
+       FROM _wh_event_rows
+     )
+     QUALIFY row_number() OVER (PARTITION BY e ORDER BY o) = 1`,
   );
+  // The primary key's index finds the events landed before: no scan of the whole log.
   const landed = await run(
     context,
-    `INSERT INTO listing_events (event_id, kind, listing_id, app_id, ${listingColumnList()}, received_at, load_id, ingested_at)
+    `INSERT OR IGNORE INTO listing_events (event_id, kind, listing_id, app_id, ${listingColumnList()}, received_at, load_id, ingested_at)
      SELECT event_id, kind, listing_id, app_id, ${listingColumnList()}, received_at, $load, ${msToTimestamp('$now')}
      FROM _wh_events`,
     { load: context.loadId, now: context.now },
   );
+  if (landed < staged) {
+    // A replay: keep only the events this batch landed.
+    await run(
+      context,
+      'DELETE FROM _wh_events WHERE event_id NOT IN (SELECT event_id FROM listing_events WHERE load_id = $load)',
+      { load: context.loadId },
+    );
+  }
   context.count('listing_events', landed);
   if (landed > 0) await applyToLiveListings(context);
   await run(context, 'DROP TABLE _wh_events');
+  await run(context, 'DROP TABLE _wh_event_rows');
 }
 
 /** The batch's `events`: the stream's events, applied first and in order. */

@@ -32,6 +32,30 @@ export const LISTING_TYPE =
   'price_usd DECIMAL(18,2), category VARCHAR, rarity VARCHAR, image VARCHAR, inspect_link VARCHAR, ' +
   'tradable BOOLEAN, tradable_at VARCHAR, delivery VARCHAR, refund_percent DOUBLE, listed_at VARCHAR)';
 
+/**
+ * The JSON structure of a Listing for DuckDB's `from_json_strict`: every key must be there (null
+ * allowed) and every value must cast to its type, else the statement fails; other keys are ignored.
+ */
+export const LISTING_JSON_STRUCTURE = JSON.stringify({
+  id: 'VARCHAR',
+  market_hash_name: 'VARCHAR',
+  wear: 'VARCHAR',
+  doppler_phase: 'VARCHAR',
+  float_value: 'DOUBLE',
+  paint_seed: 'INTEGER',
+  stickers: [{ name: 'VARCHAR', image: 'VARCHAR', slot: 'INTEGER', wear: 'DOUBLE' }],
+  price_usd: 'DECIMAL(18,2)',
+  category: 'VARCHAR',
+  rarity: 'VARCHAR',
+  image: 'VARCHAR',
+  inspect_link: 'VARCHAR',
+  tradable: 'BOOLEAN',
+  tradable_at: 'VARCHAR',
+  delivery: 'VARCHAR',
+  refund_percent: 'DOUBLE',
+  listed_at: 'VARCHAR',
+});
+
 /** The listing's columns in the landing tables (after `listing_id`), in table order. */
 export const LISTING_COLUMNS = [
   'market_hash_name',

@@ -1,9 +1,10 @@
 /**
- * Ingest of a replay burst: a collector process resumes the stream from an old event id while the
- * service replays 1,000,000 events, until the warehouse holds the last one. The baseline, in the
- * same run, is DuckDB's own `read_json` of the same events written to an NDJSON file. Also the
- * collector's peak RSS.
+ * Ingest of a replay burst: a collector process (the built CLI, `npm run build` first, as users run
+ * it) resumes the stream from an old event id while the service replays 1,000,000 events, until the
+ * warehouse holds the last one. The baseline, in the same run, is DuckDB's own `read_json` of the
+ * same events written to an NDJSON file. Also the collector's peak RSS.
  */
+import { execFileSync, spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { copyFile, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -14,8 +15,8 @@ import type { ListingChange } from '../../src/service/market/catalogue.js';
 import { startService } from '../../src/service/service.js';
 import { createListingGenerator } from '../../src/service/sim/generator.js';
 import { Random } from '../../src/service/sim/random.js';
+import { projectPath } from '../../src/shared/project-root.js';
 import { Warehouse } from '../../src/warehouse/index.js';
-import { spawnMarket } from '../helpers/cli.js';
 import { print } from './fixtures.js';
 import { rssMiB } from './service-process.js';
 
@@ -47,8 +48,9 @@ export async function run(): Promise<void> {
       await seed.write([{ source: 'stream', state: { last_event_id: log.eventId(log.oldest) } }]);
       await seed.close();
       const head = await log.lastEventIdOf(730);
+      execFileSync('npm', ['run', '--silent', 'build'], { cwd: projectPath(), stdio: 'inherit' });
       const started = performance.now();
-      const collector = spawnMarket([
+      const collector = spawnBuiltMarket([
         'collect',
         '--base-url',
         service.baseUrl,
@@ -106,6 +108,14 @@ export async function run(): Promise<void> {
   } finally {
     await rm(dir, { recursive: true, force: true });
   }
+}
+
+/** Spawns `market <args>` from the build (its output is not read, so it goes nowhere). */
+function spawnBuiltMarket(args: string[]) {
+  return spawn(process.execPath, [projectPath('.build', 'src', 'cli', 'main.js'), ...args], {
+    cwd: projectPath(),
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
 }
 
 /** Writes the CS2 events as NDJSON (as the stream carries them) and times DuckDB reading them into a table. */
