@@ -8,7 +8,7 @@
  * BENCH_EVENTS (default 10,000,000), BENCH_DAYS (30), BENCH_GROUPS (2,000), BENCH_ROUNDS (3); the
  * warehouse's memory limit is its own default (MARKET_WAREHOUSE_MEMORY sets another).
  */
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { mkdtemp, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -60,11 +60,17 @@ export async function run(): Promise<void> {
         return;
       }
       clock.now = endMs + 1000;
+      // The generator runs with more memory: measure the builds' peak from here on.
+      resetPeakRss();
       const begun = performance.now();
       const first = await warehouse.refreshModels({
-        onModel: (m) => process.stdout.write(`(built ${m.model} in ${seconds(m.durationMs)})\n`),
+        onModel: (m) =>
+          process.stdout.write(
+            `(built ${m.model} in ${seconds(m.durationMs)}, peak RSS so far ${peakRss()})\n`,
+          ),
       });
       print(`first full build of ${first.models.length} models`, seconds(performance.now() - begun));
+      print('peak RSS of the process during the first full build', peakRss());
       const rounds: Round[] = [];
       for (let r = 0; r < ROUNDS; r++) {
         rounds.push(await runRound(warehouse, plan, clock, r, tableModels, dir));
@@ -76,6 +82,21 @@ export async function run(): Promise<void> {
   } finally {
     await rm(dir, { recursive: true, force: true });
   }
+}
+
+/** Starts the process's peak resident memory (VmHWM) over from its current size (Linux). */
+function resetPeakRss(): void {
+  try {
+    writeFileSync('/proc/self/clear_refs', '5');
+  } catch {
+    // not Linux, or not allowed: the peak then includes the generation
+  }
+}
+
+/** The process's peak resident memory (VmHWM), e.g. `812 MiB`. */
+function peakRss(): string {
+  const kb = Number(/VmHWM:\s+(\d+)/.exec(readFileSync('/proc/self/status', 'utf8'))?.[1] ?? Number.NaN);
+  return `${(kb / 1024).toFixed(0)} MiB`;
 }
 
 /** Generates the warehouse and prints how long it took, its rows and its size. */
