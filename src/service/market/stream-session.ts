@@ -87,16 +87,25 @@ export class StreamSession {
     const log = this.catalogue.log;
     const batch = this.options.replayBatch ?? 2000;
     const until = log.head;
-    while (!this.closed && this.lastSent < until) {
-      const events = await log.readAfter(this.lastSent, batch);
-      if (events.length === 0) break;
-      for (const event of events) {
-        if (event.appId === APP_IDS.cs2 && (event.kind === 'gone' || this.keepLogged(event))) {
-          this.sink.write(frameOf(event, log.eventId(event.position)));
+    // The next step is read from the log while this one drains to the peer.
+    let next = this.lastSent < until ? log.readAfter(this.lastSent, batch) : null;
+    try {
+      while (!this.closed && next !== null) {
+        const events = await next;
+        if (events.length === 0) break;
+        const last = (events[events.length - 1] as LogEvent).position;
+        next = last < until ? log.readAfter(last, batch) : null;
+        for (const event of events) {
+          if (event.appId === APP_IDS.cs2 && (event.kind === 'gone' || this.keepLogged(event))) {
+            this.sink.write(frameOf(event, log.eventId(event.position)));
+          }
+          this.lastSent = event.position;
         }
-        this.lastSent = event.position;
+        await this.sink.drained();
       }
-      await this.sink.drained();
+    } finally {
+      // A read still in flight when the session ends is not waited for.
+      next?.catch(() => undefined);
     }
   }
 
