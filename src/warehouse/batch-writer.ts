@@ -9,6 +9,12 @@ export interface BatchWriterOptions {
   maxRows?: number;
   /** Flush this long after the first batch queued since the last flush. @default 500 */
   maxDelayMs?: number;
+  /**
+   * Most rows one write takes (a single larger batch still goes whole): a burst queued faster than
+   * it lands is written in steps, each committing soon, rather than in one long transaction.
+   * @default 2000
+   */
+  maxWriteRows?: number;
   /** Called with the error of a flush started by size or time (the batches' own promises reject too). */
   onError?: (error: unknown) => void;
 }
@@ -31,6 +37,7 @@ interface Pending {
 export class BatchWriter {
   private readonly maxRows: number;
   private readonly maxDelayMs: number;
+  private readonly maxWriteRows: number;
   private readonly onError: ((error: unknown) => void) | undefined;
   private pending: Pending[] = [];
   private pendingRows = 0;
@@ -47,6 +54,7 @@ export class BatchWriter {
   ) {
     this.maxRows = options.maxRows ?? 500;
     this.maxDelayMs = options.maxDelayMs ?? 500;
+    this.maxWriteRows = options.maxWriteRows ?? 2000;
     this.onError = options.onError;
   }
 
@@ -73,14 +81,21 @@ export class BatchWriter {
     }
   }
 
-  /** Writes everything queued now in one transaction; resolves once it (and every earlier flush) is done. */
+  /**
+   * Writes everything queued now, in transactions of at most `maxWriteRows` rows; resolves once the
+   * last of them (and every earlier flush) is done.
+   */
   flush(): Promise<void> {
     clearTimeout(this.timer);
     this.timer = undefined;
-    const taken = this.pending;
-    this.pending = [];
-    this.pendingRows = 0;
-    if (taken.length === 0) return this.lastFlush;
+    let last = this.lastFlush;
+    while (this.pending.length > 0) last = this.writeNext();
+    return last;
+  }
+
+  /** Writes the oldest queued batches, up to `maxWriteRows` rows, in one transaction after the write in flight. */
+  private writeNext(): Promise<void> {
+    const taken = this.takeForWrite();
     this.writing = true;
     const flushed = this.lastFlush
       .then(() => this.warehouse.write(mergeBatches(taken.map((p) => p.batch))))
@@ -97,10 +112,26 @@ export class BatchWriter {
     return flushed;
   }
 
-  /** Flushes what is queued, stops the timer and refuses further batches. */
+  /** Flushes what is queued (in as many writes as it takes), stops the timer and refuses further batches. */
   async close(): Promise<void> {
     this.closed = true;
     await this.flush();
+  }
+
+  /** The oldest queued batches up to `maxWriteRows` rows (at least one), removed from the queue. */
+  private takeForWrite(): Pending[] {
+    let rows = 0;
+    let count = 0;
+    while (count < this.pending.length) {
+      const next = countBatchRows((this.pending[count] as Pending).batch);
+      if (count > 0 && rows + next > this.maxWriteRows) break;
+      rows += next;
+      count++;
+    }
+    const taken = this.pending.splice(0, count);
+    this.pendingRows -= rows;
+    if (this.pending.length > 0) this.flushWanted = true;
+    return taken;
   }
 
   private flushInBackground(): void {
@@ -108,7 +139,9 @@ export class BatchWriter {
       this.flushWanted = true;
       return;
     }
-    this.flush().catch((error: unknown) => this.onError?.(error));
+    clearTimeout(this.timer);
+    this.timer = undefined;
+    if (this.pending.length > 0) this.writeNext().catch((error: unknown) => this.onError?.(error));
   }
 
   /** Group commit: what queued up while a write was in flight goes out together in the next one. */

@@ -79,6 +79,17 @@ describe('BatchWriter', () => {
     await writer.close();
   });
 
+  it('writes a burst in transactions of at most maxWriteRows rows, in order, the state following', async () => {
+    const writer = new BatchWriter(warehouse, { maxRows: 100_000, maxDelayMs: 60_000, maxWriteRows: 2 });
+    const adds = [1, 2, 3, 4, 5].map((n) => writer.add(streamBatch(n)));
+    await writer.flush();
+    await Promise.all(adds);
+    const loads = await warehouse.query('SELECT rows FROM loads ORDER BY rows DESC');
+    expect(loads.map((l) => l.rows)).toEqual([2, 2, 1]);
+    expect(await warehouse.readState('stream')).toEqual({ last_event_id: 'e5' });
+    await writer.close();
+  });
+
   it('rejects the adds of a failed flush and reports it to onError, then carries on', async () => {
     const errors: unknown[] = [];
     const writer = new BatchWriter(warehouse, {
