@@ -25,13 +25,12 @@ touched AS (
 ),
 {% endif %}
 marks AS (
-  -- Only what ordering and numbering need: the windows below sort these narrow rows (a listing's
-  -- fields would make every sort wide), and the fields are joined back once per spell.
-  SELECT app_id, listing_id, seen_at AS happened_at, log_position, true AS appears, price_usd, sighting_id, ingested_at
+  SELECT app_id, listing_id, seen_at AS happened_at, log_position, true AS appears, market_hash_name, wear, doppler_phase, float_value,
+    paint_seed, stickers, price_usd, category, rarity, listed_at, ingested_at
   FROM stg_listing_appearances
   {% if is_incremental %} SEMI JOIN touched USING (app_id, listing_id) {% endif %}
   UNION ALL
-  SELECT app_id, listing_id, left_at, log_position, false, NULL, NULL, ingested_at
+  SELECT app_id, listing_id, left_at, log_position, false, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, ingested_at
   FROM stg_listing_departures
   {% if is_incremental %} SEMI JOIN touched USING (app_id, listing_id) {% endif %}
 ),
@@ -60,7 +59,15 @@ spells AS (
     min(happened_at) FILTER (WHERE appears) AS started_at,
     max(happened_at) FILTER (WHERE appears) AS last_seen_at,
     min(happened_at) FILTER (WHERE NOT appears) AS left_at,
-    arg_max(sighting_id, happened_at) FILTER (WHERE appears) AS last_sighting,
+    arg_max(market_hash_name, happened_at) FILTER (WHERE appears) AS market_hash_name,
+    arg_max(wear, happened_at) FILTER (WHERE appears) AS wear,
+    arg_max(doppler_phase, happened_at) FILTER (WHERE appears) AS doppler_phase,
+    arg_max(float_value, happened_at) FILTER (WHERE appears) AS float_value,
+    arg_max(paint_seed, happened_at) FILTER (WHERE appears) AS paint_seed,
+    arg_max(stickers, happened_at) FILTER (WHERE appears) AS stickers,
+    arg_max(category, happened_at) FILTER (WHERE appears) AS category,
+    arg_max(rarity, happened_at) FILTER (WHERE appears) AS rarity,
+    arg_max(listed_at, happened_at) FILTER (WHERE appears) AS listed_at,
     arg_max(price_usd, happened_at) FILTER (WHERE appears) AS ask_usd,
     arg_min(ingested_at, happened_at) FILTER (WHERE appears) AS start_landed_at,
     min(ingested_at) FILTER (WHERE NOT appears) AS left_landed_at,
@@ -78,18 +85,10 @@ bounded AS (
       AND coalesce(lag(stay) OVER w, 0) < stay AS after_departure
   FROM spells
   WINDOW w AS (PARTITION BY app_id, listing_id ORDER BY spell)
-),
-sightings AS (
-  SELECT app_id, listing_id, sighting_id, market_hash_name, wear, doppler_phase, float_value, paint_seed, stickers,
-    category, rarity, listed_at
-  FROM stg_listing_appearances
-  {% if is_incremental %} SEMI JOIN touched USING (app_id, listing_id) {% endif %}
 )
-SELECT b.app_id, b.listing_id, spell, stay, after_departure, started_at, last_seen_at, ended_at, market_hash_name, wear,
+SELECT app_id, listing_id, spell, stay, after_departure, started_at, last_seen_at, ended_at, market_hash_name, wear,
   doppler_phase, float_value, paint_seed, stickers, category, rarity, listed_at, ask_usd,
   greatest(start_landed_at, coalesce(end_landed_at, start_landed_at)) AS changed_at,
   CASE WHEN end_landed_at > start_landed_at THEN ended_at ELSE started_at END AS changed_from, updated_at
-FROM bounded b
--- A spell's fields are those of its last sighting (every spell numbered above 0 has one).
-JOIN sightings s ON s.app_id = b.app_id AND s.listing_id = b.listing_id AND s.sighting_id = b.last_sighting
+FROM bounded
 WHERE spell > 0

@@ -42,7 +42,7 @@ export interface WarehouseOptions {
   memoryLimit?: string;
 }
 
-/** Enough to build the models over 3M listing events and 10 days of snapshots; raise it for longer histories. */
+/** Enough to build the models over about a million listing events; raise it for longer histories. */
 const DEFAULT_MEMORY_LIMIT = '1GB';
 
 /** The folder of the warehouse migrations, `sql/warehouse` (see `findSqlDir`). */
