@@ -11,6 +11,8 @@ import { nameOf, type Operation, operationsOf, ResponseChecker } from '../helper
 import { createSeller, grant, readyQuote, type Seller, sellableItems } from '../helpers/sell.js';
 import { read, startTestService, type TestResponse, type TestService } from '../helpers/service.js';
 import { advance, listingsFor } from '../helpers/trading.js';
+import { startWebhookReceiver, type WebhookReceiver } from '../helpers/webhook-receiver.js';
+import { register, until } from '../helpers/webhooks.js';
 
 let t: TestService;
 let doc: any;
@@ -61,9 +63,13 @@ let trading: { orderId: string; customId: string; body: Record<string, unknown> 
 let p2p: { key: string; listingId: string; bodies: Record<string, unknown>[] };
 let seller: Seller;
 let sale: { quoteId: string; orderId: string; body: Record<string, unknown> };
+let receiver: WebhookReceiver;
+let hook: { id: string; deliveryId: string };
 
 beforeAll(async () => {
-  t = await startTestService({ listings: 800, trustProxy: ['127.0.0.1'] });
+  receiver = await startWebhookReceiver();
+  const webhooks = { allowLoopback: true, loopbackCa: receiver.ca };
+  t = await startTestService({ listings: 800, trustProxy: ['127.0.0.1'], webhooks });
   doc = (await t.call('/openapi.json')).body;
   checker = new ResponseChecker(doc);
   funded = (await t.account({ balance_usd: 500, trading: true, external_buy: true })).key;
@@ -86,7 +92,27 @@ beforeAll(async () => {
   if (sold.status !== 201) throw new Error(`sell order: ${sold.text}`);
   await advance(t, 5);
   sale = { quoteId: quote.quote_id, orderId: sold.body.id, body: saleBody };
+  hook = await webhookWithDelivery();
 });
+
+/** An endpoint of the funded account, and a delivery to it that failed (the receiver answered 500). */
+async function webhookWithDelivery(): Promise<typeof hook> {
+  receiver.answer(() => ({ status: 500, body: 'down' }));
+  const { id } = await register(t, funded, `${receiver.origin}/replay`);
+  const tested = await t.call(`/webhooks/${id}/test`, { method: 'POST', key: funded });
+  if (tested.status !== 200) throw new Error(`webhook test: ${tested.text}`);
+  const [listing] = await listingsFor(t, funded, { delivery: 'instant' });
+  const body = { listing_ids: [listing?.id], custom_id: 'replay-order-hook' };
+  if ((await t.call('/orders', { method: 'POST', key: funded, body })).status !== 201)
+    throw new Error('order');
+  // Its first attempt answered 500: the delivery waits for the ladder's next step, pending.
+  const delivery = await until(async () => {
+    const [last] = (await t.call(`/webhooks/${id}/deliveries`, { key: funded })).body.data;
+    return last?.response_status === 500 ? last : undefined;
+  });
+  receiver.answer(() => ({ status: 200, body: 'ok' }));
+  return { id, deliveryId: delivery.delivery_id };
+}
 
 /** A seller with two copies of an item, its inventory read ready, and the first copy listed. */
 async function p2pSeller(name: string): Promise<typeof p2p> {
@@ -109,7 +135,10 @@ async function p2pSeller(name: string): Promise<typeof p2p> {
   if (listed.status !== 201) throw new Error(`p2p: ${listed.text}`);
   return { key: seller.key, listingId: listed.body.id, bodies };
 }
-afterAll(() => t.close());
+afterAll(async () => {
+  await t.close();
+  await receiver.close();
+});
 
 /** A request per operation that succeeds (by operationId); a new operation adds one here. */
 const SUCCESSES: Record<string, () => Promise<unknown>> = {
@@ -151,6 +180,20 @@ const SUCCESSES: Record<string, () => Promise<unknown>> = {
   createSellOrder: () => replay('/sell/orders', { method: 'POST', key: seller.key, body: sale.body }),
   listSellOrders: () => replay('/sell/orders?limit=5', { key: seller.key }),
   getSellOrder: () => replay(`/sell/orders/${sale.orderId}`, { key: seller.key }),
+  postWebhooks: () =>
+    replay('/webhooks', { method: 'POST', key: funded, body: { url: `${receiver.origin}/second` } }),
+  patchWebhooksById: () =>
+    replay(`/webhooks/${hook.id}`, { method: 'PATCH', key: funded, body: { description: 'replayed' } }),
+  postWebhooksByIdTest: () => replay(`/webhooks/${hook.id}/test`, { method: 'POST', key: funded }),
+  postWebhooksByIdRotateSecret: () =>
+    replay(`/webhooks/${hook.id}/rotate-secret`, { method: 'POST', key: funded }),
+  getWebhooksByIdDeliveries: () => replay(`/webhooks/${hook.id}/deliveries?limit=5`, { key: funded }),
+  postWebhooksByIdDeliveriesByDeliveryIdRetry: () =>
+    replay(`/webhooks/${hook.id}/deliveries/${hook.deliveryId}/retry`, { method: 'POST', key: funded }),
+  deleteWebhooksById: async () => {
+    const { id } = await register(t, funded, `${receiver.origin}/third`);
+    await replay(`/webhooks/${id}`, { method: 'DELETE', key: funded });
+  },
   buyForTradeUrl: async () => {
     const { trade_url } = (await t.sandbox('/trade-urls/123457')).body;
     const [listing] = await listingsFor(t, funded, { delivery: 'instant' });
