@@ -13,6 +13,24 @@ export const timestampSchema = z.iso.datetime({ offset: false, precision: 3 }).m
   example: '2026-11-21T12:00:00.000Z',
 });
 
+/** A query-string ISO 8601 timestamp (any offset, seconds optional), as epoch milliseconds. */
+export function timestampQuery() {
+  return z
+    .string()
+    .max(40)
+    .refine((v) => /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:\d{2})$/.test(v), {
+      message: 'must be an ISO 8601 timestamp such as 2026-11-21T12:00:00Z',
+    })
+    .transform((v) => Date.parse(v))
+    .pipe(z.number({ message: 'must be a real date' }));
+}
+
+/** The change-feed filter of an account's list endpoints (`GET /orders`, `/p2p/listings`, `/sell/orders`). */
+export const updatedAfterSchema = timestampQuery().meta({
+  description:
+    'Change feed: only rows whose updated_at is strictly later than this ISO 8601 instant, oldest change first (updated_at, then id) instead of newest first; next_cursor continues the feed. To follow it exactly, keep the greatest updated_at seen, ask again from it minus a few seconds of overlap, and dedupe on (id, updated_at). Example: 2026-11-21T12:00:00.000Z',
+});
+
 /** A USD amount as a number with at most 2 decimals. */
 export const usdSchema = z.number().meta({ description: 'USD amount, 2 decimals', example: 12.34 });
 
@@ -77,3 +95,10 @@ export function usdToCents(usd: number): number {
 export function isWholeCents(usd: number): boolean {
   return Math.abs(usd * 100 - Math.round(usd * 100)) < 1e-6;
 }
+
+/** The page parameters of an account's list endpoints that follow changes: limit, cursor, updated_after. */
+export const changeFeedQuery = {
+  limit: queryInteger(1, 100).optional().meta({ description: '1-100, default 50' }),
+  cursor: cursorSchema.optional(),
+  updated_after: updatedAfterSchema.optional(),
+};

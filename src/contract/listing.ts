@@ -7,6 +7,7 @@ import {
   queryInteger,
   queryNumber,
   queryText,
+  timestampQuery,
   timestampSchema,
   usdSchema,
 } from './common.js';
@@ -133,17 +134,6 @@ export const resyncEventSchema = z
   .meta({ id: 'ResyncEvent' });
 
 /** A timestamp query parameter: ISO 8601 with an offset or Z, seconds optional. */
-function timestampQuery() {
-  return z
-    .string()
-    .max(40)
-    .refine((v) => /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:\d{2})$/.test(v), {
-      message: 'must be an ISO 8601 timestamp such as 2026-11-21T12:00:00Z',
-    })
-    .transform((v) => Date.parse(v))
-    .pipe(z.number({ message: 'must be a real date' }));
-}
-
 function partial<T extends z.ZodRawShape>(shape: T): { [K in keyof T]: z.ZodOptional<T[K]> } {
   return Object.fromEntries(Object.entries(shape).map(([k, v]) => [k, (v as z.ZodType).optional()])) as never;
 }

@@ -1,6 +1,6 @@
 /** Trading: the Order resource, its items and refund, and the bodies and queries of /orders and /market/buy. */
 import { z } from 'zod';
-import { appIdParam, cursorSchema, queryInteger, timestampSchema, usdSchema } from './common.js';
+import { appIdParam, changeFeedQuery, timestampSchema, usdSchema } from './common.js';
 import { DELIVERIES } from './listing.js';
 
 /** The states of an order. */
@@ -194,8 +194,7 @@ export const ordersQuerySchema = z.object({
   appId: appIdParam.optional(),
   status: orderStatusSchema.optional(),
   custom_id: customIdSchema.optional(),
-  limit: queryInteger(1, 100).optional().meta({ description: '1-100, default 50' }),
-  cursor: cursorSchema.optional(),
+  ...changeFeedQuery,
 });
 
 /** Query of GET /orders. */

@@ -1,6 +1,6 @@
 /** P2P: the seller's inventory with its proof, P2P listings, and the bodies and answers of /p2p. */
 import { z } from 'zod';
-import { cursorSchema, isWholeCents, queryInteger, timestampSchema, usdSchema } from './common.js';
+import { changeFeedQuery, isWholeCents, timestampSchema, usdSchema } from './common.js';
 
 /** Limits of P2P publishing, as the specification states them. */
 export const P2P_LIMITS = {
@@ -245,8 +245,7 @@ export type P2PRepriceBody = z.infer<typeof p2pRepriceBodySchema>;
 /** Query of GET /p2p/listings (designed): the seller's own listings, newest first. */
 export const p2pListingsQuerySchema = z.object({
   status: p2pListingStatusSchema.optional(),
-  limit: queryInteger(1, 100).optional().meta({ description: '1-100, default 50' }),
-  cursor: cursorSchema.optional(),
+  ...changeFeedQuery,
 });
 
 /** Query of GET /p2p/listings. */

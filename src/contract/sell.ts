@@ -4,7 +4,7 @@
  * credited per eligible item, an order is split across at most 3 bots, funds settle after about 8 days.
  */
 import { z } from 'zod';
-import { cursorSchema, isWholeCents, queryInteger, timestampSchema, usdSchema } from './common.js';
+import { changeFeedQuery, isWholeCents, timestampSchema, usdSchema } from './common.js';
 
 /** Limits and terms of Instant Sell: the specification's (bots, settlement) and the designed ones. */
 export const SELL_LIMITS = {
@@ -283,8 +283,7 @@ export const sellOrderParamsSchema = z.object({ id: z.string().min(1).max(128) }
 /** Query of GET /sell/orders (designed: the shape of GET /orders). */
 export const sellOrdersQuerySchema = z.object({
   status: sellOrderStatusSchema.optional(),
-  limit: queryInteger(1, 100).optional().meta({ description: '1-100, default 50' }),
-  cursor: cursorSchema.optional(),
+  ...changeFeedQuery,
 });
 
 /** One page of GET /sell/orders, newest first (designed: the shape of GET /orders). */

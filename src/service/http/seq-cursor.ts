@@ -17,21 +17,3 @@ export function parseSeqCursor(tag: string, cursor: string): number {
     );
   return Number(match[2]);
 }
-
-/**
- * One newest-first page from up to `limit + 1` rows read after the cursor: the first `limit` rows
- * as `view` renders them, and the cursor of the next page when the extra row says one exists.
- */
-export function seqPage<Row extends { seq: number }, Item>(
-  tag: string,
-  rows: readonly Row[],
-  limit: number,
-  view: (row: Row) => Item,
-): { data: Item[]; meta: { next_cursor: string | null } } {
-  const page = rows.slice(0, limit);
-  const last = page.at(-1);
-  return {
-    data: page.map(view),
-    meta: { next_cursor: rows.length > limit && last ? seqCursor(tag, last.seq) : null },
-  };
-}

@@ -2,6 +2,7 @@
 import type { P2PListingStatus } from '../../contract/p2p.js';
 import type { Database } from '../../shared/database.js';
 import type { UnitOfWork } from '../core/unit-of-work.js';
+import { keysetSql, type PageKeyset } from '../http/change-feed.js';
 import type { ListingRecord, SaleStep } from './listing-record.js';
 import { LIVE_STATUSES } from './listing-states.js';
 
@@ -12,7 +13,7 @@ const COLUMNS = `id, seq, account_id, steam_id, asset_id, asset_revision, market
 const LIVE = LIVE_STATUSES.map((s) => `'${s}'`).join(', ');
 
 /** A page query of a seller's listings, newest first. */
-export interface ListingPageQuery {
+export interface ListingPageQuery extends PageKeyset {
   accountId: string;
   status?: P2PListingStatus | undefined;
   /** Only listings older than this sequence number (the cursor). */
@@ -120,14 +121,15 @@ export class ListingStore {
 
   /** One page of a seller's listings, newest first, one row past the page to tell whether more follow. */
   async page(query: ListingPageQuery): Promise<ListingRecord[]> {
+    const keyset = keysetSql(query);
     const rows = await this.db.read(
       `SELECT ${COLUMNS} FROM p2p_listings
-       WHERE account_id = $account AND ($status IS NULL OR status = $status) AND ($before IS NULL OR seq < $before)
-       ORDER BY seq DESC LIMIT $limit`,
+       WHERE account_id = $account AND ($status IS NULL OR status = $status) AND ${keyset.where}
+       ORDER BY ${keyset.orderBy} LIMIT $limit`,
       {
         account: query.accountId,
         status: query.status ?? null,
-        before: query.beforeSeq ?? null,
+        ...keyset.params,
         limit: query.limit + 1,
       },
     );

@@ -17,8 +17,8 @@ import {
   p2pRepriceBodySchema,
 } from '../../contract/p2p.js';
 import { authOf } from '../http/authenticate.js';
+import { keysetPage, pageKeyset } from '../http/change-feed.js';
 import { AUTH_ERRORS, errorResponses } from '../http/openapi.js';
-import { parseSeqCursor, seqCursor } from '../http/seq-cursor.js';
 import { listingJson } from './listing-record.js';
 import type { P2P } from './p2p.js';
 import { P2P_CODES, p2pApiError } from './p2p-errors.js';
@@ -143,7 +143,9 @@ export function registerP2PRoutes(app: FastifyInstance, p2p: P2P): void {
     {
       schema: {
         operationId: 'listP2PListings',
-        summary: "The account's P2P listings, newest first, optionally of one status",
+        summary: "The account's P2P listings, newest first, or changed after an instant",
+        description:
+          'Newest first by default, optionally of one status. With updated_after it is the change feed: only listings whose updated_at is strictly later, oldest change first (updated_at, then id); poll from the greatest updated_at seen minus a few seconds and dedupe on (id, updated_at).',
         tags,
         querystring: p2pListingsQuerySchema,
         response: { 200: p2pListingPageSchema, ...errorResponses(...AUTH_ERRORS, 'invalid_param') },
@@ -152,18 +154,14 @@ export function registerP2PRoutes(app: FastifyInstance, p2p: P2P): void {
     async (request) => {
       const query = request.query;
       const limit = query.limit ?? 50;
+      const keyset = pageKeyset(CURSOR_TAG, query.updated_after, query.cursor);
       const rows = await p2p.listings({
         accountId: authOf(request).account.id,
         status: query.status,
-        beforeSeq: query.cursor === undefined ? undefined : parseSeqCursor(CURSOR_TAG, query.cursor),
+        ...keyset,
         limit,
       });
-      const page = rows.slice(0, limit);
-      const last = page[page.length - 1];
-      return {
-        data: page.map(listingJson),
-        meta: { next_cursor: rows.length > limit && last ? seqCursor(CURSOR_TAG, last.seq) : null },
-      };
+      return keysetPage(CURSOR_TAG, keyset, rows, limit, listingJson);
     },
   );
 }

@@ -10,6 +10,7 @@ import {
 import type { Database } from '../../shared/database.js';
 import type { Account } from '../core/caller.js';
 import type { UnitOfWorkRunner } from '../core/unit-of-work.js';
+import type { ChangePosition } from '../http/change-feed.js';
 import { SellLifecycle } from './lifecycle.js';
 import { type Placed, placeSellOrder } from './placement.js';
 import type { MarketPrices, SellFunds, SellPlatform } from './ports.js';
@@ -77,7 +78,12 @@ export class InstantSell {
   /** A page of the account's sell orders, newest first (up to `limit + 1` rows). */
   page(
     account: Account,
-    query: { status: SellOrderStatus | undefined; beforeSeq: number | undefined; limit: number },
+    query: {
+      status: SellOrderStatus | undefined;
+      beforeSeq: number | undefined;
+      after?: ChangePosition | undefined;
+      limit: number;
+    },
   ): Promise<SellOrderRecord[]> {
     requireAccess(account, false);
     return this.orders.page({ accountId: account.id, ...query });

@@ -2,6 +2,7 @@
 import type { SellOrderStatus } from '../../contract/sell.js';
 import type { Database } from '../../shared/database.js';
 import type { UnitOfWork } from '../core/unit-of-work.js';
+import { type ChangePosition, keysetSql } from '../http/change-feed.js';
 import type { SellOrderRecord } from './sell-order-record.js';
 
 const COLUMNS = `id, seq, account_id, external_id, quote_id, app_id, steam_id, status, min_total_cents, failure_reason,
@@ -100,16 +101,18 @@ export class SellOrderStore {
     accountId: string;
     status: SellOrderStatus | undefined;
     beforeSeq: number | undefined;
+    after?: ChangePosition | undefined;
     limit: number;
   }): Promise<SellOrderRecord[]> {
+    const keyset = keysetSql(query);
     const rows = await this.db.read(
       `SELECT ${COLUMNS} FROM sell_orders
-       WHERE account_id = $account AND ($status IS NULL OR status = $status) AND ($before IS NULL OR seq < $before)
-       ORDER BY seq DESC LIMIT $limit`,
+       WHERE account_id = $account AND ($status IS NULL OR status = $status) AND ${keyset.where}
+       ORDER BY ${keyset.orderBy} LIMIT $limit`,
       {
         account: query.accountId,
         status: query.status ?? null,
-        before: query.beforeSeq ?? null,
+        ...keyset.params,
         limit: query.limit + 1,
       },
     );

@@ -13,8 +13,8 @@ import {
   sellStatusSchema,
 } from '../../contract/sell.js';
 import { authOf } from '../http/authenticate.js';
+import { keysetPage, pageKeyset } from '../http/change-feed.js';
 import { documentedResponse, errorResponses } from '../http/openapi.js';
-import { parseSeqCursor, seqPage } from '../http/seq-cursor.js';
 import type { InstantSell } from './instant-sell.js';
 import { sellOrderJson } from './sell-order-record.js';
 
@@ -111,16 +111,23 @@ export function registerSellRoutes(app: FastifyInstance, sell: InstantSell): voi
     {
       schema: {
         operationId: 'listSellOrders',
-        summary: "The account's sell orders, newest first",
+        summary: "The account's sell orders, newest first, or changed after an instant",
+        description:
+          'Newest first by default. With updated_after it is the change feed: only sell orders whose updated_at is strictly later, oldest change first (updated_at, then id); poll from the greatest updated_at seen minus a few seconds and dedupe on (id, updated_at).',
         querystring: sellOrdersQuerySchema,
         response: { 200: sellOrderPageSchema, ...errorResponses(...ACCESS_ERRORS) },
       },
     },
     async (request) => {
-      const { status, cursor, limit = 50 } = request.query;
-      const beforeSeq = cursor === undefined ? undefined : parseSeqCursor('s', cursor);
-      const rows = await sell.page(authOf(request).account, { status, beforeSeq, limit });
-      return seqPage('s', rows, limit, sellOrderJson);
+      const { status, cursor, limit = 50, updated_after } = request.query;
+      const keyset = pageKeyset('s', updated_after, cursor);
+      const rows = await sell.page(authOf(request).account, {
+        status,
+        beforeSeq: undefined,
+        ...keyset,
+        limit,
+      });
+      return keysetPage('s', keyset, rows, limit, sellOrderJson);
     },
   );
 

@@ -2,6 +2,7 @@
 import type { OrderItemStatus, OrderStatus, ReturnReason } from '../../contract/order.js';
 import type { Database } from '../../shared/database.js';
 import type { UnitOfWork } from '../core/unit-of-work.js';
+import { keysetSql, type PageKeyset } from '../http/change-feed.js';
 import { type ItemRecord, type OrderRecord, orderJson } from './order-record.js';
 import type { OrderWrittenListener } from './ports.js';
 
@@ -13,8 +14,8 @@ const ITEM_COLUMNS = `order_id, position, listing_id, listing, market_hash_name,
   epoch_ms(tradable_at) AS tradable_ms, return_reason, offer_id, epoch_ms(offer_finished_at) AS finished_ms,
   epoch_ms(send_at) AS send_ms, epoch_ms(give_up_at) AS give_up_ms`;
 
-/** A filter of an account's orders, newest first. */
-export interface OrderPageQuery {
+/** A filter of an account's orders, newest first (or oldest change first after a change position). */
+export interface OrderPageQuery extends PageKeyset {
   accountId: string;
   appId: number;
   status?: OrderStatus | undefined;
@@ -133,16 +134,17 @@ export class OrderStore {
 
   /** A page of an account's orders, newest first, one more than `limit` when more follow. */
   async page(query: OrderPageQuery): Promise<OrderRecord[]> {
+    const keyset = keysetSql(query);
     const rows = await this.db.read(
       `SELECT ${ORDER_COLUMNS} FROM orders
        WHERE account_id = $account AND app_id = $app AND ($status IS NULL OR status = $status)
-         AND ($before IS NULL OR seq < $before)
-       ORDER BY seq DESC LIMIT $limit`,
+         AND ${keyset.where}
+       ORDER BY ${keyset.orderBy} LIMIT $limit`,
       {
         account: query.accountId,
         app: query.appId,
         status: query.status ?? null,
-        before: query.beforeSeq ?? null,
+        ...keyset.params,
         limit: query.limit + 1,
       },
     );

@@ -17,8 +17,8 @@ import {
 } from '../../contract/order.js';
 import type { Clock } from '../core/clock.js';
 import { authOf } from '../http/authenticate.js';
+import { keysetPage, pageKeyset } from '../http/change-feed.js';
 import { AUTH_ERRORS, documentedResponse, errorResponses } from '../http/openapi.js';
-import { parseSeqCursor, seqPage } from '../http/seq-cursor.js';
 import type { StoredResponse } from './idempotency.js';
 import { type OrderRecord, orderJson } from './order-record.js';
 import type { TradePlatform } from './ports.js';
@@ -146,7 +146,9 @@ export function registerTradingRoutes(
     {
       schema: {
         operationId: 'listOrders',
-        summary: "The account's orders in one game, newest first",
+        summary: "The account's orders in one game, newest first, or changed after an instant",
+        description:
+          'Newest first by default. With updated_after it is the change feed: only orders whose updated_at is strictly later, oldest change first (updated_at, then order_id), so a poller that asks from its greatest updated_at minus a few seconds and dedupes on (order_id, updated_at) sees every state an order passes through between its polls at most once per change. custom_id looks one order up and ignores the other filters.',
         tags: ['trading'],
         querystring: ordersQuerySchema,
         response: { 200: orderPageSchema, ...errorResponses(...AUTH_ERRORS, 'invalid_param') },
@@ -154,14 +156,14 @@ export function registerTradingRoutes(
     },
     async (request) => {
       const { account } = authOf(request);
-      const { appId = DEFAULT_APP_ID, status, cursor, limit = 50, custom_id } = request.query;
+      const { appId = DEFAULT_APP_ID, status, cursor, limit = 50, custom_id, updated_after } = request.query;
       if (custom_id !== undefined) {
         const found = await trading.store.byCustomId(account.id, appId, custom_id);
         return { data: found ? [view(found)] : [], meta: { next_cursor: null } };
       }
-      const beforeSeq = cursor === undefined ? undefined : parseSeqCursor('o', cursor);
-      const rows = await trading.orders({ accountId: account.id, appId, status, beforeSeq, limit });
-      return seqPage('o', rows, limit, view);
+      const keyset = pageKeyset('o', updated_after, cursor);
+      const rows = await trading.orders({ accountId: account.id, appId, status, ...keyset, limit });
+      return keysetPage('o', keyset, rows, limit, view);
     },
   );
 

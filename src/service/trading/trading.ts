@@ -1,5 +1,4 @@
 /** The trading feature's operations: buying (idempotent, with the sandbox's faults), reading and claiming orders. */
-import type { OrderStatus } from '../../contract/order.js';
 import type { Database } from '../../shared/database.js';
 import type { Clock } from '../core/clock.js';
 import type { UnitOfWorkRunner } from '../core/unit-of-work.js';
@@ -14,7 +13,7 @@ import {
 import { OrderLifecycle } from './order-lifecycle.js';
 import { type BuyRequest, OrderPlacement } from './order-placement.js';
 import type { OrderRecord } from './order-record.js';
-import { OrderStore } from './order-store.js';
+import { type OrderPageQuery, OrderStore } from './order-store.js';
 import type { AccountSettings, Funds, ListingSource, OrderWrittenListener, TradePlatform } from './ports.js';
 import { refuse } from './trading-errors.js';
 import { TradingSettings } from './trading-settings.js';
@@ -114,14 +113,8 @@ export class Trading {
     return order;
   }
 
-  /** A page of the account's orders, newest first. */
-  orders(query: {
-    accountId: string;
-    appId: number;
-    status?: OrderStatus | undefined;
-    beforeSeq?: number | undefined;
-    limit: number;
-  }) {
+  /** A page of the account's orders, newest first (or oldest change first: the change feed). */
+  orders(query: OrderPageQuery) {
     return this.store.page(query);
   }
 
