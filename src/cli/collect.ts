@@ -24,6 +24,8 @@ const collectConfigSchema = z.object({
   cs2SweepSeconds: z.coerce.number().positive(),
   pricesSeconds: z.coerce.number().positive(),
   fxSeconds: z.coerce.number().positive(),
+  accountSeconds: z.coerce.number().positive(),
+  account: z.boolean().default(true),
   watchdogSeconds: z.coerce.number().positive(),
   readBudget: z.coerce.number().int().positive(),
   exportCron: z
@@ -60,6 +62,8 @@ export async function collect(flags: Record<string, unknown>): Promise<void> {
       cs2SweepIntervalMs: config.cs2SweepSeconds * 1000,
       pricesIntervalMs: config.pricesSeconds * 1000,
       fxIntervalMs: config.fxSeconds * 1000,
+      account: config.account,
+      accountIntervalMs: config.accountSeconds * 1000,
       watchdogMs: config.watchdogSeconds * 1000,
       readBudget: config.readBudget,
       ...(config.exportCron ? { exportCron: config.exportCron, exportDir: config.exportDir } : {}),

@@ -118,6 +118,13 @@ export function collectOptions(): Option[] {
     option('--cs2-sweep-seconds <n>', 'between full sweeps of CS2', undefined, '600'),
     option('--prices-seconds <n>', 'between reads of the minAsk lists', undefined, '300'),
     option('--fx-seconds <n>', 'between reads of the FX rates', undefined, '300'),
+    option(
+      '--account-seconds <n>',
+      "between reads of the key owner's ledger, orders, P2P listings and sell orders",
+      undefined,
+      '30',
+    ),
+    option('--no-account', "do not collect the key owner's own activity (the account source)"),
     option('--watchdog-seconds <n>', 'silence after which the stream is reconnected', undefined, '40'),
     option(
       '--read-budget <n>',

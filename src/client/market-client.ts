@@ -6,13 +6,22 @@ import type { Balance, Transaction } from '../contract/account.js';
 import type { Listing } from '../contract/listing.js';
 import type { CurrencyResponse, Game, Health, PriceList, PriceRow } from '../contract/market.js';
 import type { CreateOrderBody, MarketBuyBody, Order, OrderPage } from '../contract/order.js';
+import type { P2PListingPage } from '../contract/p2p.js';
+import type { SellOrderPage } from '../contract/sell.js';
 import type { MarketClientOptions, RequestOptions } from './client-options.js';
-import type { ListingsParams, OrdersParams, PricesParams, TransactionsParams } from './query-params.js';
+import type {
+  ChangeFeedParams,
+  ListingsParams,
+  OrdersParams,
+  PricesParams,
+  TransactionsParams,
+} from './query-params.js';
 import { AccountResource, type TransactionPage } from './resources/account.js';
 import { type ListingPage, ListingsResource } from './resources/listings.js';
 import { MarketInfoResource } from './resources/market-info.js';
 import { OrdersResource, type PlaceOrderOptions } from './resources/orders.js';
 import { PricesResource, type SnapshotResult } from './resources/prices.js';
+import { SellerResource } from './resources/seller.js';
 import { type StreamFetch, Transport } from './transport.js';
 
 /**
@@ -32,6 +41,7 @@ export class MarketClient {
   private readonly pricesArea: PricesResource;
   private readonly account: AccountResource;
   private readonly orders: OrdersResource;
+  private readonly seller: SellerResource;
 
   constructor(options: MarketClientOptions) {
     this.transport = new Transport(options);
@@ -41,6 +51,7 @@ export class MarketClient {
     this.pricesArea = new PricesResource(this.transport);
     this.account = new AccountResource(this.transport);
     this.orders = new OrdersResource(this.transport);
+    this.seller = new SellerResource(this.transport);
   }
 
   /** `GET /health` (no key, outside the budget): status, price groups and price-list age. */
@@ -115,8 +126,8 @@ export class MarketClient {
   }
 
   /** `GET /transactions`: one page of the balance ledger, newest first. */
-  transactions(query: TransactionsParams = {}): Promise<TransactionPage> {
-    return this.account.transactions(query);
+  transactions(query: TransactionsParams = {}, options: RequestOptions = {}): Promise<TransactionPage> {
+    return this.account.transactions(query, options);
   }
 
   /** Every ledger row matching `query`, newest first, across all pages. */
@@ -154,8 +165,8 @@ export class MarketClient {
   }
 
   /** `GET /orders`: one page of the orders of a game, newest first. */
-  listOrders(query: OrdersParams = {}): Promise<OrderPage> {
-    return this.orders.list(query);
+  listOrders(query: OrdersParams = {}, options: RequestOptions = {}): Promise<OrderPage> {
+    return this.orders.list(query, options);
   }
 
   /** Every page of `GET /orders` from `query.cursor` (or the newest) to the oldest. */
@@ -171,6 +182,16 @@ export class MarketClient {
   /** `POST /orders/{id}/claim`: releases a held order after hold_until (409 not_claimable before). */
   claimOrder(id: string, appId?: number): Promise<Order> {
     return this.orders.claim(id, appId);
+  }
+
+  /** `GET /p2p/listings`: one page of the account's P2P listings (`updated_after`: the change feed). */
+  p2pListings(query: ChangeFeedParams = {}, options: RequestOptions = {}): Promise<P2PListingPage> {
+    return this.seller.p2pListings(query, options);
+  }
+
+  /** `GET /sell/orders`: one page of the account's Instant Sell orders (`updated_after`: the change feed). */
+  sellOrders(query: ChangeFeedParams = {}, options: RequestOptions = {}): Promise<SellOrderPage> {
+    return this.seller.sellOrders(query, options);
   }
 
   /** Gives back the key's budget and closes the connections this client opened. */

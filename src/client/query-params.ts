@@ -82,6 +82,18 @@ export interface OrdersParams {
   cursor?: string | undefined;
   /** Rows per page, 1-100. @default 50 */
   limit?: number | undefined;
+  /** The change feed: only orders changed strictly after this ISO 8601 instant, oldest change first. */
+  updated_after?: string | undefined;
+}
+
+/** Parameters of the change feeds of `GET /p2p/listings` and `GET /sell/orders`. */
+export interface ChangeFeedParams {
+  /** Only rows changed strictly after this ISO 8601 instant, oldest change first. */
+  updated_after?: string | undefined;
+  /** meta.next_cursor of the previous page, unchanged. */
+  cursor?: string | undefined;
+  /** Rows per page, 1-100. @default 50 */
+  limit?: number | undefined;
 }
 
 /** Encodes parameters as `?a=1&b=2` (empty when none), skipping undefined and never using exponents. */

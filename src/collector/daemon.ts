@@ -11,6 +11,7 @@ import { BatchWriter, Warehouse } from '../warehouse/index.js';
 import { type ControlServer, startControlServer } from './control.js';
 import { type SourceTask, startSourceJob } from './source-job.js';
 import type { SourceStatus } from './source-status.js';
+import { createAccountTask } from './sources/account-source.js';
 import { createPollTask } from './sources/poll-source.js';
 import { createFxTask, createPricesTask, createSnapshotTask } from './sources/price-sources.js';
 import { StreamSource } from './sources/stream-source.js';
@@ -40,6 +41,13 @@ export interface CollectorOptions {
   fxIntervalMs?: number;
   /** @default 40_000 */
   watchdogMs?: number;
+  /**
+   * The `account` source: the key owner's ledger, orders, P2P listings and sell orders. A key that
+   * cannot read the account stops the source alone (shown in `market status`). @default true
+   */
+  account?: boolean;
+  /** Between reads of the account's feeds. @default 30_000 */
+  accountIntervalMs?: number;
   /** Batch writer flush delay. @default 500 */
   flushMs?: number;
   /** Requests per rolling minute this collector allows itself on the key. @default 95 */
@@ -122,6 +130,13 @@ export async function startCollector(options: CollectorOptions): Promise<Running
     );
   }
   tasks.push(createFxTask(client, writer, { intervalMs: options.fxIntervalMs ?? 300_000 }));
+  if (options.account ?? true)
+    tasks.push(
+      createAccountTask(client, warehouse, writer, {
+        games,
+        intervalMs: options.accountIntervalMs ?? 30_000,
+      }),
+    );
 
   await stream?.start();
   const jobs: Job[] = tasks.map((task) => startSourceJob(task, log));

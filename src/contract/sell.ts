@@ -293,3 +293,5 @@ export const sellOrderPageSchema = z
     meta: z.object({ next_cursor: z.string().nullable().meta({ description: 'null on the last page' }) }),
   })
   .meta({ id: 'SellOrderPage' });
+/** One page of GET /sell/orders. */
+export type SellOrderPage = z.infer<typeof sellOrderPageSchema>;

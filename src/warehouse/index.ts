@@ -20,6 +20,7 @@ export {
   type ModelExportSummary,
 } from './export/index.js';
 export { jsonSafeConverter } from './json-values.js';
+export type { AccountObjectKind, AccountStateRow, LedgerRow } from './land-account.js';
 export type { StreamEventRow } from './land-events.js';
 export type { FxRates } from './land-fx.js';
 export type { GapRow } from './land-gaps.js';

@@ -2,6 +2,7 @@
  * The registry of landed data: one lander per batch field, in the order they apply inside a batch.
  * A new kind of data is a `land-*.ts` file declaring its lander, a migration, and a line here.
  */
+import { accountStatesLander, ledgerLander } from './land-account.js';
 import { eventsLander } from './land-events.js';
 import { fxLander } from './land-fx.js';
 import { gapsLander } from './land-gaps.js';
@@ -13,7 +14,7 @@ import { stateLander } from './land-state.js';
 import type { Lander } from './lander.js';
 import type { LandingContext } from './sql.js';
 
-/** Every lander, in apply order: listing changes first, then prices, then gaps, then the state they cover. */
+/** Every lander, in apply order: listing changes first, then prices, then gaps, then the account's rows, then the state they cover. */
 export const LANDERS = [
   eventsLander,
   observationsLander,
@@ -22,6 +23,8 @@ export const LANDERS = [
   minAskLander,
   fxLander,
   gapsLander,
+  ledgerLander,
+  accountStatesLander,
   stateLander,
 ] as const;
 

@@ -1,15 +1,12 @@
 import type { ChildProcess } from 'node:child_process';
-import { once } from 'node:events';
-import { existsSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { controlFileOf } from '../../src/collector/control.js';
 import { Random } from '../../src/service/sim/random.js';
 import { Warehouse } from '../../src/warehouse/index.js';
 import { askCollector, spawnCollector, spawnMarket, waitForLine } from '../helpers/cli.js';
+import { freePort, holdsWarehouse, stopChild } from '../helpers/crash.js';
 
 const KILLS = 20;
 const SERVICE_RESTARTS = 2;
@@ -21,14 +18,6 @@ afterAll(async () => {
   for (const child of children) child.kill('SIGKILL');
   if (dir) await rm(dir, { recursive: true, force: true });
 });
-
-async function freePort(): Promise<number> {
-  const server = createServer().listen(0, '127.0.0.1');
-  await once(server, 'listening');
-  const { port } = server.address() as { port: number };
-  server.close();
-  return port;
-}
 
 async function startServiceProcess(port: number, db: string): Promise<ChildProcess> {
   const child = spawnMarket([
@@ -50,19 +39,7 @@ async function startServiceProcess(port: number, db: string): Promise<ChildProce
   return child;
 }
 
-async function stop(child: ChildProcess, signal: NodeJS.Signals): Promise<void> {
-  if (child.exitCode === null && child.signalCode === null) {
-    child.kill(signal);
-    await once(child, 'exit');
-  }
-  children.delete(child);
-}
-
-/** Waits until a collector holds the warehouse: its control file is there. */
-async function holdsWarehouse(warehousePath: string): Promise<void> {
-  for (let i = 0; i < 200 && !existsSync(controlFileOf(warehousePath)); i++)
-    await new Promise((r) => setTimeout(r, 50));
-}
+const stop = (child: ChildProcess, signal: NodeJS.Signals) => stopChild(child, signal, children);
 
 function startCollectorProcess(
   baseUrl: string,

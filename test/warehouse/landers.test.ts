@@ -13,6 +13,8 @@ describe('the landers registry', () => {
       'minask',
       'fx',
       'gaps',
+      'ledger',
+      'accountStates',
       'state',
     ]);
   });

@@ -6,6 +6,8 @@ import { makeTempDir, newEvent, startScript, stopScripts, T0 } from './fixtures.
 
 /** The landing tables, and the bookkeeping of migrations and models. */
 const WAREHOUSE_TABLES = [
+  'account_states',
+  'account_transactions',
   'collector_state',
   'fx_rates',
   'ingest_gaps',
@@ -52,6 +54,7 @@ describe('Warehouse.open', () => {
       '003_prices.sql',
       '004_models.sql',
       '005_model_build_tests.sql',
+      '006_account.sql',
     ]);
     await again.close();
   });

@@ -6,6 +6,7 @@ import {
   type Transaction,
   transactionPageSchema,
 } from '../../contract/account.js';
+import type { RequestOptions } from '../client-options.js';
 import { pagesOf, rowsOf } from '../paginate.js';
 import { type TransactionsParams, toQueryString } from '../query-params.js';
 import type { Transport } from '../transport.js';
@@ -23,10 +24,11 @@ export class AccountResource {
   }
 
   /** `GET /transactions`: one page of the balance ledger, newest first. */
-  transactions(query: TransactionsParams = {}): Promise<TransactionPage> {
+  transactions(query: TransactionsParams = {}, options: RequestOptions = {}): Promise<TransactionPage> {
     return this.transport.json({
       path: `/transactions${toQueryString(query)}`,
       schema: transactionPageSchema,
+      signal: options.signal,
     });
   }
 

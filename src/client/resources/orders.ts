@@ -13,6 +13,7 @@ import {
   orderPageSchema,
   orderSchema,
 } from '../../contract/order.js';
+import type { RequestOptions } from '../client-options.js';
 import { pagesOf, rowsOf } from '../paginate.js';
 import { type OrdersParams, toQueryString } from '../query-params.js';
 import type { Transport } from '../transport.js';
@@ -68,8 +69,12 @@ export class OrdersResource {
   }
 
   /** `GET /orders`: one page of the orders of a game, newest first. */
-  list(query: OrdersParams = {}): Promise<OrderPage> {
-    return this.transport.json({ path: `/orders${toQueryString(query)}`, schema: orderPageSchema });
+  list(query: OrdersParams = {}, options: RequestOptions = {}): Promise<OrderPage> {
+    return this.transport.json({
+      path: `/orders${toQueryString(query)}`,
+      schema: orderPageSchema,
+      signal: options.signal,
+    });
   }
 
   /** Every page of `GET /orders` from `query.cursor` (or the newest) to the oldest. */

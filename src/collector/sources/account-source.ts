@@ -1,0 +1,175 @@
+/**
+ * The key owner's own activity: the balance ledger (`GET /transactions`, newest-first pages re-read
+ * from the watermark minus an overlap, deduplicated by id) and every state of its orders, P2P
+ * listings and Instant Sell orders (the change feeds `updated_after`, oldest change first, each page
+ * landed with its watermark). Rows and watermark land in one transaction, so a kill -9 loses
+ * nothing and a restart re-reads only the overlap, which the warehouse lands once.
+ *
+ * It shares the key's read budget with the market sources through the client's queue; a run reads
+ * at most `maxPages` pages per feed, so a busy account never holds the queue for long and the
+ * sweeps and polls keep their turns (the stream does not count against the budget).
+ */
+import type { MarketClient } from '../../client/index.js';
+import type { Transaction } from '../../contract/account.js';
+import { isApiError } from '../../contract/api-error.js';
+import type { AccountObjectKind, AccountStateRow, BatchWriter, Warehouse } from '../../warehouse/index.js';
+import type { SourceTask } from '../source-job.js';
+import { StatusBoard } from '../source-status.js';
+
+/** The overlap re-read below each watermark: writes may commit with a stamp earlier than one seen. */
+export const ACCOUNT_OVERLAP_MS = 10_000;
+
+const SOURCE = 'account';
+
+/** One change-feed page, whatever the object. */
+interface FeedPage {
+  data: readonly { status: string; updated_at: string }[];
+  meta: { next_cursor: string | null };
+}
+
+/** One change feed: a kind of object, how to read a page of it, and how to name a row. */
+interface Feed {
+  key: string;
+  kind: AccountObjectKind;
+  appId: number | null;
+  read(
+    query: { updated_after: string; cursor?: string; limit: number },
+    signal: AbortSignal,
+  ): Promise<FeedPage>;
+  idOf(row: unknown): string;
+}
+
+/** Creates the account task over the games the collector follows. */
+export function createAccountTask(
+  client: MarketClient,
+  warehouse: Warehouse,
+  writer: BatchWriter,
+  options: { games: readonly number[]; intervalMs?: number; maxPages?: number },
+): SourceTask {
+  const board = new StatusBoard(SOURCE);
+  const maxPages = options.maxPages ?? 10;
+  const feeds: Feed[] = [
+    ...options.games.map(
+      (appId): Feed => ({
+        key: `orders:${appId}`,
+        kind: 'order',
+        appId,
+        read: (q, signal) => client.listOrders({ ...q, appId }, { signal }),
+        idOf: (row) => (row as { order_id: string }).order_id,
+      }),
+    ),
+    {
+      key: 'p2p_listings',
+      kind: 'p2p_listing',
+      appId: null,
+      read: (q, signal) => client.p2pListings(q, { signal }),
+      idOf: (row) => (row as { id: string }).id,
+    },
+    {
+      key: 'sell_orders',
+      kind: 'sell_order',
+      appId: null,
+      read: (q, signal) => client.sellOrders(q, { signal }),
+      idOf: (row) => (row as { id: string }).id,
+    },
+  ];
+  return {
+    board,
+    intervalMs: options.intervalMs ?? 30_000,
+    async run(signal) {
+      if (board.status.stopped) return 0;
+      const state = await warehouse.readState(SOURCE);
+      let landed = 0;
+      try {
+        landed += await landLedger(client, writer, board, Number(state.ledger ?? 0), signal);
+      } catch (error) {
+        if (!refused(error)) throw error;
+        board.status.stopped = `the key cannot read the account (${(error as Error).message})`;
+        return 0;
+      }
+      for (const feed of feeds) {
+        if (signal.aborted) break;
+        try {
+          landed += await follow(feed, writer, board, Number(state[feed.key] ?? 0), maxPages, signal);
+        } catch (error) {
+          // A key without P2P or Instant Sell access reads the rest; the refusal stays on the board.
+          if (!refused(error)) throw error;
+          board.error(error);
+        }
+      }
+      return landed;
+    },
+  };
+}
+
+/** Reads the ledger from the watermark minus the overlap (all of it the first time) and lands it with the new watermark. */
+async function landLedger(
+  client: MarketClient,
+  writer: BatchWriter,
+  board: StatusBoard,
+  watermark: number,
+  signal: AbortSignal,
+): Promise<number> {
+  const from = watermark > 0 ? Math.floor((watermark - ACCOUNT_OVERLAP_MS) / 1000) : undefined;
+  const rows: { transaction: Transaction; observedAt: number }[] = [];
+  let cursor: string | null = null;
+  do {
+    if (signal.aborted) return 0;
+    const observedAt = Date.now();
+    const page = await client.transactions(
+      { limit: 100, ...(from === undefined ? {} : { from }), ...(cursor === null ? {} : { cursor }) },
+      { signal },
+    );
+    for (const transaction of page.data) rows.push({ transaction, observedAt });
+    cursor = page.meta.next_cursor;
+  } while (cursor !== null);
+  // Newest-first pages end at the watermark only once all are read: the rows and the watermark land together.
+  let next = watermark;
+  for (const row of rows) next = Math.max(next, Date.parse(row.transaction.created_at));
+  board.status.received += rows.length;
+  if (rows.length === 0) return 0;
+  await writer.add({ source: SOURCE, ledger: rows, state: { ledger: String(next) } });
+  return rows.length;
+}
+
+/** Follows one change feed from its watermark minus the overlap, each page landed with the watermark it reaches. */
+async function follow(
+  feed: Feed,
+  writer: BatchWriter,
+  board: StatusBoard,
+  watermark: number,
+  maxPages: number,
+  signal: AbortSignal,
+): Promise<number> {
+  const updatedAfter = new Date(Math.max(0, watermark - ACCOUNT_OVERLAP_MS)).toISOString();
+  let landed = 0;
+  let cursor: string | null = null;
+  for (let pages = 0; pages < maxPages && !signal.aborted; pages++) {
+    const observedAt = Date.now();
+    const page = await feed.read(
+      { updated_after: updatedAfter, limit: 100, ...(cursor === null ? {} : { cursor }) },
+      signal,
+    );
+    const rows: AccountStateRow[] = page.data.map((row) => ({
+      kind: feed.kind,
+      id: feed.idOf(row),
+      appId: feed.appId,
+      status: row.status,
+      updatedAt: row.updated_at,
+      observedAt,
+      body: row,
+    }));
+    for (const row of rows) watermark = Math.max(watermark, Date.parse(row.updatedAt));
+    board.status.received += rows.length;
+    if (rows.length > 0)
+      await writer.add({ source: SOURCE, accountStates: rows, state: { [feed.key]: String(watermark) } });
+    landed += rows.length;
+    cursor = page.meta.next_cursor;
+    if (cursor === null) break;
+  }
+  return landed;
+}
+
+function refused(error: unknown): boolean {
+  return isApiError(error) && error.status === 403;
+}
