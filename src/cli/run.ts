@@ -11,6 +11,7 @@ import { newPlatformId } from '../service/core/platform-ids.js';
 import { ALL_APP_IDS } from '../service/market/games.js';
 import { startService } from '../service/service.js';
 import { int, parseConfig, warehouseFlags } from './config.js';
+import { startDemoTrader } from './demo-trader.js';
 import { createLogger, logStatusEvery } from './logger.js';
 import { stopOnSignal } from './serve.js';
 
@@ -31,19 +32,19 @@ export async function run(flags: Record<string, unknown>): Promise<void> {
     sandbox: true,
     logger: { level: 'warn', stream: process.stderr },
   });
-  // The collector reads with its own key, so the user's requests never spend its rate budget.
-  const { rawKey: collectorKey } = await service.context.accounts.createAccount({
-    label: 'collector',
-    balanceCents: 100,
-    appIds: ALL_APP_IDS,
-  });
-  const { rawKey } = await service.context.accounts.createAccount({
+  const { rawKey, account } = await service.context.accounts.createAccount({
     label: 'demo',
     balanceCents: 100_000,
     trading: true,
     appIds: ALL_APP_IDS,
     steamId: newPlatformId(),
   });
+  // The collector and the demo trader use keys of their own on the demo account (limits count per
+  // key), so the user's requests never spend their budgets, and the collector's account source
+  // lands the demo account's activity.
+  const accounts = service.context.accounts;
+  const { rawKey: collectorKey } = await accounts.createKey(account.id, { label: 'collector' });
+  const { rawKey: traderKey } = await accounts.createKey(account.id, { label: 'demo trader', trading: true });
   const warehousePath = config.warehouse;
   const exportDir = join(dirname(warehousePath), 'exports');
   const reportDir = join(dirname(warehousePath), 'reports');
@@ -72,13 +73,16 @@ export async function run(flags: Record<string, unknown>): Promise<void> {
       `collecting into ${warehousePath}; query it with: npx market sql "SELECT count(*) FROM live_listings"`,
       `parquet exports of the models every hour into ${exportDir}; one now: npx market export --warehouse ${warehousePath} --to ${exportDir}`,
       `a market report (HTML with charts) every hour into ${reportDir}, newest at ${join(reportDir, 'latest.html')}; one now: npx market report --warehouse ${warehousePath} --out ${reportDir}`,
+      'a demo trader buys with the demo account three times a minute (some held, every fourth declined): its ledger and orders land in account_transactions, account_states and the fct_account_daily, fct_order_outcomes models',
       'press Ctrl-C to stop',
       '',
     ].join('\n'),
   );
+  const trader = startDemoTrader({ baseUrl: service.baseUrl, apiKey: traderKey, log });
   const stopStatus = logStatusEvery(log, 30, collector.status);
   stopOnSignal(async () => {
     stopStatus();
+    await trader.stop();
     await collector.stop();
     await service.close();
   });

@@ -165,9 +165,42 @@ describe('market run (npm start)', () => {
         'sweep:570',
         'sweep:252490',
         'fx',
+        'account',
       ]),
     );
     expect(body.sources.every((s) => s.stopped === null)).toBe(true);
+    // The demo trader's and the user's orders land through the account source, and once it has
+    // caught up with the ledger, fct_account_daily's last day closes at GET /balance, to the cent.
+    const balanceOf = async () =>
+      ((await (await fetch(`${baseUrl}/balance`, { headers })).json()) as { balance_usd: number })
+        .balance_usd;
+    let closing: string | undefined;
+    let balance: string | undefined;
+    for (let i = 0; i < 30 && (closing === undefined || closing !== balance); i++) {
+      if (i > 0) await new Promise((r) => setTimeout(r, 2000));
+      const before = (await balanceOf()).toFixed(2);
+      const built = await runMarket([
+        'models',
+        'run',
+        '--warehouse',
+        warehouse,
+        '--select',
+        'fct_account_daily',
+      ]);
+      expect(built.code).toBe(0);
+      const [last] = await askCollector(
+        warehouse,
+        'SELECT CAST(closing_balance_usd AS VARCHAR) AS c FROM fct_account_daily ORDER BY day DESC LIMIT 1',
+      );
+      closing = last?.c;
+      balance = (await balanceOf()).toFixed(2) === before ? before : undefined;
+    }
+    expect(closing).toBe(balance);
+    const orders = await askCollector(
+      warehouse,
+      "SELECT count(DISTINCT object_id) AS n FROM account_states WHERE kind = 'order'",
+    );
+    expect(Number(orders[0]?.n)).toBeGreaterThanOrEqual(2);
     const text = await runMarket(['status', '--warehouse', warehouse]);
     expect(text.stdout).toMatch(/^stream\s+(connected|disconnected) received=\d+ landed=\d+/m);
     child.kill('SIGINT');
