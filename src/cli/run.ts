@@ -1,7 +1,8 @@
 /**
  * `market run` (`npm start`): the main job on the embedded default. It starts the sandbox service
- * with its simulator on a local database, makes a funded trading demo account and key for the user
- * and a separate key for the collector, and runs the collector against it into the warehouse,
+ * with its simulator on a local database, makes a funded trading demo account and key for the user,
+ * with separate keys of that account for the collector and the demo trader, runs the demo trader
+ * and the collector (its account source landing the demo account's activity) into the warehouse,
  * exporting the models to parquet and writing a market report every hour, until interrupted.
  */
 import { dirname, join } from 'node:path';
