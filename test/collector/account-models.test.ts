@@ -15,6 +15,18 @@ describe('account models over a real collector run', () => {
   const orderIds: string[] = [];
   let declined = '';
 
+  /** Waits until the collector has landed `count` orders in some state (so the first one is seen). */
+  async function landedStates(count: number) {
+    for (let i = 0; i < 300; i++) {
+      const [row] = await collector.warehouse.query(
+        "SELECT count(DISTINCT object_id) AS n FROM account_states WHERE kind = 'order'",
+      );
+      if (Number(row?.n) >= count) return;
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    throw new Error(`the collector did not land ${count} orders`);
+  }
+
   beforeAll(async () => {
     t = await startTestService({ listings: 1500, rateLimits: { read: 100_000, orders: 100_000 } });
     const account = await t.account({ balance_usd: 500, trading: true });
@@ -32,7 +44,7 @@ describe('account models over a real collector run', () => {
       expect(placed.status).toBe(201);
       orderIds.push(placed.body.order_id);
     }
-    await new Promise((r) => setTimeout(r, 700));
+    await landedStates(orderIds.length);
     await advance(t, 10);
     await t.sandbox(
       `/accounts/${account.accountId}`,
@@ -43,10 +55,10 @@ describe('account models over a real collector run', () => {
     const placed = await buy(t, key, { listing_ids: [listing?.id] });
     declined = placed.body.order_id;
     orderIds.push(declined);
-    await new Promise((r) => setTimeout(r, 700));
+    await landedStates(orderIds.length);
     await advance(t, 10);
     const ledger = await ledgerOf(t, key);
-    for (let i = 0; i < 200; i++) {
+    for (let i = 0; i < 600; i++) {
       const [row] = await collector.warehouse.query(
         `SELECT (SELECT count(*) FROM account_transactions) AS t,
                 (SELECT count(DISTINCT object_id) FROM account_states WHERE status IN ('completed', 'cancelled')) AS o`,
