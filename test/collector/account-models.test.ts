@@ -31,7 +31,7 @@ describe('account models over a real collector run', () => {
     t = await startTestService({ listings: 1500, rateLimits: { read: 100_000, orders: 100_000 } });
     const account = await t.account({ balance_usd: 500, trading: true });
     key = account.key;
-    await t.sandbox(`/accounts/${account.accountId}`, { accept_after_seconds: 5 }, 'PATCH');
+    await t.sandbox(`/accounts/${account.accountId}`, { accept_after_seconds: 60 }, 'PATCH');
     collector = await startTestCollector(t, key, { games: [730], accountIntervalMs: 300 });
     // Let the minAsk lists land first, so purchases have a market price to compare with.
     for (let i = 0; i < 100; i++) {
@@ -45,10 +45,10 @@ describe('account models over a real collector run', () => {
       orderIds.push(placed.body.order_id);
     }
     await landedStates(orderIds.length);
-    await advance(t, 10);
+    await advance(t, 65);
     await t.sandbox(
       `/accounts/${account.accountId}`,
-      { offers: 'decline', accept_after_seconds: 5 },
+      { offers: 'decline', accept_after_seconds: 60 },
       'PATCH',
     );
     const [listing] = await listingsFor(t, key, { delivery: 'instant' });
@@ -56,7 +56,7 @@ describe('account models over a real collector run', () => {
     declined = placed.body.order_id;
     orderIds.push(declined);
     await landedStates(orderIds.length);
-    await advance(t, 10);
+    await advance(t, 65);
     const ledger = await ledgerOf(t, key);
     for (let i = 0; i < 600; i++) {
       const [row] = await collector.warehouse.query(
