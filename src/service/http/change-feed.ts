@@ -8,6 +8,7 @@
  * sees every change.
  */
 import { ApiError } from '../../contract/api-error.js';
+import type { Params } from '../../shared/database.js';
 import { parseSeqCursor, seqCursor } from './seq-cursor.js';
 
 /** Where a change-feed page starts: after this change (`id` null: every row changed after the instant). */
@@ -58,6 +59,38 @@ export function keysetSql(keyset: PageKeyset): {
              OR (updated_at = make_timestamp($after_ms * 1000) AND $after_id IS NOT NULL AND id > $after_id))`,
     orderBy: 'updated_at, id',
     params: { after_ms: keyset.after.updatedMs, after_id: keyset.after.id },
+  };
+}
+
+/** One page of an account's rows: its keyset, an optional status filter and the page size. */
+export interface AccountPageQuery extends PageKeyset {
+  accountId: string;
+  status?: string | undefined;
+  limit: number;
+}
+
+/**
+ * The SQL and parameters reading one page of an account's rows (one row past the page, to tell
+ * whether more follow): `select` is `SELECT … FROM <table>`, `extra` a further filter.
+ */
+export function accountPageSql(
+  select: string,
+  query: AccountPageQuery,
+  extra: { where: string; params: Params } = { where: 'TRUE', params: {} },
+): { sql: string; params: Params } {
+  const keyset = keysetSql(query);
+  return {
+    sql: `${select}
+       WHERE account_id = $account AND ($status IS NULL OR status = $status) AND ${extra.where}
+         AND ${keyset.where}
+       ORDER BY ${keyset.orderBy} LIMIT $limit`,
+    params: {
+      account: query.accountId,
+      status: query.status ?? null,
+      ...extra.params,
+      ...keyset.params,
+      limit: query.limit + 1,
+    },
   };
 }
 

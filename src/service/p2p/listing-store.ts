@@ -2,7 +2,7 @@
 import type { P2PListingStatus } from '../../contract/p2p.js';
 import type { Database } from '../../shared/database.js';
 import type { UnitOfWork } from '../core/unit-of-work.js';
-import { keysetSql, type PageKeyset } from '../http/change-feed.js';
+import { accountPageSql, type PageKeyset } from '../http/change-feed.js';
 import type { ListingRecord, SaleStep } from './listing-record.js';
 import { LIVE_STATUSES } from './listing-states.js';
 
@@ -121,19 +121,8 @@ export class ListingStore {
 
   /** One page of a seller's listings, newest first, one row past the page to tell whether more follow. */
   async page(query: ListingPageQuery): Promise<ListingRecord[]> {
-    const keyset = keysetSql(query);
-    const rows = await this.db.read(
-      `SELECT ${COLUMNS} FROM p2p_listings
-       WHERE account_id = $account AND ($status IS NULL OR status = $status) AND ${keyset.where}
-       ORDER BY ${keyset.orderBy} LIMIT $limit`,
-      {
-        account: query.accountId,
-        status: query.status ?? null,
-        ...keyset.params,
-        limit: query.limit + 1,
-      },
-    );
-    return rows.map(recordOf);
+    const { sql, params } = accountPageSql(`SELECT ${COLUMNS} FROM p2p_listings`, query);
+    return (await this.db.read(sql, params)).map(recordOf);
   }
 
   /** Ids of committed listings whose next timed step is due by `now`, earliest first. */

@@ -2,7 +2,7 @@
 import type { SellOrderStatus } from '../../contract/sell.js';
 import type { Database } from '../../shared/database.js';
 import type { UnitOfWork } from '../core/unit-of-work.js';
-import { type ChangePosition, keysetSql } from '../http/change-feed.js';
+import { accountPageSql, type ChangePosition } from '../http/change-feed.js';
 import type { SellOrderRecord } from './sell-order-record.js';
 
 const COLUMNS = `id, seq, account_id, external_id, quote_id, app_id, steam_id, status, min_total_cents, failure_reason,
@@ -104,19 +104,8 @@ export class SellOrderStore {
     after?: ChangePosition | undefined;
     limit: number;
   }): Promise<SellOrderRecord[]> {
-    const keyset = keysetSql(query);
-    const rows = await this.db.read(
-      `SELECT ${COLUMNS} FROM sell_orders
-       WHERE account_id = $account AND ($status IS NULL OR status = $status) AND ${keyset.where}
-       ORDER BY ${keyset.orderBy} LIMIT $limit`,
-      {
-        account: query.accountId,
-        status: query.status ?? null,
-        ...keyset.params,
-        limit: query.limit + 1,
-      },
-    );
-    return rows.map(recordOf);
+    const { sql, params } = accountPageSql(`SELECT ${COLUMNS} FROM sell_orders`, query);
+    return (await this.db.read(sql, params)).map(recordOf);
   }
 
   /** Ids of committed orders with work due by `now`: offers to send, or a trade protection that is over. */

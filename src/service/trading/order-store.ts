@@ -2,7 +2,7 @@
 import type { OrderItemStatus, OrderStatus, ReturnReason } from '../../contract/order.js';
 import type { Database } from '../../shared/database.js';
 import type { UnitOfWork } from '../core/unit-of-work.js';
-import { keysetSql, type PageKeyset } from '../http/change-feed.js';
+import { accountPageSql, type PageKeyset } from '../http/change-feed.js';
 import { type ItemRecord, type OrderRecord, orderJson } from './order-record.js';
 import type { OrderWrittenListener } from './ports.js';
 
@@ -134,20 +134,9 @@ export class OrderStore {
 
   /** A page of an account's orders, newest first, one more than `limit` when more follow. */
   async page(query: OrderPageQuery): Promise<OrderRecord[]> {
-    const keyset = keysetSql(query);
-    const rows = await this.db.read(
-      `SELECT ${ORDER_COLUMNS} FROM orders
-       WHERE account_id = $account AND app_id = $app AND ($status IS NULL OR status = $status)
-         AND ${keyset.where}
-       ORDER BY ${keyset.orderBy} LIMIT $limit`,
-      {
-        account: query.accountId,
-        app: query.appId,
-        status: query.status ?? null,
-        ...keyset.params,
-        limit: query.limit + 1,
-      },
-    );
+    const app = { where: 'app_id = $app', params: { app: query.appId } };
+    const { sql, params } = accountPageSql(`SELECT ${ORDER_COLUMNS} FROM orders`, query, app);
+    const rows = await this.db.read(sql, params);
     return this.withItems(rows, this.db);
   }
 
