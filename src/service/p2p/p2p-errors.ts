@@ -1,7 +1,8 @@
 /** What P2P refuses, as domain errors named by their API code, and how they become API errors. */
 import { ApiError } from '../../contract/api-error.js';
 import type { ErrorCode } from '../../contract/errors.js';
-import { DomainError } from '../core/domain-error.js';
+import { codedRefusals } from '../core/coded-refusals.js';
+import type { DomainError } from '../core/domain-error.js';
 
 /** The API codes P2P refuses with. */
 export const P2P_CODES = [
@@ -23,21 +24,14 @@ export const P2P_CODES = [
 /** An API code P2P refuses with. */
 export type P2PRefusal = (typeof P2P_CODES)[number];
 
-const CODES = new Set<string>(P2P_CODES);
+const refusals = codedRefusals(P2P_CODES);
 
 /** A P2P refusal; `facts` are the error body's extra fields (snake_case). */
-export function refuseP2P(
-  code: P2PRefusal,
-  message: string,
-  facts: Record<string, unknown> = {},
-): DomainError<P2PRefusal> {
-  return new DomainError(code, message, facts);
-}
+export const refuseP2P = refusals.refuse;
 
 /** The API error of a P2P refusal; a listing that cannot take a step is `listing_not_active`. */
 export function p2pApiError(error: DomainError): ApiError | undefined {
   if (error.reason === 'listing_state')
     return new ApiError('listing_not_active', error.message, { status: error.facts.status });
-  if (!CODES.has(error.reason)) return undefined;
-  return new ApiError(error.reason as P2PRefusal, error.message, error.facts);
+  return refusals.apiError(error);
 }

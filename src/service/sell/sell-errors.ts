@@ -1,7 +1,6 @@
 /** What Instant Sell refuses, as domain errors named by their API code, and how they become API errors. */
-import { ApiError } from '../../contract/api-error.js';
 import type { ErrorCode } from '../../contract/errors.js';
-import { DomainError } from '../core/domain-error.js';
+import { codedRefusals } from '../core/coded-refusals.js';
 
 /** The API codes Instant Sell refuses with. */
 const SELL_CODES = [
@@ -22,19 +21,10 @@ const SELL_CODES = [
 /** An API code Instant Sell refuses with. */
 export type SellRefusal = (typeof SELL_CODES)[number];
 
-const CODES = new Set<string>(SELL_CODES);
+const refusals = codedRefusals(SELL_CODES);
 
 /** An Instant Sell refusal; `facts` are the error body's extra fields (snake_case). */
-export function refuseSell(
-  code: SellRefusal,
-  message: string,
-  facts: Record<string, unknown> = {},
-): DomainError<SellRefusal> {
-  return new DomainError(code, message, facts);
-}
+export const refuseSell = refusals.refuse;
 
 /** The API error of an Instant Sell refusal. */
-export function sellApiError(error: DomainError): ApiError | undefined {
-  if (!CODES.has(error.reason)) return undefined;
-  return new ApiError(error.reason as SellRefusal, error.message, error.facts);
-}
+export const sellApiError = refusals.apiError;

@@ -1,7 +1,6 @@
 /** What trading refuses, as domain errors named by their API code, and how they become API errors. */
-import { ApiError } from '../../contract/api-error.js';
 import type { ErrorCode } from '../../contract/errors.js';
-import { DomainError } from '../core/domain-error.js';
+import { codedRefusals } from '../core/coded-refusals.js';
 
 /** The API codes trading refuses with. */
 const TRADING_CODES = [
@@ -32,25 +31,10 @@ const TRADING_CODES = [
 /** An API code trading refuses with. */
 export type TradingRefusal = (typeof TRADING_CODES)[number];
 
-const CODES = new Set<string>(TRADING_CODES);
+const refusals = codedRefusals(TRADING_CODES);
 
 /** A trading refusal; `facts` are the error body's extra fields (snake_case). */
-export function refuse(
-  code: TradingRefusal,
-  message: string,
-  facts: Record<string, unknown> = {},
-): DomainError<TradingRefusal> {
-  return new DomainError(code, message, facts);
-}
+export const refuse = refusals.refuse;
 
 /** The API error of a trading refusal (a `retry_after_seconds` fact also becomes Retry-After). */
-export function tradingApiError(error: DomainError): ApiError | undefined {
-  if (!CODES.has(error.reason)) return undefined;
-  const retry = error.facts.retry_after_seconds;
-  return new ApiError(
-    error.reason as TradingRefusal,
-    error.message,
-    error.facts as never,
-    retry === undefined ? {} : { headers: { 'retry-after': String(retry) } },
-  );
-}
+export const tradingApiError = refusals.apiError;

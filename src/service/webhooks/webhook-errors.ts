@@ -1,7 +1,6 @@
 /** What the webhooks feature refuses, as domain errors named by their API code, and how they become API errors. */
-import { ApiError } from '../../contract/api-error.js';
 import type { ErrorCode } from '../../contract/errors.js';
-import { DomainError } from '../core/domain-error.js';
+import { codedRefusals } from '../core/coded-refusals.js';
 
 const WEBHOOK_CODES = [
   'not_found',
@@ -14,15 +13,10 @@ const WEBHOOK_CODES = [
 /** An API code the webhooks feature refuses with. */
 export type WebhookRefusal = (typeof WEBHOOK_CODES)[number];
 
-const CODES = new Set<string>(WEBHOOK_CODES);
+const refusals = codedRefusals(WEBHOOK_CODES);
 
 /** A webhooks refusal. */
-export function refuse(code: WebhookRefusal, message: string): DomainError<WebhookRefusal> {
-  return new DomainError(code, message);
-}
+export const refuse = refusals.refuse;
 
 /** The API error of a webhooks refusal. */
-export function webhookApiError(error: DomainError): ApiError | undefined {
-  if (!CODES.has(error.reason)) return undefined;
-  return new ApiError(error.reason as WebhookRefusal, error.message);
-}
+export const webhookApiError = refusals.apiError;
