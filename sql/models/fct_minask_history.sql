@@ -10,6 +10,7 @@
 -- materialized: incremental
 -- depends_on: int_live_minask_changes
 -- unique_key: app_id, market_hash_name, wear, doppler_phase, minute
+-- replace_from: minute
 -- export: CAST(minute AS DATE)
 -- test: unique(app_id, market_hash_name, wear, doppler_phase, minute)
 -- test: not_null(app_id, market_hash_name, minute, live_listed_count, built_watermark)

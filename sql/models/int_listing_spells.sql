@@ -5,15 +5,15 @@
 -- by when they landed, so late rows (a catch-up, a restarted collector) fall into the right spell.
 -- `after_departure` marks the first spell of a stay that began after the listing had left (a
 -- re-listing; also after a departure of a stay the collector never saw). Item fields are those of
--- the spell's last sighting. `changed_at` is when a row that moved the spell's start or end landed,
--- `changed_from` the earliest time whose live set that change affects, and `updated_at` when any
--- row of the spell last landed.
+-- the spell's last sighting. `start_landed_at` is when the sighting that starts the spell landed,
+-- `changed_at` when a row that moved the spell's start or end landed (the later of the two), and
+-- `updated_at` when any row of the spell last landed.
 -- Grain: one row per listing and spell.
 -- materialized: incremental
 -- depends_on: stg_listing_appearances, stg_listing_departures
 -- unique_key: app_id, listing_id, spell
 -- test: unique(app_id, listing_id, spell)
--- test: not_null(app_id, listing_id, spell, stay, after_departure, started_at, last_seen_at, market_hash_name, ask_usd, changed_at, changed_from, updated_at)
+-- test: not_null(app_id, listing_id, spell, stay, after_departure, started_at, last_seen_at, market_hash_name, ask_usd, start_landed_at, changed_at, updated_at)
 -- test: expression(ended_at IS NULL OR ended_at >= last_seen_at)
 -- test: expression(spell >= stay AND stay >= 1 AND started_at <= last_seen_at AND (stay = 1 OR after_departure))
 WITH
@@ -88,7 +88,6 @@ bounded AS (
 )
 SELECT app_id, listing_id, spell, stay, after_departure, started_at, last_seen_at, ended_at, market_hash_name, wear,
   doppler_phase, float_value, paint_seed, stickers, category, rarity, listed_at, ask_usd,
-  greatest(start_landed_at, coalesce(end_landed_at, start_landed_at)) AS changed_at,
-  CASE WHEN end_landed_at > start_landed_at THEN ended_at ELSE started_at END AS changed_from, updated_at
+  start_landed_at, greatest(start_landed_at, coalesce(end_landed_at, start_landed_at)) AS changed_at, updated_at
 FROM bounded
 WHERE spell > 0

@@ -7,13 +7,18 @@
 -- materialized: incremental
 -- depends_on: int_listing_spells
 -- unique_key: app_id, market_hash_name, wear, doppler_phase, minute
+-- replace_from: minute
 -- test: unique(app_id, market_hash_name, wear, doppler_phase, minute)
 -- test: not_null(app_id, market_hash_name, minute, listed_count, built_watermark)
 -- test: expression((listed_count = 0) = (min_ask_usd IS NULL))
 WITH affected AS (
   -- Per group, the first minute whose live set may differ from what is built (all of them in a full build).
   SELECT app_id, market_hash_name, wear, doppler_phase,
-    min(date_trunc('minute', {% if is_incremental %} changed_from {% else %} started_at {% endif %})) AS from_minute
+    -- A spell changed since the last build either started after it (all its minutes are new) or
+    -- only ended after it (its minutes up to the end were built).
+    min(date_trunc('minute', {% if is_incremental %}
+      CASE WHEN start_landed_at >= {{ since }} THEN started_at ELSE ended_at END
+    {% else %} started_at {% endif %})) AS from_minute
   FROM int_listing_spells
   {% if is_incremental %} WHERE changed_at >= {{ since }} {% endif %}
   GROUP BY ALL

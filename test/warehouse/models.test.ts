@@ -58,6 +58,9 @@ describe('model files', () => {
       /model m: materialized is view/,
     );
     expect(() => parseModel('m', '-- materialized: incremental\nSELECT 1')).toThrow(/needs a unique_key/);
+    expect(() =>
+      parseModel('m', '-- materialized: incremental\n-- unique_key: k\n-- replace_from: t\nSELECT 1 AS k'),
+    ).toThrow(/replace_from t is not a column of the unique_key/);
     expect(() => parseModel('m', '-- materialized: table\n')).toThrow(/no SQL/);
     expect(() => parseModel('Bad-Name', 'SELECT 1')).toThrow(/lower_snake_case/);
   });

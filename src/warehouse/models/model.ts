@@ -7,6 +7,7 @@
  * -- materialized: incremental
  * -- depends_on: int_listing_spells
  * -- unique_key: app_id, listing_id
+ * -- replace_from: first_seen_at
  * -- export: date(first_seen_at)
  * -- test: unique(app_id, listing_id)
  * -- test: not_null(first_seen_at)
@@ -31,6 +32,13 @@ export interface Model {
   /** Columns identifying a row; an incremental build replaces the rows whose key it rebuilds. */
   uniqueKey: string[];
   /**
+   * A column of the unique key (a time, usually) from which an incremental build replaces each
+   * group it rebuilds: the rows of the rest of the key whose value is at or after the group's
+   * earliest in the increment are deleted first, so a row the new data no longer implies goes too.
+   * Null: only the rows with the same key are replaced.
+   */
+  replaceFrom: string | null;
+  /**
    * How the model is exported to parquet: the SQL expression of the DATE a row belongs to, or
    * `snapshot` for a current-state model (its rows belong to the day of the export). Null: not exported.
    */
@@ -43,7 +51,7 @@ export interface Model {
   hash: string;
 }
 
-const KEYS = ['materialized', 'depends_on', 'unique_key', 'export', 'test'] as const;
+const KEYS = ['materialized', 'depends_on', 'unique_key', 'replace_from', 'export', 'test'] as const;
 
 /** Reads every `.sql` file of `dir` as a model, sorted by name. */
 export function loadModels(dir: string): Model[] {
@@ -76,6 +84,9 @@ export function parseModel(name: string, text: string): Model {
   const uniqueKey = commaList(single(name, config, 'unique_key'));
   if (materialized === 'incremental' && uniqueKey.length === 0)
     throw new Error(`model ${name}: an incremental model needs a unique_key`);
+  const replaceFrom = single(name, config, 'replace_from') ?? null;
+  if (replaceFrom !== null && !uniqueKey.includes(replaceFrom))
+    throw new Error(`model ${name}: replace_from ${replaceFrom} is not a column of the unique_key`);
   const sql = lines.slice(body).join('\n').trim().replace(/;\s*$/, '');
   if (!sql) throw new Error(`model ${name}: no SQL after the header`);
   return {
@@ -84,6 +95,7 @@ export function parseModel(name: string, text: string): Model {
     materialized: materialized as Materialization,
     dependsOn: commaList(single(name, config, 'depends_on')),
     uniqueKey,
+    replaceFrom,
     exportDate: single(name, config, 'export') ?? null,
     tests: config.test ?? [],
     sql,

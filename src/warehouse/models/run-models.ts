@@ -155,7 +155,10 @@ async function upstreamRebuilt(connection: DuckDBConnection, model: Model): Prom
   return Number(reader.getRows()[0]?.[0]) > 0;
 }
 
-/** Builds the rows changed since `since` aside, then replaces the rows with the same unique key. */
+/**
+ * Builds the rows changed since `since` aside, then replaces the rows with the same unique key
+ * (or, with `replace_from`, every row of each rebuilt group from its earliest rebuilt value on).
+ */
 async function mergeIncrement(
   connection: DuckDBConnection,
   model: Model,
@@ -166,11 +169,22 @@ async function mergeIncrement(
   await connection.run(
     `CREATE OR REPLACE TEMP TABLE ${increment} AS ${renderModelSql(model, since, watermark)}`,
   );
-  const sameKey = model.uniqueKey.map((k) => `${model.name}.${k} IS NOT DISTINCT FROM i.${k}`).join(' AND ');
-  await connection.run(`DELETE FROM ${model.name} USING ${increment} AS i WHERE ${sameKey}`);
+  await connection.run(replacedRows(model, increment));
   const inserted = await connection.run(`INSERT INTO ${model.name} BY NAME SELECT * FROM ${increment}`);
   await connection.run(`DROP TABLE ${increment}`);
   return inserted.rowsChanged;
+}
+
+/** The DELETE of the rows of `model` that the rows of the `increment` table replace. */
+function replacedRows(model: Model, increment: string): string {
+  const same = (keys: string[]) =>
+    keys.map((k) => `${model.name}.${k} IS NOT DISTINCT FROM i.${k}`).join(' AND ') || 'true';
+  const from = model.replaceFrom;
+  if (from === null)
+    return `DELETE FROM ${model.name} USING ${increment} AS i WHERE ${same(model.uniqueKey)}`;
+  const group = model.uniqueKey.filter((k) => k !== from);
+  const firsts = `SELECT ${[...group, `min(${from}) AS __from`].join(', ')} FROM ${increment} GROUP BY ALL`;
+  return `DELETE FROM ${model.name} USING (${firsts}) AS i WHERE ${same(group)} AND ${model.name}.${from} >= i.__from`;
 }
 
 /**
