@@ -209,5 +209,6 @@ describe('market run (npm start)', () => {
     const after = await runMarket(['status', '--warehouse', warehouse]);
     expect(after.code).toBe(2);
     expect(after.stderr).toContain('no collector is running');
-  });
+    // Room for a loaded machine: it spawns the CLI a dozen times while the demo trader trades.
+  }, 150_000);
 });
