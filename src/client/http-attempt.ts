@@ -10,11 +10,14 @@ import { errorFromResponse } from './error-response.js';
 import { NetworkError } from './network-error.js';
 import { isUnexpectedResponseError, UnexpectedResponseError } from './unexpected-response-error.js';
 
+/** The methods the API uses. */
+export type HttpMethod = 'GET' | 'POST' | 'PATCH' | 'DELETE';
+
 /** How an attempt is sent. */
 export interface AttemptOptions {
   dispatcher: Dispatcher;
   /** HTTP method. @default 'GET' */
-  method?: 'GET' | 'POST';
+  method?: HttpMethod;
   /** Request headers (authorization, accept, conditionals, Idempotency-Key). */
   headers: Record<string, string>;
   /** JSON body, already serialized; sent with `content-type: application/json`. */
@@ -26,6 +29,12 @@ export interface AttemptOptions {
    * retried). A streamed body handed back is the caller's to stop (e.g. `pipeline(…, { signal })`).
    */
   signal?: AbortSignal | undefined;
+}
+
+/** A 2xx answer read as JSON, with its headers. */
+export interface JsonAnswer {
+  body: unknown;
+  headers: IncomingHttpHeaders;
 }
 
 /** An answer whose body is left for the caller to stream. */
@@ -50,11 +59,11 @@ const TIMEOUTS = new Set([
 ]);
 
 /** Sends one request to `url` and reads its 2xx answer as JSON. */
-export function sendJson(url: string, options: AttemptOptions): Promise<unknown> {
+export function sendJson(url: string, options: AttemptOptions): Promise<JsonAnswer> {
   return attempt(url, options, false, async (response) => {
     const text = await response.body.text();
     try {
-      return JSON.parse(text) as unknown;
+      return { body: JSON.parse(text) as unknown, headers: response.headers };
     } catch (error) {
       throw new UnexpectedResponseError(`the answer of ${url} is not JSON`, url, response.statusCode, {
         cause: error,

@@ -13,22 +13,34 @@ export { MarketClient } from './market-client.js';
 export { isNetworkError, NetworkError } from './network-error.js';
 export { paginate } from './paginate.js';
 export type {
+  ChangeFeedParams,
+  DeliveriesParams,
   ListingsParams,
   OnlyOrExclude,
   OrdersParams,
+  P2PListingsParams,
   PricesParams,
+  SellOrdersParams,
   TransactionsParams,
 } from './query-params.js';
 export { AccountResource, type TransactionPage } from './resources/account.js';
+export { InstantSellResource } from './resources/instant-sell.js';
 export { type ListingPage, ListingsResource } from './resources/listings.js';
 export { MarketInfoResource } from './resources/market-info.js';
 export { OrdersResource, type PlaceOrderOptions } from './resources/orders.js';
+export {
+  P2PResource,
+  type PublishedBatch,
+  type PublishedListing,
+  type PublishOptions,
+} from './resources/p2p.js';
 export {
   PricesResource,
   type SnapshotDownload,
   type SnapshotNotModified,
   type SnapshotResult,
 } from './resources/prices.js';
+export { type CreateWebhookInput, type WebhookDeleted, WebhooksResource } from './resources/webhooks.js';
 export {
   BACKOFF_BASE_MS,
   BACKOFF_CAP_MS,
@@ -42,7 +54,13 @@ export {
   retryDelayMs,
 } from './retry-policy.js';
 export { RollingWindow, type WindowSlot } from './rolling-window.js';
-export { type JsonRequest, type RateClass, type StreamFetch, Transport } from './transport.js';
+export {
+  type JsonRequest,
+  type KeyedAnswer,
+  type RateClass,
+  type StreamFetch,
+  Transport,
+} from './transport.js';
 export { isUnexpectedResponseError, UnexpectedResponseError } from './unexpected-response-error.js';
 export { type VerifyWebhookOptions, verifyWebhook } from './verify-webhook.js';
 export {

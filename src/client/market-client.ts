@@ -10,18 +10,21 @@ import type { P2PListingPage } from '../contract/p2p.js';
 import type { SellOrderPage } from '../contract/sell.js';
 import type { MarketClientOptions, RequestOptions } from './client-options.js';
 import type {
-  ChangeFeedParams,
   ListingsParams,
   OrdersParams,
+  P2PListingsParams,
   PricesParams,
+  SellOrdersParams,
   TransactionsParams,
 } from './query-params.js';
 import { AccountResource, type TransactionPage } from './resources/account.js';
+import { InstantSellResource } from './resources/instant-sell.js';
 import { type ListingPage, ListingsResource } from './resources/listings.js';
 import { MarketInfoResource } from './resources/market-info.js';
 import { OrdersResource, type PlaceOrderOptions } from './resources/orders.js';
+import { P2PResource } from './resources/p2p.js';
 import { PricesResource, type SnapshotResult } from './resources/prices.js';
-import { SellerResource } from './resources/seller.js';
+import { WebhooksResource } from './resources/webhooks.js';
 import { type StreamFetch, Transport } from './transport.js';
 
 /**
@@ -35,13 +38,18 @@ import { type StreamFetch, Transport } from './transport.js';
 export class MarketClient {
   /** Base URL without a trailing slash, e.g. `http://127.0.0.1:8080/v1`. */
   readonly baseUrl: string;
+  /** P2P selling: inventory, idempotent publishing (one or a batch), repricing, unlisting, listings. */
+  readonly p2p: P2PResource;
+  /** Instant Sell (invite-only): status, quotes, sell orders idempotent by external_id. */
+  readonly instantSell: InstantSellResource;
+  /** Webhook endpoints, their secret, tests and deliveries. */
+  readonly webhooks: WebhooksResource;
   private readonly transport: Transport;
   private readonly info: MarketInfoResource;
   private readonly listingsArea: ListingsResource;
   private readonly pricesArea: PricesResource;
   private readonly account: AccountResource;
   private readonly orders: OrdersResource;
-  private readonly seller: SellerResource;
 
   constructor(options: MarketClientOptions) {
     this.transport = new Transport(options);
@@ -51,7 +59,9 @@ export class MarketClient {
     this.pricesArea = new PricesResource(this.transport);
     this.account = new AccountResource(this.transport);
     this.orders = new OrdersResource(this.transport);
-    this.seller = new SellerResource(this.transport);
+    this.p2p = new P2PResource(this.transport);
+    this.instantSell = new InstantSellResource(this.transport);
+    this.webhooks = new WebhooksResource(this.transport);
   }
 
   /** `GET /health` (no key, outside the budget): status, price groups and price-list age. */
@@ -184,14 +194,14 @@ export class MarketClient {
     return this.orders.claim(id, appId);
   }
 
-  /** `GET /p2p/listings`: one page of the account's P2P listings (`updated_after`: the change feed). */
-  p2pListings(query: ChangeFeedParams = {}, options: RequestOptions = {}): Promise<P2PListingPage> {
-    return this.seller.p2pListings(query, options);
+  /** `GET /p2p/listings`: one page of the account's P2P listings; the same as `p2p.listings`. */
+  p2pListings(query: P2PListingsParams = {}, options: RequestOptions = {}): Promise<P2PListingPage> {
+    return this.p2p.listings(query, options);
   }
 
-  /** `GET /sell/orders`: one page of the account's Instant Sell orders (`updated_after`: the change feed). */
-  sellOrders(query: ChangeFeedParams = {}, options: RequestOptions = {}): Promise<SellOrderPage> {
-    return this.seller.sellOrders(query, options);
+  /** `GET /sell/orders`: one page of the account's Instant Sell orders; the same as `instantSell.orders`. */
+  sellOrders(query: SellOrdersParams = {}, options: RequestOptions = {}): Promise<SellOrderPage> {
+    return this.instantSell.orders(query, options);
   }
 
   /** Gives back the key's budget and closes the connections this client opened. */

@@ -2,6 +2,9 @@
 import type { TRANSACTION_TYPES } from '../contract/account.js';
 import type { Delivery, ListingSort, Wear } from '../contract/listing.js';
 import type { OrderStatus } from '../contract/order.js';
+import type { P2PListingStatus } from '../contract/p2p.js';
+import type { SellOrderStatus } from '../contract/sell.js';
+import type { DeliveryStatus } from '../contract/webhook.js';
 
 /** `only` or `exclude`, for the StatTrak and Souvenir filters (CS2 only). */
 export type OnlyOrExclude = 'only' | 'exclude';
@@ -90,6 +93,28 @@ export interface OrdersParams {
 export interface ChangeFeedParams {
   /** Only rows changed strictly after this ISO 8601 instant, oldest change first. */
   updated_after?: string | undefined;
+  /** meta.next_cursor of the previous page, unchanged. */
+  cursor?: string | undefined;
+  /** Rows per page, 1-100. @default 50 */
+  limit?: number | undefined;
+}
+
+/** Parameters of `GET /p2p/listings`: the account's listings, newest first, or the change feed. */
+export interface P2PListingsParams extends ChangeFeedParams {
+  /** Only listings in this status. */
+  status?: P2PListingStatus | undefined;
+}
+
+/** Parameters of `GET /sell/orders`: the account's sell orders, newest first, or the change feed. */
+export interface SellOrdersParams extends ChangeFeedParams {
+  /** Only sell orders in this status. */
+  status?: SellOrderStatus | undefined;
+}
+
+/** Parameters of `GET /webhooks/{id}/deliveries`: newest first. */
+export interface DeliveriesParams {
+  /** Only deliveries in this status: pending, delivered or failed. */
+  status?: DeliveryStatus | undefined;
   /** meta.next_cursor of the previous page, unchanged. */
   cursor?: string | undefined;
   /** Rows per page, 1-100. @default 50 */

@@ -14,7 +14,14 @@ import {
   type RequestOptions,
   type Sleep,
 } from './client-options.js';
-import { type AttemptOptions, getStream, type StreamedAnswer, sendJson } from './http-attempt.js';
+import {
+  type AttemptOptions,
+  getStream,
+  type HttpMethod,
+  headerOf,
+  type StreamedAnswer,
+  sendJson,
+} from './http-attempt.js';
 import { claimBudget, type KeyBudget } from './key-budget.js';
 import { decideRetry, retryAfterMs } from './retry-policy.js';
 import { UnexpectedResponseError } from './unexpected-response-error.js';
@@ -28,23 +35,45 @@ export type StreamFetch = (url: string | URL, init?: RequestInit) => Promise<Res
 /** One JSON request of a resource. */
 export interface JsonRequest<S extends z.ZodType> extends RequestOptions {
   /** @default 'GET' */
-  method?: 'GET' | 'POST';
+  method?: HttpMethod;
   /** Path under the base URL with its query string, e.g. `/orders?limit=10`. */
   path: string;
   /** The contract schema the 2xx answer must match. */
   schema: S;
-  /** @default 'read' for a GET, 'none' for a POST */
+  /** @default 'read' for a GET, 'none' for a write */
   rate?: RateClass;
-  /** JSON body of a POST. */
+  /** JSON body of a POST or PATCH. */
   body?: unknown;
-  /** Sent as the Idempotency-Key header, unchanged on every attempt; without it a POST is never retried. */
+  /**
+   * Sent as the Idempotency-Key header, unchanged on every attempt; without it a POST is never
+   * retried (nor is a PATCH or DELETE, with or without it).
+   */
   idempotencyKey?: string;
+  /**
+   * The key travels in the body instead (Instant Sell's external_id): no header is sent, and the
+   * POST is retried as one that carries `idempotencyKey`. @default false
+   */
+  keyInBody?: boolean;
+  /**
+   * The server answers a repeated key with the original outcome (P2P publishing, Instant Sell
+   * orders): an unknown outcome (a timeout, 500, 504) is settled by sending again with the same
+   * key rather than by `lookUp`, and a 409 (a request with the key still running) is thrown.
+   * @default false
+   */
+  replaysByKey?: boolean;
   /**
    * Looks up the outcome of a POST whose answer was lost (see `decideRetry`): the result when the
    * request took effect, null when it did not and may be sent again with the same key. Without
    * it, or when the lookup itself fails, the original failure is thrown.
    */
   lookUp?: () => Promise<z.output<S> | null>;
+}
+
+/** A parsed answer, and whether the server said it replays an earlier request with the same key. */
+export interface KeyedAnswer<T> {
+  data: T;
+  /** True on `Idempotent-Replay: true`, or when a lookup found the outcome of an earlier attempt. */
+  replayed: boolean;
 }
 
 /**
@@ -90,11 +119,17 @@ export class Transport {
 
   /** Sends a JSON request with the retry policy and parses its answer with `request.schema`. */
   async json<S extends z.ZodType>(request: JsonRequest<S>): Promise<z.output<S>> {
+    return (await this.keyed(request)).data;
+  }
+
+  /** Like {@link json}, also telling whether the answer replays an earlier request with the same key. */
+  keyed<S extends z.ZodType>(request: JsonRequest<S>): Promise<KeyedAnswer<z.output<S>>> {
     const method = request.method ?? 'GET';
     const rate = request.rate ?? (method === 'GET' ? 'read' : 'none');
     const url = `${this.baseUrl}${request.path}`;
-    const extra = request.idempotencyKey === undefined ? {} : { 'idempotency-key': request.idempotencyKey };
-    const { signal } = request;
+    const { idempotencyKey, signal, lookUp } = request;
+    const extra =
+      idempotencyKey === undefined || request.keyInBody === true ? {} : { 'idempotency-key': idempotencyKey };
     const attempt: AttemptOptions = {
       ...this.attemptOptions('application/json', extra, signal),
       method,
@@ -103,13 +138,19 @@ export class Transport {
     const what = `${method} ${request.path}`;
     const sendOnce = () => sendJson(url, attempt);
     const send = async () => {
-      const json = await (rate === 'read' ? this.budget.read(sendOnce, signal) : sendOnce());
-      return this.parse(request.schema, json, what, url);
+      const answer = await (rate === 'read' ? this.budget.read(sendOnce, signal) : sendOnce());
+      const data = this.parse(request.schema, answer.body, what, url);
+      return { data, replayed: headerOf(answer.headers, 'idempotent-replay') === 'true' };
     };
+    const call = { rate, method, idempotencyKey, signal, replaysByKey: request.replaysByKey === true };
     return this.withRetries(
-      { rate, method, idempotencyKey: request.idempotencyKey, signal },
+      call,
       send,
-      request.lookUp,
+      lookUp &&
+        (async () => {
+          const found = await lookUp();
+          return found === null ? null : { data: found, replayed: true };
+        }),
     );
   }
 
@@ -127,7 +168,14 @@ export class Transport {
     const { signal } = options;
     const attempt = this.attemptOptions(accept, headers, signal);
     const conditional = headers['if-none-match'] !== undefined;
-    return this.withRetries({ rate: 'snapshot', method: 'GET', idempotencyKey: undefined, signal }, () =>
+    const call = {
+      rate: 'snapshot',
+      method: 'GET',
+      idempotencyKey: undefined,
+      signal,
+      replaysByKey: false,
+    } as const;
+    return this.withRetries(call, () =>
       this.budget.snapshot(conditional, () => getStream(url, attempt), signal),
     );
   }
@@ -166,8 +214,8 @@ export class Transport {
 
   /**
    * Runs attempts until one succeeds or the retry policy says stop. A POST whose outcome is
-   * unknown is looked up first; what the lookup finds is the answer, and only when it finds
-   * nothing is the request sent again, with the same Idempotency-Key. An abort of `call.signal`
+   * unknown is looked up first (unless the server replays its key); what the lookup finds is the
+   * answer, and only when it finds nothing is the request sent again, with the same key. An abort of `call.signal`
    * ends it at once, whatever it waits for.
    */
   private async withRetries<T>(
@@ -192,7 +240,10 @@ export class Transport {
           random: this.random,
         });
         if (decision === null) throw error;
-        if (decision.lookUp) {
+        if (decision.lookUp && call.replaysByKey) {
+          // Sending the same key again answers the original outcome; a 409 is the caller's to decide.
+          if (isApiError(error) && error.status === 409) throw error;
+        } else if (decision.lookUp) {
           const found = lookUp === undefined ? null : await lookUp().catch(() => undefined);
           // Without an answer from the lookup the outcome stays unknown: the caller gets the original error.
           if (lookUp === undefined || found === undefined) throw error;
@@ -229,4 +280,6 @@ interface RetriedCall {
   method: string;
   idempotencyKey: string | undefined;
   signal: AbortSignal | undefined;
+  /** An unknown outcome is settled by resending with the same key (see {@link JsonRequest.replaysByKey}). */
+  replaysByKey: boolean;
 }

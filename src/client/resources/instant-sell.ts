@@ -1,0 +1,100 @@
+/**
+ * Instant Sell (invite-only): access and terms, quotes, and sell orders made idempotent by their
+ * external_id. The server answers a repeated external_id with the order it made (200,
+ * `Idempotent-Replay: true`), so an order whose outcome is unknown is sent again unchanged.
+ */
+import {
+  type CreateSellOrderBody,
+  type SellOrder,
+  type SellOrderPage,
+  type SellQuote,
+  type SellQuoteBody,
+  type SellStatus,
+  sellOrderPageSchema,
+  sellOrderSchema,
+  sellQuoteSchema,
+  sellStatusSchema,
+} from '../../contract/sell.js';
+import type { RequestOptions } from '../client-options.js';
+import { pagesOf, rowsOf } from '../paginate.js';
+import { type SellOrdersParams, toQueryString } from '../query-params.js';
+import type { Transport } from '../transport.js';
+
+/** The Instant Sell endpoints over a shared {@link Transport}. */
+export class InstantSellResource {
+  constructor(private readonly transport: Transport) {}
+
+  /** `GET /sell/status`: whether this account has Instant Sell, with its terms (spread, bots, settlement). */
+  status(options: RequestOptions = {}): Promise<SellStatus> {
+    return this.transport.json({ path: '/sell/status', schema: sellStatusSchema, signal: options.signal });
+  }
+
+  /**
+   * `POST /sell/quotes`: the exact USD credited per eligible copy of the inventory behind the trade
+   * URL, binding until expires_at. A fresh inventory answers 409 inventory_pending with
+   * retry_after_ms; never retried.
+   */
+  quote(body: SellQuoteBody, options: RequestOptions = {}): Promise<SellQuote> {
+    return this.transport.json({
+      method: 'POST',
+      path: '/sell/quotes',
+      body,
+      schema: sellQuoteSchema,
+      signal: options.signal,
+    });
+  }
+
+  /**
+   * `POST /sell/orders`: sells a quote's eligible items. With external_id it is retried unchanged on
+   * 429, 503, network errors, timeouts and 5xx (the server replays the order made under it);
+   * a 409 (idempotency_key_mismatch, sell_quote_used, sell_total_below_minimum …) is thrown as it
+   * is. Without external_id it is never retried.
+   * @example const order = await client.instantSell.createOrder({ quote_id, min_total_usd: 40, external_id: randomUUID() });
+   */
+  createOrder(body: CreateSellOrderBody, options: RequestOptions = {}): Promise<SellOrder> {
+    const keyed =
+      body.external_id === undefined
+        ? {}
+        : { idempotencyKey: body.external_id, keyInBody: true, replaysByKey: true };
+    return this.transport.json({
+      method: 'POST',
+      path: '/sell/orders',
+      body,
+      schema: sellOrderSchema,
+      signal: options.signal,
+      ...keyed,
+    });
+  }
+
+  /** `GET /sell/orders/{id}`: one sell order with its bot offers and credited and settled amounts. */
+  getOrder(id: string, options: RequestOptions = {}): Promise<SellOrder> {
+    return this.transport.json({
+      path: `/sell/orders/${encodeURIComponent(id)}`,
+      schema: sellOrderSchema,
+      signal: options.signal,
+    });
+  }
+
+  /** `GET /sell/orders`: one page of the account's sell orders, newest first (`updated_after`: the change feed). */
+  orders(query: SellOrdersParams = {}, options: RequestOptions = {}): Promise<SellOrderPage> {
+    return this.transport.json({
+      path: `/sell/orders${toQueryString(query)}`,
+      schema: sellOrderPageSchema,
+      signal: options.signal,
+    });
+  }
+
+  /** Every page of `GET /sell/orders` from `query.cursor` (or the first) to the last. */
+  orderPages(query: SellOrdersParams = {}): AsyncGenerator<SellOrderPage, void, undefined> {
+    return pagesOf(
+      (q) => this.orders(q),
+      query,
+      (page) => page.meta.next_cursor,
+    );
+  }
+
+  /** Every sell order matching `query`, across all pages. */
+  allOrders(query: SellOrdersParams = {}): AsyncGenerator<SellOrder, void, undefined> {
+    return rowsOf(this.orderPages(query), (page) => page.data);
+  }
+}
