@@ -43,3 +43,28 @@ export async function* rowsOf<P, R>(
 ): AsyncGenerator<R, void, undefined> {
   for await (const page of pages) yield* rowsOfPage(page);
 }
+
+/** A page of the account's reads (orders, ledger, P2P listings, sell orders, deliveries). */
+export interface MetaPage<R> {
+  data: readonly R[];
+  meta: { next_cursor: string | null };
+}
+
+/**
+ * Every page of a read whose pages carry their next cursor in `meta.next_cursor`.
+ * @example metaPages((q) => orders.list(q), { status: 'hold' })
+ */
+export function metaPages<Q extends { cursor?: string | undefined }, P extends MetaPage<unknown>>(
+  read: (query: Q) => Promise<P>,
+  query: Q,
+): AsyncGenerator<P, void, undefined> {
+  return pagesOf(read, query, (page) => page.meta.next_cursor);
+}
+
+/** Every row of every page of such a read, in order. */
+export function metaRows<Q extends { cursor?: string | undefined }, R>(
+  read: (query: Q) => Promise<MetaPage<R>>,
+  query: Q,
+): AsyncGenerator<R, void, undefined> {
+  return rowsOf(metaPages(read, query), (page) => page.data);
+}

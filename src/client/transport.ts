@@ -23,6 +23,7 @@ import {
   sendJson,
 } from './http-attempt.js';
 import { claimBudget, type KeyBudget } from './key-budget.js';
+import { toQueryString } from './query-params.js';
 import { decideRetry, retryAfterMs } from './retry-policy.js';
 import { UnexpectedResponseError } from './unexpected-response-error.js';
 
@@ -152,6 +153,19 @@ export class Transport {
           return found === null ? null : { data: found, replayed: true };
         }),
     );
+  }
+
+  /**
+   * GETs `path` with `query` as its query string (see {@link json}).
+   * @example const page = await transport.get('/p2p/listings', { limit: 100 }, p2pListingPageSchema);
+   */
+  get<S extends z.ZodType>(
+    path: string,
+    query: object,
+    schema: S,
+    options: RequestOptions = {},
+  ): Promise<z.output<S>> {
+    return this.json({ path: `${path}${toQueryString(query)}`, schema, signal: options.signal });
   }
 
   /**

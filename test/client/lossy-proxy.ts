@@ -78,3 +78,9 @@ export async function startLossyProxy(origin: string): Promise<LossyProxy> {
     },
   };
 }
+
+/** Each way of losing an answer, with what the client sees, for `it.each`. */
+export const LOSSES = [
+  ['drop', 'the connection drops'],
+  ['gateway_timeout', 'a gateway answers 504'],
+] as const satisfies readonly (readonly [Loss, string])[];

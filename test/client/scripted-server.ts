@@ -3,6 +3,7 @@ import { createServer, type IncomingHttpHeaders, type IncomingMessage, type Serv
 import type { AddressInfo } from 'node:net';
 import { onTestFinished } from 'vitest';
 import { MarketClient, type MarketClientOptions } from '../../src/client/index.js';
+import { isApiError } from '../../src/contract/api-error.js';
 
 /** What the scripted server does with one request. */
 export type Step = (req: IncomingMessage, res: ServerResponse) => void;
@@ -101,4 +102,11 @@ export async function rejection(promise: Promise<unknown>): Promise<unknown> {
     return error;
   }
   throw new Error('the call succeeded');
+}
+
+/** The status and code of the ApiError a promise rejects with; fails on anything else. */
+export async function refusalOf(promise: Promise<unknown>): Promise<[number, string]> {
+  const error = await rejection(promise);
+  if (!isApiError(error)) throw new Error(`expected an ApiError, got ${String(error)}`);
+  return [error.status, error.code];
 }

@@ -7,7 +7,7 @@ import {
   transactionPageSchema,
 } from '../../contract/account.js';
 import type { RequestOptions } from '../client-options.js';
-import { pagesOf, rowsOf } from '../paginate.js';
+import { metaPages, metaRows } from '../paginate.js';
 import { type TransactionsParams, toQueryString } from '../query-params.js';
 import type { Transport } from '../transport.js';
 
@@ -34,15 +34,11 @@ export class AccountResource {
 
   /** Every page of `GET /transactions` from `query.cursor` (or the newest) to the oldest. */
   transactionPages(query: TransactionsParams = {}): AsyncGenerator<TransactionPage, void, undefined> {
-    return pagesOf(
-      (q) => this.transactions(q),
-      query,
-      (page) => page.meta.next_cursor,
-    );
+    return metaPages((q) => this.transactions(q), query);
   }
 
   /** Every ledger row matching `query`, newest first, across all pages. */
   allTransactions(query: TransactionsParams = {}): AsyncGenerator<Transaction, void, undefined> {
-    return rowsOf(this.transactionPages(query), (page) => page.data);
+    return metaRows((q) => this.transactions(q), query);
   }
 }

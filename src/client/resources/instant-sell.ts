@@ -16,8 +16,8 @@ import {
   sellStatusSchema,
 } from '../../contract/sell.js';
 import type { RequestOptions } from '../client-options.js';
-import { pagesOf, rowsOf } from '../paginate.js';
-import { type SellOrdersParams, toQueryString } from '../query-params.js';
+import { metaPages, metaRows } from '../paginate.js';
+import type { SellOrdersParams } from '../query-params.js';
 import type { Transport } from '../transport.js';
 
 /** The Instant Sell endpoints over a shared {@link Transport}. */
@@ -26,7 +26,7 @@ export class InstantSellResource {
 
   /** `GET /sell/status`: whether this account has Instant Sell, with its terms (spread, bots, settlement). */
   status(options: RequestOptions = {}): Promise<SellStatus> {
-    return this.transport.json({ path: '/sell/status', schema: sellStatusSchema, signal: options.signal });
+    return this.transport.get('/sell/status', {}, sellStatusSchema, options);
   }
 
   /**
@@ -68,33 +68,17 @@ export class InstantSellResource {
 
   /** `GET /sell/orders/{id}`: one sell order with its bot offers and credited and settled amounts. */
   getOrder(id: string, options: RequestOptions = {}): Promise<SellOrder> {
-    return this.transport.json({
-      path: `/sell/orders/${encodeURIComponent(id)}`,
-      schema: sellOrderSchema,
-      signal: options.signal,
-    });
+    return this.transport.get(`/sell/orders/${encodeURIComponent(id)}`, {}, sellOrderSchema, options);
   }
 
   /** `GET /sell/orders`: one page of the account's sell orders, newest first (`updated_after`: the change feed). */
   orders(query: SellOrdersParams = {}, options: RequestOptions = {}): Promise<SellOrderPage> {
-    return this.transport.json({
-      path: `/sell/orders${toQueryString(query)}`,
-      schema: sellOrderPageSchema,
-      signal: options.signal,
-    });
+    return this.transport.get('/sell/orders', query, sellOrderPageSchema, options);
   }
 
   /** Every page of `GET /sell/orders` from `query.cursor` (or the first) to the last. */
-  orderPages(query: SellOrdersParams = {}): AsyncGenerator<SellOrderPage, void, undefined> {
-    return pagesOf(
-      (q) => this.orders(q),
-      query,
-      (page) => page.meta.next_cursor,
-    );
-  }
+  readonly orderPages = (query: SellOrdersParams = {}) => metaPages((q) => this.orders(q), query);
 
   /** Every sell order matching `query`, across all pages. */
-  allOrders(query: SellOrdersParams = {}): AsyncGenerator<SellOrder, void, undefined> {
-    return rowsOf(this.orderPages(query), (page) => page.data);
-  }
+  readonly allOrders = (query: SellOrdersParams = {}) => metaRows((q) => this.orders(q), query);
 }

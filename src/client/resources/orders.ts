@@ -14,7 +14,7 @@ import {
   orderSchema,
 } from '../../contract/order.js';
 import type { RequestOptions } from '../client-options.js';
-import { pagesOf, rowsOf } from '../paginate.js';
+import { metaPages, metaRows } from '../paginate.js';
 import { type OrdersParams, toQueryString } from '../query-params.js';
 import type { Transport } from '../transport.js';
 
@@ -79,16 +79,12 @@ export class OrdersResource {
 
   /** Every page of `GET /orders` from `query.cursor` (or the newest) to the oldest. */
   pages(query: OrdersParams = {}): AsyncGenerator<OrderPage, void, undefined> {
-    return pagesOf(
-      (q) => this.list(q),
-      query,
-      (page) => page.meta.next_cursor,
-    );
+    return metaPages((q) => this.list(q), query);
   }
 
   /** Every order matching `query`, newest first, across all pages. */
   all(query: OrdersParams = {}): AsyncGenerator<Order, void, undefined> {
-    return rowsOf(this.pages(query), (page) => page.data);
+    return metaRows((q) => this.list(q), query);
   }
 
   /** `POST /orders/{id}/claim`: releases a held order after hold_until (409 not_claimable before); never retried. */

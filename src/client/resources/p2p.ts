@@ -18,8 +18,8 @@ import {
   p2pPublishBatchResponseSchema,
 } from '../../contract/p2p.js';
 import type { RequestOptions } from '../client-options.js';
-import { pagesOf, rowsOf } from '../paginate.js';
-import { type P2PListingsParams, toQueryString } from '../query-params.js';
+import { metaPages, metaRows } from '../paginate.js';
+import type { P2PListingsParams } from '../query-params.js';
 import type { Transport } from '../transport.js';
 
 /** How a publish is sent. */
@@ -52,11 +52,7 @@ export class P2PResource {
 
   /** `GET /p2p/inventory`: one row per copy, with the inventory proof (pending: call again after retry_after_ms). */
   inventory(options: RequestOptions = {}): Promise<P2PInventoryResponse> {
-    return this.transport.json({
-      path: '/p2p/inventory',
-      schema: p2pInventoryResponseSchema,
-      signal: options.signal,
-    });
+    return this.transport.get('/p2p/inventory', {}, p2pInventoryResponseSchema, options);
   }
 
   /**
@@ -107,26 +103,14 @@ export class P2PResource {
 
   /** `GET /p2p/listings`: one page of the account's listings, newest first (`updated_after`: the change feed). */
   listings(query: P2PListingsParams = {}, options: RequestOptions = {}): Promise<P2PListingPage> {
-    return this.transport.json({
-      path: `/p2p/listings${toQueryString(query)}`,
-      schema: p2pListingPageSchema,
-      signal: options.signal,
-    });
+    return this.transport.get('/p2p/listings', query, p2pListingPageSchema, options);
   }
 
   /** Every page of `GET /p2p/listings` from `query.cursor` (or the first) to the last. */
-  listingPages(query: P2PListingsParams = {}): AsyncGenerator<P2PListingPage, void, undefined> {
-    return pagesOf(
-      (q) => this.listings(q),
-      query,
-      (page) => page.meta.next_cursor,
-    );
-  }
+  readonly listingPages = (query: P2PListingsParams = {}) => metaPages((q) => this.listings(q), query);
 
   /** Every listing matching `query`, across all pages. */
-  allListings(query: P2PListingsParams = {}): AsyncGenerator<P2PListing, void, undefined> {
-    return rowsOf(this.listingPages(query), (page) => page.data);
-  }
+  readonly allListings = (query: P2PListingsParams = {}) => metaRows((q) => this.listings(q), query);
 
   private publishing(body: unknown, options: PublishOptions) {
     const { idempotencyKey, signal } = options;

@@ -21,8 +21,9 @@ import {
   webhookTestResultSchema,
 } from '../../contract/webhook.js';
 import type { RequestOptions } from '../client-options.js';
-import { pagesOf, rowsOf } from '../paginate.js';
-import { type DeliveriesParams, toQueryString } from '../query-params.js';
+import type { HttpMethod } from '../http-attempt.js';
+import { metaPages, metaRows } from '../paginate.js';
+import type { DeliveriesParams } from '../query-params.js';
 import type { Transport } from '../transport.js';
 
 /** Body of `POST /webhooks`: url (absolute HTTPS), and optionally description and events (default order.updated). */
@@ -37,12 +38,7 @@ export class WebhooksResource {
 
   /** `GET /webhooks`: every endpoint of the account with its health, oldest first (no secrets). */
   async list(options: RequestOptions = {}): Promise<WebhookEndpoint[]> {
-    const answer = await this.transport.json({
-      path: '/webhooks',
-      schema: webhookListSchema,
-      signal: options.signal,
-    });
-    return answer.data;
+    return (await this.send('GET', '/webhooks', webhookListSchema, options)).data;
   }
 
   /**
@@ -50,81 +46,46 @@ export class WebhooksResource {
    * @example const { id, secret } = await client.webhooks.create({ url: 'https://bot.example.com/hooks' });
    */
   async create(body: CreateWebhookInput, options: RequestOptions = {}): Promise<WebhookEndpointWithSecret> {
-    const answer = await this.transport.json({
-      method: 'POST',
-      path: '/webhooks',
-      body,
-      schema: createWebhookResponseSchema,
-      signal: options.signal,
-    });
-    return answer.data;
+    return (await this.send('POST', '/webhooks', createWebhookResponseSchema, options, body)).data;
   }
 
   /** `PATCH /webhooks/{id}`: changes url, events, enabled or description; re-enabling resets the failure counter. */
   async update(id: string, body: UpdateWebhookBody, options: RequestOptions = {}): Promise<WebhookEndpoint> {
-    const answer = await this.transport.json({
-      method: 'PATCH',
-      path: webhookPath(id),
-      body,
-      schema: webhookResponseSchema,
-      signal: options.signal,
-    });
-    return answer.data;
+    return (await this.send('PATCH', webhookPath(id), webhookResponseSchema, options, body)).data;
   }
 
   /** `DELETE /webhooks/{id}`: removes an endpoint with its deliveries. */
   delete(id: string, options: RequestOptions = {}): Promise<WebhookDeleted> {
-    return this.transport.json({
-      method: 'DELETE',
-      path: webhookPath(id),
-      schema: webhookDeletedSchema,
-      signal: options.signal,
-    });
+    return this.send('DELETE', webhookPath(id), webhookDeletedSchema, options);
   }
 
   /** `POST /webhooks/{id}/test`: sends a webhook.test event now; the real status and error text the receiver gave. */
   test(id: string, options: RequestOptions = {}): Promise<WebhookTestResult> {
-    return this.transport.json({
-      method: 'POST',
-      path: `${webhookPath(id)}/test`,
-      schema: webhookTestResultSchema,
-      signal: options.signal,
-    });
+    return this.send('POST', `${webhookPath(id)}/test`, webhookTestResultSchema, options);
   }
 
   /** `POST /webhooks/{id}/rotate-secret`: a new signing secret, shown once; queued deliveries are signed with it. */
   async rotateSecret(id: string, options: RequestOptions = {}): Promise<WebhookEndpointWithSecret> {
-    const answer = await this.transport.json({
-      method: 'POST',
-      path: `${webhookPath(id)}/rotate-secret`,
-      schema: rotateWebhookSecretResponseSchema,
-      signal: options.signal,
-    });
-    return answer.data;
+    const path = `${webhookPath(id)}/rotate-secret`;
+    return (await this.send('POST', path, rotateWebhookSecretResponseSchema, options)).data;
   }
 
   /** `GET /webhooks/{id}/deliveries`: one page of the endpoint's deliveries, newest first. */
   deliveries(id: string, query: DeliveriesParams = {}, options: RequestOptions = {}): Promise<DeliveryPage> {
-    return this.transport.json({
-      path: `${webhookPath(id)}/deliveries${toQueryString(query)}`,
-      schema: deliveryPageSchema,
-      signal: options.signal,
-    });
+    return this.transport.get(`${webhookPath(id)}/deliveries`, query, deliveryPageSchema, options);
   }
 
   /** Every page of the endpoint's deliveries from `query.cursor` (or the newest) to the oldest. */
-  deliveryPages(id: string, query: DeliveriesParams = {}): AsyncGenerator<DeliveryPage, void, undefined> {
-    return pagesOf(
-      (q) => this.deliveries(id, q),
-      query,
-      (page) => page.meta.next_cursor,
-    );
-  }
+  readonly deliveryPages = (
+    id: string,
+    query: DeliveriesParams = {},
+  ): AsyncGenerator<DeliveryPage, void, undefined> => metaPages((q) => this.deliveries(id, q), query);
 
   /** Every delivery of the endpoint matching `query`, newest first, across all pages. */
-  allDeliveries(id: string, query: DeliveriesParams = {}): AsyncGenerator<WebhookDelivery, void, undefined> {
-    return rowsOf(this.deliveryPages(id, query), (page) => page.data);
-  }
+  readonly allDeliveries = (
+    id: string,
+    query: DeliveriesParams = {},
+  ): AsyncGenerator<WebhookDelivery, void, undefined> => metaRows((q) => this.deliveries(id, q), query);
 
   /**
    * `POST /webhooks/{id}/deliveries/{deliveryId}/retry`: re-arms a failed (or pending) delivery
@@ -135,13 +96,19 @@ export class WebhooksResource {
     deliveryId: string,
     options: RequestOptions = {},
   ): Promise<WebhookDelivery> {
-    const answer = await this.transport.json({
-      method: 'POST',
-      path: `${webhookPath(id)}/deliveries/${encodeURIComponent(deliveryId)}/retry`,
-      schema: deliveryRetryResponseSchema,
-      signal: options.signal,
-    });
-    return answer.data;
+    const path = `${webhookPath(id)}/deliveries/${encodeURIComponent(deliveryId)}/retry`;
+    return (await this.send('POST', path, deliveryRetryResponseSchema, options)).data;
+  }
+
+  /** One request of these endpoints, never retried unless it is a GET. */
+  private send<S extends z.ZodType>(
+    method: HttpMethod,
+    path: string,
+    schema: S,
+    options: RequestOptions,
+    body?: unknown,
+  ): Promise<z.output<S>> {
+    return this.transport.json({ method, path, schema, signal: options.signal, body });
   }
 }
 
