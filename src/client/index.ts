@@ -1,4 +1,5 @@
 /** The typed API client: re-exports only. */
+export { ApiError, isApiError } from '../contract/api-error.js';
 export {
   type BudgetLimits,
   type BudgetOptions,
