@@ -74,12 +74,12 @@ export async function run(flags: Record<string, unknown>): Promise<void> {
       `collecting into ${warehousePath}; query it with: npx market sql "SELECT count(*) FROM live_listings"`,
       `parquet exports of the models every hour into ${exportDir}; one now: npx market export --warehouse ${warehousePath} --to ${exportDir}`,
       `a market report (HTML with charts) every hour into ${reportDir}, newest at ${join(reportDir, 'latest.html')}; one now: npx market report --warehouse ${warehousePath} --out ${reportDir}`,
-      'a demo trader buys with the demo account three times a minute (some held, every fourth declined): its ledger and orders land in account_transactions, account_states and the fct_account_daily, fct_order_outcomes models',
+      'a demo trader buys with the demo account three times a minute (some held, every fourth declined), lists a third of what it receives on P2P for a demo buyer account and sells a third to the Instant Sell bots: its ledger, orders, P2P listings and sell orders land in account_transactions, account_states and the fct_account_daily, fct_order_outcomes, fct_p2p_sales models',
       'press Ctrl-C to stop',
       '',
     ].join('\n'),
   );
-  const trader = startDemoTrader({ baseUrl: service.baseUrl, apiKey: traderKey, log });
+  const trader = startDemoTrader({ baseUrl: service.baseUrl, accountId: account.id, apiKey: traderKey, log });
   const stopStatus = logStatusEvery(log, 30, collector.status);
   stopOnSignal(async () => {
     stopStatus();

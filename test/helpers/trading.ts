@@ -49,14 +49,22 @@ export async function advance(t: TestService, seconds: number): Promise<void> {
 }
 
 /** Every ledger row of the key's account, newest first. */
-export async function ledgerOf(t: TestService, key: string): Promise<Record<string, any>[]> {
+export function ledgerOf(t: TestService, key: string): Promise<Record<string, any>[]> {
+  return everyRowOf(t, key, '/transactions');
+}
+
+/** Every row of a `{ data, meta: { next_cursor } }` list of the key's account (`/orders`, `/p2p/listings`, …), page by page. */
+export async function everyRowOf(t: TestService, key: string, path: string): Promise<Record<string, any>[]> {
   const rows: Record<string, any>[] = [];
   let cursor: string | null = null;
   do {
     const page: TestResponse = await t.call(
-      `/transactions?limit=100${cursor === null ? '' : `&cursor=${cursor}`}`,
-      { key },
+      `${path}?limit=100${cursor === null ? '' : `&cursor=${cursor}`}`,
+      {
+        key,
+      },
     );
+    if (page.status !== 200) throw new Error(`GET ${path}: ${page.text}`);
     rows.push(...page.body.data);
     cursor = page.body.meta.next_cursor;
   } while (cursor !== null);

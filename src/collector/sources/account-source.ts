@@ -13,6 +13,7 @@ import type { MarketClient } from '../../client/index.js';
 import type { Transaction } from '../../contract/account.js';
 import { isApiError } from '../../contract/api-error.js';
 import type { AccountObjectKind, AccountStateRow, BatchWriter, Warehouse } from '../../warehouse/index.js';
+import { msToTimestamp } from '../../warehouse/sql.js';
 import type { SourceTask } from '../source-job.js';
 import { StatusBoard } from '../source-status.js';
 
@@ -39,6 +40,13 @@ interface Feed {
   idOf(row: unknown): string;
 }
 
+/** Where the task lands its rows and reports them. */
+interface Landing {
+  warehouse: Warehouse;
+  writer: BatchWriter;
+  board: StatusBoard;
+}
+
 /** Creates the account task over the games the collector follows. */
 export function createAccountTask(
   client: MarketClient,
@@ -47,6 +55,7 @@ export function createAccountTask(
   options: { games: readonly number[]; intervalMs?: number; maxPages?: number },
 ): SourceTask {
   const board = new StatusBoard(SOURCE);
+  const landing: Landing = { warehouse, writer, board };
   const maxPages = options.maxPages ?? 10;
   const feeds: Feed[] = [
     ...options.games.map(
@@ -81,7 +90,7 @@ export function createAccountTask(
       const state = await warehouse.readState(SOURCE);
       let landed = 0;
       try {
-        landed += await landLedger(client, writer, board, Number(state.ledger ?? 0), signal);
+        landed += await landLedger(client, landing, Number(state.ledger ?? 0), signal);
       } catch (error) {
         if (!refused(error)) throw error;
         board.status.stopped = `the key cannot read the account (${(error as Error).message})`;
@@ -90,7 +99,7 @@ export function createAccountTask(
       for (const feed of feeds) {
         if (signal.aborted) break;
         try {
-          landed += await follow(feed, writer, board, Number(state[feed.key] ?? 0), maxPages, signal);
+          landed += await follow(feed, landing, Number(state[feed.key] ?? 0), maxPages, signal);
         } catch (error) {
           // A key without P2P or Instant Sell access reads the rest; the refusal stays on the board.
           if (!refused(error)) throw error;
@@ -102,11 +111,13 @@ export function createAccountTask(
   };
 }
 
-/** Reads the ledger from the watermark minus the overlap (all of it the first time) and lands it with the new watermark. */
+/**
+ * Reads the ledger from the watermark minus the overlap (all of it the first time) and lands it
+ * with the new watermark; returns how many rows were new (the overlap re-read is landed already).
+ */
 async function landLedger(
   client: MarketClient,
-  writer: BatchWriter,
-  board: StatusBoard,
+  { warehouse, writer, board }: Landing,
   watermark: number,
   signal: AbortSignal,
 ): Promise<number> {
@@ -128,20 +139,34 @@ async function landLedger(
   for (const row of rows) next = Math.max(next, Date.parse(row.transaction.created_at));
   board.status.received += rows.length;
   if (rows.length === 0) return 0;
-  await writer.add({ source: SOURCE, ledger: rows, state: { ledger: String(next) } });
-  return rows.length;
+  const landed = await landedIds(
+    warehouse,
+    `SELECT transaction_id AS k FROM account_transactions${from === undefined ? '' : ` WHERE created_at >= ${msToTimestamp(String(from * 1000))}`}`,
+  );
+  const fresh = rows.filter((row) => !landed.has(row.transaction.id));
+  await writer.add({ source: SOURCE, ledger: fresh, state: { ledger: String(next) } });
+  return new Set(fresh.map((row) => row.transaction.id)).size;
 }
 
-/** Follows one change feed from its watermark minus the overlap, each page landed with the watermark it reaches. */
+/**
+ * Follows one change feed from its watermark minus the overlap, each page landed with the
+ * watermark it reaches; returns how many states were new (the overlap re-read is landed already).
+ */
 async function follow(
   feed: Feed,
-  writer: BatchWriter,
-  board: StatusBoard,
+  { warehouse, writer, board }: Landing,
   watermark: number,
   maxPages: number,
   signal: AbortSignal,
 ): Promise<number> {
-  const updatedAfter = new Date(Math.max(0, watermark - ACCOUNT_OVERLAP_MS)).toISOString();
+  const since = Math.max(0, watermark - ACCOUNT_OVERLAP_MS);
+  const updatedAfter = new Date(since).toISOString();
+  // The states of this kind landed since the feed's lower bound, by object and update instant.
+  const known = await landedIds(
+    warehouse,
+    `SELECT object_id || ' ' || epoch_ms(updated_at) AS k FROM account_states
+     WHERE kind = '${feed.kind}' AND updated_at >= ${msToTimestamp(String(since))}`,
+  );
   let landed = 0;
   let cursor: string | null = null;
   for (let pages = 0; pages < maxPages && !signal.aborted; pages++) {
@@ -161,13 +186,20 @@ async function follow(
     }));
     for (const row of rows) watermark = Math.max(watermark, Date.parse(row.updatedAt));
     board.status.received += rows.length;
+    const fresh = rows.filter((row) => !known.has(`${row.id} ${Date.parse(row.updatedAt)}`));
     if (rows.length > 0)
-      await writer.add({ source: SOURCE, accountStates: rows, state: { [feed.key]: String(watermark) } });
-    landed += rows.length;
+      await writer.add({ source: SOURCE, accountStates: fresh, state: { [feed.key]: String(watermark) } });
+    for (const row of fresh) known.add(`${row.id} ${Date.parse(row.updatedAt)}`);
+    landed += fresh.length;
     cursor = page.meta.next_cursor;
     if (cursor === null) break;
   }
   return landed;
+}
+
+/** The keys (column `k`) of the landed rows a query selects. */
+async function landedIds(warehouse: Warehouse, sql: string): Promise<Set<string>> {
+  return new Set((await warehouse.query(sql)).map((row) => String(row.k)));
 }
 
 function refused(error: unknown): boolean {
