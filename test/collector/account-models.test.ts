@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningCollector } from '../../src/collector/daemon.js';
 import { startTestCollector } from '../helpers/collector.js';
 import { startTestService, type TestService } from '../helpers/service.js';
-import { advance, buy, ledgerOf, listingsFor } from '../helpers/trading.js';
+import { advance, buy, closingAndBalance, ledgerOf, listingsFor } from '../helpers/trading.js';
 
 describe('account models over a real collector run', () => {
   let t: TestService;
@@ -81,11 +81,8 @@ describe('account models over a real collector run', () => {
   });
 
   it("closes the last day at the service's GET /balance, to the cent", async () => {
-    const balance = (await t.call('/balance', { key })).body.balance_usd as number;
-    const [last] = await collector.warehouse.query(
-      'SELECT CAST(closing_balance_usd AS VARCHAR) AS c, transactions FROM fct_account_daily ORDER BY day DESC LIMIT 1',
-    );
-    expect(last?.c).toBe(balance.toFixed(2));
+    const { closing, balance } = await closingAndBalance(t, key, collector.warehouse);
+    expect(closing).toBe(balance);
     const [sum] = await collector.warehouse.query(
       'SELECT CAST(sum(transactions) AS INTEGER) AS n FROM fct_account_daily',
     );

@@ -13,7 +13,7 @@ import type { RunningCollector } from '../../src/collector/daemon.js';
 import { createClock } from '../../src/service/core/clock.js';
 import { startTestCollector } from '../helpers/collector.js';
 import { startTestService, type TestService } from '../helpers/service.js';
-import { advance, cents, everyRowOf, ledgerOf } from '../helpers/trading.js';
+import { advance, cents, closingAndBalance, everyRowOf, ledgerOf } from '../helpers/trading.js';
 
 const DAY_S = 86_400;
 
@@ -171,11 +171,8 @@ describe('P2P and Instant Sell activity of the demo trader, landed and modelled'
   });
 
   it("closes the last day at the service's GET /balance, to the cent, sales included, and passes every model test", async () => {
-    const balance = (await t.call('/balance', { key })).body.balance_usd as number;
-    const [last] = await collector.warehouse.query(
-      'SELECT CAST(closing_balance_usd AS VARCHAR) AS c FROM fct_account_daily ORDER BY day DESC LIMIT 1',
-    );
-    expect(last?.c).toBe(balance.toFixed(2));
+    const { closing, balance } = await closingAndBalance(t, key, collector.warehouse);
+    expect(closing).toBe(balance);
     const [sales] = await collector.warehouse.query(
       'SELECT CAST(sum(sales_usd) AS DOUBLE) AS s FROM fct_account_daily',
     );

@@ -1,5 +1,6 @@
 /** Helpers of the trading tests: picking listings to buy, buying, moving the clock, reading the ledger. */
 import type { Listing } from '../../src/contract/listing.js';
+import type { Warehouse } from '../../src/warehouse/index.js';
 import type { TestResponse, TestService } from './service.js';
 
 /**
@@ -90,4 +91,17 @@ export async function ledgerProblems(t: TestService, key: string): Promise<strin
   if (rows[0] && cents(rows[0].balance_after_usd) !== cents(balance.balance_usd))
     problems.push(`last row's balance_after ${rows[0].balance_after_usd} is not the balance`);
   return problems;
+}
+
+/** The last day's closing balance of fct_account_daily and the service's GET /balance, both as `123.45`. */
+export async function closingAndBalance(
+  t: TestService,
+  key: string,
+  warehouse: Warehouse,
+): Promise<{ closing: unknown; balance: string }> {
+  const balance = (await t.call('/balance', { key })).body.balance_usd as number;
+  const [last] = await warehouse.query(
+    'SELECT CAST(closing_balance_usd AS VARCHAR) AS c FROM fct_account_daily ORDER BY day DESC LIMIT 1',
+  );
+  return { closing: last?.c, balance: balance.toFixed(2) };
 }
