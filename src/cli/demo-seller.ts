@@ -6,16 +6,10 @@
  * next one is offered instead), or kept. A copy whose step failed is tried again at the next turn,
  * a listing with the same idempotency key, so each copy is listed or sold once.
  */
-import type { Transport } from '../client/index.js';
+import type { MarketClient } from '../client/index.js';
 import { isApiError } from '../contract/api-error.js';
 import { centsToUsd, usdToCents } from '../contract/common.js';
-import {
-  type P2PInventoryItem,
-  type P2PListing,
-  p2pInventoryResponseSchema,
-  p2pListingSchema,
-} from '../contract/p2p.js';
-import { sellOrderSchema, sellQuoteSchema } from '../contract/sell.js';
+import type { P2PInventoryItem, P2PListing } from '../contract/p2p.js';
 
 /** What the trader does with a copy it received. */
 type CopyRole = 'p2p' | 'sell' | 'keep';
@@ -38,8 +32,8 @@ export class DemoSeller {
   private assigned = 0;
 
   constructor(
-    /** A transport on a key of the demo account. */
-    private readonly transport: Transport,
+    /** A client on a key of the demo account. */
+    private readonly client: MarketClient,
     /** The demo account's trade URL. */
     private readonly tradeUrl: string,
   ) {}
@@ -49,11 +43,7 @@ export class DemoSeller {
    * Returns the listings published by this call.
    */
   async placeNewCopies(signal?: AbortSignal): Promise<P2PListing[]> {
-    const inventory = await this.transport.json({
-      path: '/p2p/inventory',
-      schema: p2pInventoryResponseSchema,
-      signal,
-    });
+    const inventory = await this.client.p2p.inventory({ signal });
     // A fresh inventory is pending for a few seconds of service clock: the next turn reads it again.
     if (inventory.inventory_proof?.status !== 'ready') return [];
     const published: P2PListing[] = [];
@@ -80,18 +70,14 @@ export class DemoSeller {
   /** Publishes one copy; null when the API refused it for good (the copy changed or is listed already). */
   private async list(copy: P2PInventoryItem, signal?: AbortSignal): Promise<P2PListing | null> {
     try {
-      const listing = await this.transport.json({
-        method: 'POST',
-        path: '/p2p/listings',
-        schema: p2pListingSchema,
-        body: {
+      const { listing } = await this.client.p2p.publish(
+        {
           operational_asset_id: copy.operational_asset_id,
           asset_revision: copy.asset_revision,
           price_usd: centsToUsd(p2pPriceCents(copy)),
         },
-        idempotencyKey: `demo-p2p-${copy.asset_id}-${copy.asset_revision}`,
-        signal,
-      });
+        { idempotencyKey: `demo-p2p-${copy.asset_id}-${copy.asset_revision}`, signal },
+      );
       this.done.add(copy.asset_id);
       return listing;
     } catch (error) {
@@ -106,26 +92,16 @@ export class DemoSeller {
 
   /** Sells one copy to the bots at its quoted credit; false when they do not buy it. */
   private async sell(copy: P2PInventoryItem, signal?: AbortSignal): Promise<boolean> {
-    const quote = await this.transport.json({
-      method: 'POST',
-      path: '/sell/quotes',
-      schema: sellQuoteSchema,
-      body: { trade_url: this.tradeUrl, asset_ids: [copy.asset_id] },
-      signal,
-    });
+    const quote = await this.client.instantSell.quote(
+      { trade_url: this.tradeUrl, asset_ids: [copy.asset_id] },
+      { signal },
+    );
     if (!quote.items.some((item) => item.eligible)) return false;
     try {
-      await this.transport.json({
-        method: 'POST',
-        path: '/sell/orders',
-        schema: sellOrderSchema,
-        body: {
-          quote_id: quote.quote_id,
-          min_total_usd: quote.total_usd,
-          external_id: `demo-${quote.quote_id}`,
-        },
-        signal,
-      });
+      await this.client.instantSell.createOrder(
+        { quote_id: quote.quote_id, min_total_usd: quote.total_usd, external_id: `demo-${quote.quote_id}` },
+        { signal },
+      );
     } catch (error) {
       // The copy left or went into another order since the quote: nothing to sell, nothing to retry.
       if (!(isApiError(error) && error.code === 'sell_nothing_to_sell')) throw error;
@@ -136,7 +112,7 @@ export class DemoSeller {
 }
 
 /** The demo's P2P price of a copy: its market price plus the markup, at least the floor; 1.00 USD without a market price. */
-export function p2pPriceCents(copy: Pick<P2PInventoryItem, 'market_usd' | 'floor_usd'>): number {
+function p2pPriceCents(copy: Pick<P2PInventoryItem, 'market_usd' | 'floor_usd'>): number {
   if (copy.market_usd === null) return 100;
   const marked = Math.ceil((usdToCents(copy.market_usd) * (100 + P2P_MARKUP_PERCENT)) / 100);
   return Math.max(MIN_P2P_CENTS, marked, copy.floor_usd === null ? 0 : usdToCents(copy.floor_usd));

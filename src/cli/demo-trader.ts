@@ -15,7 +15,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
-import { MarketClient, Transport } from '../client/index.js';
+import { MarketClient } from '../client/index.js';
 import { isApiError } from '../contract/api-error.js';
 import type { Delivery } from '../contract/listing.js';
 import { startJob } from '../shared/jobs/index.js';
@@ -49,7 +49,6 @@ export interface DemoTrader {
 /** Creates the trader; nothing is sent before `setUp`. */
 export function createDemoTrader(options: DemoTraderOptions): DemoTrader {
   const client = new MarketClient({ baseUrl: options.baseUrl, apiKey: options.apiKey });
-  const transport = new Transport({ baseUrl: options.baseUrl, apiKey: options.apiKey });
   let seller: DemoSeller | null = null;
   let buyer: MarketClient | null = null;
   /** P2P listings published and not bought yet. */
@@ -102,7 +101,7 @@ export function createDemoTrader(options: DemoTraderOptions): DemoTrader {
   return {
     async setUp(signal) {
       const setup = await setUpDemoAccounts(options.baseUrl, options.accountId, signal);
-      seller = new DemoSeller(transport, setup.tradeUrl);
+      seller = new DemoSeller(client, setup.tradeUrl);
       buyer = new MarketClient({ baseUrl: options.baseUrl, apiKey: setup.buyer.apiKey });
     },
     async turn(signal) {
@@ -124,7 +123,7 @@ export function createDemoTrader(options: DemoTraderOptions): DemoTrader {
         throw new AggregateError(failures, `${failures.length} steps of the demo trader failed`);
     },
     async close() {
-      await Promise.all([client.close(), transport.close(), buyer?.close()]);
+      await Promise.all([client.close(), buyer?.close()]);
     },
   };
 }
