@@ -167,6 +167,23 @@ export class EventLog {
     }));
   }
 
+  /**
+   * The SSE frames (as `frameOf` writes them) of one game's committed events at positions after
+   * `after` and at most `through`, in order, built by DuckDB: a replay step moves one string per
+   * event and no event objects.
+   */
+  async framesOf(appId: number, after: number, through: number): Promise<string[]> {
+    const rows = await this.db.read<{ frame: string }>(
+      `SELECT 'id: ' || $log || '-' || position || chr(10) || 'event: ' || kind || chr(10) || 'data: '
+              || coalesce(listing, '{"id":' || to_json(listing_id) || '}') || chr(10) || chr(10) AS frame
+       FROM listing_events
+       WHERE position > $after AND position <= least($through, $head) AND app_id = $app
+       ORDER BY position`,
+      { log: this.logId, after, through, head: this.headPosition, app: appId },
+    );
+    return rows.map((r) => r.frame);
+  }
+
   /** Deletes events older than the retention or beyond the row cap. */
   async prune(now: number): Promise<void> {
     const byCap = this.headPosition - this.retention.maxRows;
