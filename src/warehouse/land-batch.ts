@@ -15,6 +15,7 @@ export async function landBatch(
   stagingDir: string,
   batch: WarehouseBatch,
   now: number,
+  replay: boolean,
 ): Promise<LoadSummary> {
   const tables: Record<string, number> = {};
   const context: LandingContext = {
@@ -23,6 +24,7 @@ export async function landBatch(
     loadId: randomUUID(),
     source: batch.source,
     now,
+    replay,
     count: (table, rows) => {
       tables[table] = (tables[table] ?? 0) + rows;
     },
