@@ -13,12 +13,15 @@ export const timestampSchema = z.iso.datetime({ offset: false, precision: 3 }).m
   example: '2026-11-21T12:00:00.000Z',
 });
 
+/** The text of a query-string timestamp: ISO 8601 with an offset or Z, seconds optional. */
+export const QUERY_TIMESTAMP = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:\d{2})$/;
+
 /** A query-string ISO 8601 timestamp (any offset, seconds optional), as epoch milliseconds. */
 export function timestampQuery() {
   return z
     .string()
     .max(40)
-    .refine((v) => /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:\d{2})$/.test(v), {
+    .refine((v) => QUERY_TIMESTAMP.test(v), {
       message: 'must be an ISO 8601 timestamp such as 2026-11-21T12:00:00Z',
     })
     .transform((v) => Date.parse(v))
@@ -37,15 +40,17 @@ export const usdSchema = z.number().meta({ description: 'USD amount, 2 decimals'
 /** Opaque keyset cursor: pass `next_cursor` back unchanged. */
 export const cursorSchema = z.string().max(512).meta({ description: 'opaque cursor from next_cursor' });
 
-const DECIMAL = /^-?(?:\d+(?:\.\d*)?|\.\d+)$/;
-const INTEGER = /^-?\d+$/;
+/** The text of a query-string decimal number. */
+export const QUERY_DECIMAL = /^-?(?:\d+(?:\.\d*)?|\.\d+)$/;
+/** The text of a query-string integer. */
+export const QUERY_INTEGER = /^-?\d+$/;
 
 /** A query-string decimal number within bounds; empty, exponent and hex forms are refused. */
 export function queryNumber(min: number, max: number) {
   return z
     .string()
     .max(32)
-    .regex(DECIMAL, 'must be a decimal number')
+    .regex(QUERY_DECIMAL, 'must be a decimal number')
     .transform(Number)
     .pipe(z.number().min(min).max(max));
 }
@@ -55,7 +60,7 @@ export function queryInteger(min: number, max: number) {
   return z
     .string()
     .max(16)
-    .regex(INTEGER, 'must be an integer')
+    .regex(QUERY_INTEGER, 'must be an integer')
     .transform(Number)
     .pipe(z.number().int().min(min).max(max));
 }

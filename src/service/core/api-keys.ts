@@ -1,5 +1,5 @@
 /** API key format: `svc_pub_<key id>_<secret>`; only the SHA-256 of the whole key is ever stored. */
-import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import { hash, randomBytes, timingSafeEqual } from 'node:crypto';
 
 /** Every key starts with this; anything else counts as a missing key. */
 export const KEY_PREFIX = 'svc_pub_';
@@ -23,7 +23,7 @@ export function generateApiKey(): NewApiKey {
 
 /** Hex SHA-256 of a raw key. */
 export function hashApiKey(raw: string): string {
-  return createHash('sha256').update(raw, 'utf8').digest('hex');
+  return hash('sha256', raw, 'hex');
 }
 
 /** The key id inside a raw key, or null when the key cannot be one of ours. */
@@ -35,7 +35,7 @@ export function keyIdOf(raw: string): string | null {
 
 /** Compares a presented raw key with a stored hash in constant time. */
 export function keyMatches(raw: string, storedHash: string): boolean {
-  const presented = Buffer.from(hashApiKey(raw), 'hex');
+  const presented = hash('sha256', raw, 'buffer');
   const stored = Buffer.from(storedHash, 'hex');
   return presented.length === stored.length && timingSafeEqual(presented, stored);
 }

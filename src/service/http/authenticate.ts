@@ -38,10 +38,21 @@ export interface AuthenticateOptions {
 export function registerAuthentication(app: FastifyInstance, options: AuthenticateOptions): void {
   app.decorateRequest('auth', null);
   app.decorateRequest('clientIp', '');
+  const addresses = new Map<string, string>();
   app.addHook('onRequest', async (request) => {
-    request.clientIp = normalizeAddress(request.ip);
+    request.clientIp = normalizedOnce(addresses, request.ip);
     checkAccess(request, options);
   });
+}
+
+/** The canonical text of an address, parsed once per distinct address (up to a few thousand kept). */
+function normalizedOnce(known: Map<string, string>, ip: string): string {
+  let address = known.get(ip);
+  if (address !== undefined) return address;
+  if (known.size >= 4096) known.clear();
+  address = normalizeAddress(ip);
+  known.set(ip, address);
+  return address;
 }
 
 /** The authenticated caller of a keyed route. */
@@ -79,12 +90,11 @@ function checkAccess(request: FastifyRequest, options: AuthenticateOptions): voi
 
 function resolveKey(request: FastifyRequest, options: AuthenticateOptions, now: number): Caller {
   const raw = presentedKey(request);
-  const fail = (error: ApiError): never => {
-    const until = options.guard.recordFailure(request.clientIp, now);
-    throw until === null ? error : banned(until, now);
-  };
   if (raw === null || !raw.startsWith(KEY_PREFIX)) {
-    return fail(
+    return failAuth(
+      request,
+      options,
+      now,
       new ApiError(
         'missing_api_key',
         `send an API key starting with ${KEY_PREFIX} as Authorization: Bearer <key>`,
@@ -95,9 +105,25 @@ function resolveKey(request: FastifyRequest, options: AuthenticateOptions, now: 
   const key = keyId === null ? undefined : options.accounts.key(keyId);
   const account = key ? options.accounts.account(key.accountId) : undefined;
   if (!key || !account || !keyMatches(raw, key.hash) || key.revokedAt !== null) {
-    return fail(new ApiError('invalid_api_key', 'this API key is unknown or revoked; generate a new one'));
+    return failAuth(
+      request,
+      options,
+      now,
+      new ApiError('invalid_api_key', 'this API key is unknown or revoked; generate a new one'),
+    );
   }
   return { key, account };
+}
+
+/** Counts a failed authentication from the caller's address; throws `error`, or the ban it triggers. */
+function failAuth(
+  request: FastifyRequest,
+  options: AuthenticateOptions,
+  now: number,
+  error: ApiError,
+): never {
+  const until = options.guard.recordFailure(request.clientIp, now);
+  throw until === null ? error : banned(until, now);
 }
 
 /** The raw key from `Authorization: Bearer …` (preferred) or the `api_key` query parameter. */

@@ -20,6 +20,7 @@ export {
   matchesFilters,
   type OnlyOrExclude,
 } from './listing-filter.js';
+export { ListingPageCache, type ListingPageCacheOptions, type PageBody } from './listing-page-cache.js';
 export type { ListingPageResult, ListingSearch } from './listing-query.js';
 export { PageBufferPool, renderListingPage } from './render-listing-page.js';
 
@@ -50,6 +51,7 @@ export class ListingIndex {
   readonly #byId = new Map<string, ListingRecord>();
   readonly #games = new Map<number, GameListings>();
   readonly #tables: RecordTables;
+  #changes = 0;
 
   constructor(options: ListingIndexOptions = {}) {
     const pool = new Map<string, string>();
@@ -63,6 +65,7 @@ export class ListingIndex {
   /** Adds or replaces a listing (replacing = remove then add, so it takes a new place). */
   upsert(appId: number, listing: Listing): IndexedListing {
     this.remove(listing.id);
+    this.#changes++;
     const record = createIndexedListing(appId, listing, this.#tables);
     this.#byId.set(record.id, record);
     let game = this.#games.get(appId);
@@ -78,10 +81,16 @@ export class ListingIndex {
   remove(id: string): IndexedListing | undefined {
     const record = this.#byId.get(id);
     if (record === undefined) return undefined;
+    this.#changes++;
     this.#byId.delete(id);
     this.#games.get(record.appId)?.remove(record);
     releaseIndexedListing(record, this.#tables);
     return record;
+  }
+
+  /** How many upserts and removals the index has applied: every query's answer is the same while this is. */
+  get changes(): number {
+    return this.#changes;
   }
 
   /** The live listing with this id, of any game. */

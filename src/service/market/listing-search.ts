@@ -25,18 +25,18 @@ export function listingSearchOf(query: ListingsQuery, readable: readonly number[
       throw new ApiError('invalid_param', `sort=newest is CS2-only; use id, price_asc or price_desc`);
   }
   checkRange('min_float', query.min_float, 'max_float', query.max_float);
-  const search: ListingSearch = { appId, sort: query.sort ?? 'id', limit: query.limit ?? 50 };
-  const optional: Partial<ListingSearch> = {
-    ...listingFilterOf(query),
+  // Every field set, undefined when absent: one object shape for every search keeps the hot path monomorphic.
+  return {
+    appId,
+    sort: query.sort ?? 'id',
+    limit: query.limit ?? 50,
     cursor: query.cursor,
     search: query.search,
+    ...listingFilterOf(query),
     minFloat: query.min_float,
     maxFloat: query.max_float,
     availableAfterMs: query.available_after,
   };
-  for (const [key, value] of Object.entries(optional))
-    if (value !== undefined) Object.assign(search, { [key]: value });
-  return search;
 }
 
 /** The filters `/listings` and `/listings/stream` share, validated the same way. */

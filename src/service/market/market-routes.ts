@@ -13,11 +13,13 @@ import {
 } from '../../contract/market.js';
 import type { Account } from '../core/caller.js';
 import { authOf } from '../http/authenticate.js';
+import { withFastPath } from '../http/fast-validation.js';
 import { AUTH_ERRORS, errorResponses } from '../http/openapi.js';
 import type { Catalogue } from './catalogue.js';
+import { parseListingsQuery } from './fast-listings-query.js';
 import type { FxRates } from './fx-rates.js';
 import { ALL_APP_IDS, gamesReadableBy, resolveAppId } from './games.js';
-import { PageBufferPool, renderListingPage } from './listing-index.js';
+import { ListingPageCache } from './listing-index.js';
 import { listingSearchOf } from './listing-search.js';
 import type { PriceList, PriceQuery } from './price-list.js';
 
@@ -31,7 +33,7 @@ export interface MarketRouteDeps {
 /** Registers the market-data routes. */
 export function registerMarketRoutes(app: FastifyInstance, deps: MarketRouteDeps): void {
   const api = app.withTypeProvider<ZodTypeProvider>();
-  const pageBuffers = new PageBufferPool();
+  const pages = new ListingPageCache(deps.catalogue.index);
 
   api.get(
     '/games',
@@ -48,6 +50,8 @@ export function registerMarketRoutes(app: FastifyInstance, deps: MarketRouteDeps
   api.get(
     '/listings',
     {
+      // The page itself is cheap to answer; zod's parse of the query would cost more than it.
+      validatorCompiler: withFastPath(parseListingsQuery),
       schema: {
         summary: 'Live buyable listings, keyset-paged',
         tags: ['market'],
@@ -60,10 +64,10 @@ export function registerMarketRoutes(app: FastifyInstance, deps: MarketRouteDeps
     },
     async (request, reply) => {
       const search = listingSearchOf(request.query, authOf(request).account.appIds);
-      const body = renderListingPage(deps.catalogue.index.query(search), (n) => pageBuffers.take(n));
-      // Once handed to the socket, the buffer is free for the next page.
-      reply.raw.once('finish', () => pageBuffers.give(body));
-      // The page is sent as the prepared bytes of its listings; the schema documents its shape.
+      const { body, pooled } = pages.page(search);
+      // Once handed to the socket, a pooled buffer is free for the next page.
+      if (pooled) reply.raw.once('finish', () => pages.sent(body));
+      // The page is sent as prepared bytes; the schema documents its shape.
       return reply.type('application/json; charset=utf-8').send(body as never);
     },
   );
