@@ -3,14 +3,15 @@
  * of the same server returning a body of the same size; also the service's RSS and its start-up
  * time on an existing database. On a shared machine the load of other processes drifts, so the two
  * are measured in alternating slices (BENCH_SLICES of BENCH_SECONDS / BENCH_SLICES each) and
- * compared over the same stretch of time.
+ * compared over the same stretch of time. The CPU time of the service's main thread per request,
+ * which the load of other processes disturbs less than throughput, is printed beside.
  */
 import { copyFile, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import autocannon from 'autocannon';
 import { benchDatabase, percentile, print } from './fixtures.js';
-import { rssMiB, spawnService } from './service-process.js';
+import { mainThreadCpuMs, rssMiB, spawnService } from './service-process.js';
 
 const LISTINGS = Number(process.env.BENCH_LISTINGS ?? 1_000_000);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
@@ -45,17 +46,19 @@ export async function run(): Promise<void> {
         const real: Load[] = [];
         const baseline: Load[] = [];
         for (let slice = 0; slice < SLICES; slice++) {
-          real.push(await load(`${service.baseUrl}${query}`, headers));
-          baseline.push(await load(`${service.origin}/sandbox/payload?bytes=${bytes}`, {}));
+          real.push(await load(service.child.pid, `${service.baseUrl}${query}`, headers));
+          baseline.push(
+            await load(service.child.pid, `${service.origin}/sandbox/payload?bytes=${bytes}`, {}),
+          );
         }
         const ratios = real.map((r, i) => r.rps / (baseline[i] as Load).rps);
         print(
           `${query} (${bytes} B)`,
-          `${mean(real, 'rps').toFixed(0)} req/s, p50 ${median(real, 'p50')} ms, p99 ${median(real, 'p99')} ms`,
+          `${mean(real, 'rps').toFixed(0)} req/s, p50 ${median(real, 'p50')} ms, p99 ${median(real, 'p99')} ms, ${cpuPerRequest(real)} ms main-thread CPU/req`,
         );
         print(
           `  trivial route, same size`,
-          `${mean(baseline, 'rps').toFixed(0)} req/s, p50 ${median(baseline, 'p50')} ms`,
+          `${mean(baseline, 'rps').toFixed(0)} req/s, p50 ${median(baseline, 'p50')} ms, ${cpuPerRequest(baseline)} ms main-thread CPU/req`,
         );
         print(
           `  ratio (goal >= 0.5): overall; per slice`,
@@ -75,18 +78,35 @@ interface Load {
   rps: number;
   p50: number;
   p99: number;
+  requests: number;
+  /** CPU time of the service's main thread over the slice, in ms. */
+  cpuMs: number;
 }
 
-async function load(url: string, headers: Record<string, string>): Promise<Load> {
+async function load(pid: number | undefined, url: string, headers: Record<string, string>): Promise<Load> {
+  const cpuBefore = mainThreadCpuMs(pid);
   const result = await autocannon({ url, headers, connections: 10, duration: SECONDS / SLICES });
-  return { rps: result.requests.average, p50: result.latency.p50, p99: result.latency.p99 };
+  return {
+    rps: result.requests.average,
+    p50: result.latency.p50,
+    p99: result.latency.p99,
+    requests: result.requests.total,
+    cpuMs: mainThreadCpuMs(pid) - cpuBefore,
+  };
 }
 
-function mean(loads: readonly Load[], key: keyof Load): number {
+/** Main-thread CPU time per answered request over all slices, in ms. */
+function cpuPerRequest(loads: readonly Load[]): string {
+  const cpu = loads.reduce((sum, l) => sum + l.cpuMs, 0);
+  const requests = loads.reduce((sum, l) => sum + l.requests, 0);
+  return (cpu / requests).toFixed(3);
+}
+
+function mean(loads: readonly Load[], key: 'rps'): number {
   return loads.reduce((sum, l) => sum + l[key], 0) / loads.length;
 }
 
-function median(loads: readonly Load[], key: keyof Load): number {
+function median(loads: readonly Load[], key: 'p50' | 'p99'): number {
   return percentile(
     loads.map((l) => l[key]),
     50,

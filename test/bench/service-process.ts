@@ -37,3 +37,15 @@ export function rssMiB(pid: number | undefined): number {
   const kb = Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0);
   return kb / 1024;
 }
+
+/**
+ * CPU time the main thread of a process has used so far (user and system) in ms, from /proc: the
+ * thread that answers requests, without DuckDB's threads running background queries.
+ */
+export function mainThreadCpuMs(pid: number | undefined): number {
+  const stat = readFileSync(`/proc/${pid}/task/${pid}/stat`, 'utf8');
+  // The fields after the command name, which may hold spaces: utime and stime are the 12th and 13th.
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  const ticksPerMs = 100 / 1000;
+  return (Number(fields[11]) + Number(fields[12])) / ticksPerMs;
+}
