@@ -20,7 +20,6 @@ export {
   matchesFilters,
   type OnlyOrExclude,
 } from './listing-filter.js';
-export { ListingPageCache, type ListingPageCacheOptions, type PageBody } from './listing-page-cache.js';
 export type { ListingPageResult, ListingSearch } from './listing-query.js';
 export { PageBufferPool, renderListingPage } from './render-listing-page.js';
 

@@ -19,7 +19,7 @@ import type { Catalogue } from './catalogue.js';
 import { parseListingsQuery } from './fast-listings-query.js';
 import type { FxRates } from './fx-rates.js';
 import { ALL_APP_IDS, gamesReadableBy, resolveAppId } from './games.js';
-import { ListingPageCache } from './listing-index.js';
+import { ListingPageCache } from './listing-page-cache.js';
 import { listingSearchOf } from './listing-search.js';
 import type { PriceList, PriceQuery } from './price-list.js';
 

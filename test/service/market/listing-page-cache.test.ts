@@ -2,11 +2,11 @@ import { describe, expect, it } from 'vitest';
 import type { Listing } from '../../../src/contract/listing.js';
 import {
   ListingIndex,
-  ListingPageCache,
   type ListingSearch,
   PageBufferPool,
   renderListingPage,
 } from '../../../src/service/market/listing-index.js';
+import { ListingPageCache } from '../../../src/service/market/listing-page-cache.js';
 import { createListingFactory } from '../../helpers/listing-factory.js';
 
 const CS2 = 730;
