@@ -48,7 +48,8 @@ describe('MarketClient retries', () => {
   });
 
   it('retries an attempt that times out', async () => {
-    const { client, seen } = await scriptedClient([hang, json(200, HEALTH)], { timeoutMs: 150 });
+    // Long enough that the answered attempt never times out on a loaded machine.
+    const { client, seen } = await scriptedClient([hang, json(200, HEALTH)], { timeoutMs: 1000 });
     expect(await client.health()).toEqual(HEALTH);
     expect(seen).toHaveLength(2);
   });
