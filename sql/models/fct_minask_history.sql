@@ -17,7 +17,7 @@
 -- test: accepted_values(service_source: 'snapshot', 'prices')
 -- test: expression(coalesce(service_age_seconds, 0) >= 0 AND coalesce(live_age_seconds, 0) >= 0)
 -- test: expression(live_listed_count = 0 OR live_as_of IS NOT NULL)
--- test: expression((service_listed_count = 0) = (service_min_ask_usd IS NULL))
+-- test: expression((coalesce(service_listed_count, 0) = 0) = (service_min_ask_usd IS NULL))
 -- test: relationships(app_id, market_hash_name -> dim_items)
 WITH fetches AS (
   -- Every fetch of a list and the download it left in force: a 304 keeps the previous download.
@@ -39,12 +39,20 @@ in_force AS (
   FROM fetches
   GROUP BY ALL
 ),
+listing_loads AS (
+  SELECT started_at FROM loads WHERE source = 'stream' OR source LIKE 'poll%' OR source LIKE 'sweep%'
+),
 changed AS (
-  -- The first minute new data touches (every minute in a full build).
+  -- The first minute new data touches (every minute in a full build): a new fetch, a new live
+  -- change, or a new landing of listings (the age of the collector's figure at the end of a minute
+  -- counts from the latest landing started by then, so one landing after the last build moves it
+  -- from the minute that landing falls in).
   SELECT coalesce(min(minute), TIMESTAMP '1970-01-01') AS minute FROM (
     SELECT date_trunc('minute', fetched_at) AS minute FROM fetches WHERE ingested_at >= {{ since }}
     UNION ALL
     SELECT minute FROM int_live_minask_changes WHERE built_watermark > {{ since }}
+    UNION ALL
+    SELECT date_trunc('minute', started_at - INTERVAL 1 MINUTE) FROM listing_loads WHERE started_at >= {{ since }}
   )
 ),
 lists AS (
@@ -103,9 +111,6 @@ carried AS (
   )
   WINDOW w AS (PARTITION BY app_id, market_hash_name, wear, doppler_phase ORDER BY minute, side
     ROWS UNBOUNDED PRECEDING)
-),
-listing_loads AS (
-  SELECT started_at FROM loads WHERE source = 'stream' OR source LIKE 'poll%' OR source LIKE 'sweep%'
 ),
 feeds AS (
   -- Landings of listing data, for the age of the collector's figure, by the first minute whose end

@@ -2,10 +2,13 @@
 -- the collector's own listings, at the end of every minute in which the group's live set changed
 -- (a spell started or ended). Between two rows the figures stand. To keep the join bounded, each
 -- spell is matched only against minutes of the hours it overlaps. An incremental build recomputes,
--- for the groups whose spells changed, the minutes from the earliest one the change affects.
+-- for the groups of the listings with sightings or departures landed since its last build, the
+-- minutes from the earliest time those happened (whether a listing is live at a time, and at which
+-- ask, follows from its sightings and departures before that time alone, so a row landing late
+-- changes nothing earlier than when it happened), and replaces the group's rows from there on.
 -- Grain: one row per group and minute of change.
 -- materialized: incremental
--- depends_on: int_listing_spells
+-- depends_on: int_listing_spells, stg_listing_appearances, stg_listing_departures
 -- unique_key: app_id, market_hash_name, wear, doppler_phase, minute
 -- replace_from: minute
 -- test: unique(app_id, market_hash_name, wear, doppler_phase, minute)
@@ -13,15 +16,24 @@
 -- test: expression((listed_count = 0) = (min_ask_usd IS NULL))
 WITH affected AS (
   -- Per group, the first minute whose live set may differ from what is built (all of them in a full build).
-  SELECT app_id, market_hash_name, wear, doppler_phase,
-    -- A spell changed since the last build either started after it (all its minutes are new) or
-    -- only ended after it (its minutes up to the end were built).
-    min(date_trunc('minute', {% if is_incremental %}
-      CASE WHEN start_landed_at >= {{ since }} THEN started_at ELSE ended_at END
-    {% else %} started_at {% endif %})) AS from_minute
-  FROM int_listing_spells
-  {% if is_incremental %} WHERE changed_at >= {{ since }} {% endif %}
+  {% if is_incremental %}
+  SELECT s.app_id, s.market_hash_name, s.wear, s.doppler_phase, min(date_trunc('minute', n.happened_at)) AS from_minute
+  FROM int_listing_spells s
+  JOIN (
+    SELECT app_id, listing_id, min(happened_at) AS happened_at
+    FROM (
+      SELECT app_id, listing_id, seen_at AS happened_at FROM stg_listing_appearances WHERE ingested_at >= {{ since }}
+      UNION ALL
+      SELECT app_id, listing_id, left_at FROM stg_listing_departures WHERE ingested_at >= {{ since }}
+    )
+    GROUP BY ALL
+  ) n ON n.app_id = s.app_id AND n.listing_id = s.listing_id
   GROUP BY ALL
+  {% else %}
+  SELECT app_id, market_hash_name, wear, doppler_phase, min(date_trunc('minute', started_at)) AS from_minute
+  FROM int_listing_spells
+  GROUP BY ALL
+  {% endif %}
 ),
 spells AS (
   SELECT s.app_id, s.market_hash_name, s.wear, s.doppler_phase, s.started_at, s.ended_at, s.ask_usd, a.from_minute
