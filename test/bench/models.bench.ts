@@ -7,9 +7,11 @@
  *
  * BENCH_EVENTS (default 10,000,000), BENCH_DAYS (30), BENCH_GROUPS (2,000), BENCH_ROUNDS (3); the
  * warehouse's memory limit is its own default (MARKET_WAREHOUSE_MEMORY sets another).
+ * BENCH_WAREHOUSE=<file> keeps the generated warehouse there (with `<file>.json`, its plan), and a
+ * later run with the same sizes starts from a copy of it instead of generating again.
  */
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
-import { mkdtemp, rm, stat } from 'node:fs/promises';
+import { copyFile, mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type ModelRunResult, type ModelRunSummary, Warehouse } from '../../src/warehouse/index.js';
@@ -24,6 +26,7 @@ const DAYS = Number(process.env.BENCH_DAYS ?? 30);
 const GROUPS = Number(process.env.BENCH_GROUPS ?? 2000);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 const MEMORY = process.env.MARKET_WAREHOUSE_MEMORY;
+const KEPT = process.env.BENCH_WAREHOUSE;
 const MINUTE_MS = 60_000;
 
 /** One round: the minute landed, then its incremental refresh and a full rebuild. */
@@ -38,11 +41,10 @@ interface Round {
 /** Runs the benchmark and prints its figures. */
 export async function run(): Promise<void> {
   const dir = await mkdtemp(join(tmpdir(), 'market-models-bench-'));
-  // The data ends a few minutes ago, so the minutes the rounds land are in the past too.
-  const endMs = Math.floor(Date.now() / MINUTE_MS) * MINUTE_MS - 10 * MINUTE_MS;
-  const clock = { now: endMs };
   try {
     const path = join(dir, 'warehouse.duckdb');
+    const { plan, endMs } = await prepare(path, dir);
+    const clock = { now: endMs };
     const warehouse = await Warehouse.open(path, {
       clock: () => clock.now,
       ...(MEMORY ? { memoryLimit: MEMORY } : {}),
@@ -50,7 +52,6 @@ export async function run(): Promise<void> {
     try {
       const limit = await warehouse.query("SELECT current_setting('memory_limit') AS v");
       print("the warehouse's DuckDB memory limit", String(limit[0]?.v));
-      const plan = await generate(warehouse, dir, endMs);
       const tableModels = warehouse
         .models()
         .filter((m) => m.materialized !== 'view')
@@ -97,6 +98,44 @@ function resetPeakRss(): void {
 function peakRss(): string {
   const kb = Number(/VmHWM:\s+(\d+)/.exec(readFileSync('/proc/self/status', 'utf8'))?.[1] ?? Number.NaN);
   return `${(kb / 1024).toFixed(0)} MiB`;
+}
+
+/** The sizes a kept warehouse was generated with, and when its data ends. */
+interface KeptPlan {
+  events: number;
+  days: number;
+  groups: number;
+  endMs: number;
+}
+
+/**
+ * Generates the warehouse at `path` (closed afterwards), or copies the one BENCH_WAREHOUSE kept
+ * with the same sizes; keeps a newly generated one there when asked.
+ */
+async function prepare(path: string, dir: string): Promise<{ plan: WarehousePlan; endMs: number }> {
+  const sizes = { events: EVENTS, days: DAYS, groups: GROUPS };
+  if (KEPT && existsSync(KEPT)) {
+    const kept = JSON.parse(await readFile(`${KEPT}.json`, 'utf8')) as KeptPlan;
+    if (kept.events !== EVENTS || kept.days !== DAYS || kept.groups !== GROUPS)
+      throw new Error(`${KEPT} was generated with ${JSON.stringify(kept)}, not ${JSON.stringify(sizes)}`);
+    await copyFile(KEPT, path);
+    print('generated warehouse', `copied from ${KEPT}, ${await sizeOnDisk(path)} on disk`);
+    return { plan: planWarehouse({ ...sizes, endMs: kept.endMs }), endMs: kept.endMs };
+  }
+  // The data ends a few minutes ago, so the minutes the rounds land are in the past too.
+  const endMs = Math.floor(Date.now() / MINUTE_MS) * MINUTE_MS - 10 * MINUTE_MS;
+  const warehouse = await Warehouse.open(path, { clock: () => endMs });
+  let plan: WarehousePlan;
+  try {
+    plan = await generate(warehouse, dir, endMs);
+  } finally {
+    await warehouse.close();
+  }
+  if (KEPT) {
+    await copyFile(path, KEPT);
+    await writeFile(`${KEPT}.json`, JSON.stringify({ ...sizes, endMs } satisfies KeptPlan));
+  }
+  return { plan, endMs };
 }
 
 /** Generates the warehouse and prints how long it took, its rows and its size. */

@@ -49,9 +49,22 @@ export interface Model {
   sql: string;
   /** Hash of the whole file: a changed model is rebuilt in full. */
   hash: string;
+  /**
+   * How many parts a full build runs in, one statement each (see `renderModelSql`'s `{{ chunk }}`):
+   * a model whose rows fall apart by a key (a listing) builds within less memory. @default 1
+   */
+  chunks: number;
 }
 
-const KEYS = ['materialized', 'depends_on', 'unique_key', 'replace_from', 'export', 'test'] as const;
+const KEYS = [
+  'materialized',
+  'depends_on',
+  'unique_key',
+  'replace_from',
+  'export',
+  'chunks',
+  'test',
+] as const;
 
 /** Reads every `.sql` file of `dir` as a model, sorted by name. */
 export function loadModels(dir: string): Model[] {
@@ -87,6 +100,10 @@ export function parseModel(name: string, text: string): Model {
   const replaceFrom = single(name, config, 'replace_from') ?? null;
   if (replaceFrom !== null && !uniqueKey.includes(replaceFrom))
     throw new Error(`model ${name}: replace_from ${replaceFrom} is not a column of the unique_key`);
+  const chunks = Number(single(name, config, 'chunks') ?? 1);
+  if (!Number.isInteger(chunks) || chunks < 1 || chunks > 1024)
+    throw new Error(`model ${name}: chunks is a whole number from 1 to 1024`);
+  if (chunks > 1 && materialized === 'view') throw new Error(`model ${name}: a view is not built in chunks`);
   const sql = lines.slice(body).join('\n').trim().replace(/;\s*$/, '');
   if (!sql) throw new Error(`model ${name}: no SQL after the header`);
   return {
@@ -100,6 +117,7 @@ export function parseModel(name: string, text: string): Model {
     tests: config.test ?? [],
     sql,
     hash: createHash('sha256').update(text).digest('hex').slice(0, 16),
+    chunks,
   };
 }
 

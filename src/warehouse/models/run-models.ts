@@ -126,9 +126,15 @@ async function buildModel(
   if (incremental) rows = await mergeIncrement(connection, model, previous.watermark, watermark);
   else {
     if (existing === 'view') await connection.run(`DROP VIEW ${model.name}`);
-    await connection.run(
-      `CREATE OR REPLACE TABLE ${model.name} AS ${renderModelSql(model, null, watermark)}`,
-    );
+    // A model built in chunks: the first one creates the table, the others add their rows.
+    for (let chunk = 0; chunk < model.chunks; chunk++) {
+      const sql = renderModelSql(model, null, watermark, { chunk, chunks: model.chunks });
+      await connection.run(
+        chunk === 0
+          ? `CREATE OR REPLACE TABLE ${model.name} AS ${sql}`
+          : `INSERT INTO ${model.name} SELECT * FROM (${sql})`,
+      );
+    }
     rows = Number(await scalar(connection, `SELECT count(*) FROM ${model.name}`));
   }
   await connection.run(
@@ -193,9 +199,17 @@ function replacedRows(model: Model, increment: string): string {
  * `{{ watermark }}` the newest load this build reads (rows a build writes can carry it, so a model
  * downstream finds the rows built after its own last build with `built_watermark > {{ since }}`), and
  * `{% if is_incremental %} … {% else %} … {% endif %}` keeps the first part in an incremental
- * build (`since` given) and the `else` part, if any, in a full one.
+ * build (`since` given) and the `else` part, if any, in a full one. A model built in chunks
+ * (`-- chunks: n`) runs its full build once per chunk with `{{ chunk }}` from 0 to n - 1 and
+ * `{{ chunks }}` n, and keeps the rows of that chunk, e.g. `WHERE hash(listing_id) % {{ chunks }} =
+ * {{ chunk }}`; an incremental build runs once, with 0 and 1.
  */
-export function renderModelSql(model: Model, since: string | null, watermark: string): string {
+export function renderModelSql(
+  model: Model,
+  since: string | null,
+  watermark: string,
+  part: { chunk: number; chunks: number } = { chunk: 0, chunks: 1 },
+): string {
   const blocks = /\{%\s*if\s+is_incremental\s*%\}([\s\S]*?)(?:\{%\s*else\s*%\}([\s\S]*?))?\{%\s*endif\s*%\}/g;
   const sql = model.sql
     .replace(blocks, (_, whenIncremental: string, otherwise?: string) =>
@@ -203,7 +217,9 @@ export function renderModelSql(model: Model, since: string | null, watermark: st
     )
     .replace(/\{\{\s*this\s*\}\}/g, model.name)
     .replace(/\{\{\s*since\s*\}\}/g, `TIMESTAMP '${since ?? '1970-01-01 00:00:00'}'`)
-    .replace(/\{\{\s*watermark\s*\}\}/g, `TIMESTAMP '${watermark}'`);
+    .replace(/\{\{\s*watermark\s*\}\}/g, `TIMESTAMP '${watermark}'`)
+    .replace(/\{\{\s*chunks\s*\}\}/g, String(part.chunks))
+    .replace(/\{\{\s*chunk\s*\}\}/g, String(part.chunk));
   const leftover = /\{[{%][^}]*[}%]\}/.exec(sql);
   if (leftover) throw new Error(`model ${model.name}: unknown template ${leftover[0]}`);
   return sql;

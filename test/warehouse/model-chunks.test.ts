@@ -1,0 +1,82 @@
+/** Models whose full build runs in chunks (`-- chunks: n`). */
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, beforeEach, expect, it } from 'vitest';
+import { Warehouse } from '../../src/warehouse/index.js';
+import { parseModel } from '../../src/warehouse/models/index.js';
+import { makeTempDir } from './fixtures.js';
+
+let dir: string;
+let cleanup: () => void;
+beforeEach(() => {
+  ({ dir, cleanup } = makeTempDir());
+});
+afterEach(() => cleanup());
+
+/** Each currency's top rate, built in the chunk its hash falls in. */
+const TOP_RATES = `-- Top rate per currency.
+-- materialized: incremental
+-- unique_key: currency
+-- chunks: 3
+SELECT currency, max(rate) AS top, {{ chunk }} AS chunk
+FROM fx_rates
+WHERE hash(currency) % {{ chunks }} = {{ chunk }}
+  AND currency IN (SELECT currency FROM fx_rates WHERE ingested_at >= {{ since }})
+GROUP BY currency`;
+
+it('builds a model in chunks in full, and incrementally in one statement', async () => {
+  const folder = join(dir, 'models');
+  mkdirSync(folder);
+  writeFileSync(join(folder, 'top_rates.sql'), TOP_RATES);
+  const clock = { now: Date.UTC(2026, 0, 1) };
+  const warehouse = await Warehouse.open(join(dir, 'w.duckdb'), {
+    modelsDir: folder,
+    clock: () => clock.now,
+  });
+  const land = async (rates: Record<string, number>) => {
+    clock.now += 60_000;
+    await warehouse.write([{ source: 'fx', fx: { updatedAt: clock.now, fetchedAt: clock.now, rates } }]);
+  };
+  await land({ EUR: 0.9, GBP: 0.8, JPY: 150, CHF: 0.88, SEK: 9.5 });
+  await warehouse.refreshModels();
+  const read = () => warehouse.query('SELECT currency, top FROM top_rates ORDER BY currency');
+  expect(await read()).toEqual([
+    { currency: 'CHF', top: 0.88 },
+    { currency: 'EUR', top: 0.9 },
+    { currency: 'GBP', top: 0.8 },
+    { currency: 'JPY', top: 150 },
+    { currency: 'SEK', top: 9.5 },
+  ]);
+  // Each row was built by the statement of its own chunk.
+  const [chunks] = await warehouse.query(
+    `SELECT count(*) FILTER (WHERE chunk <> hash(currency) % 3)::INT AS misplaced,
+       count(DISTINCT chunk)::INT AS chunks FROM top_rates`,
+  );
+  expect(chunks).toEqual({ misplaced: 0, chunks: expect.any(Number) });
+  expect((chunks?.chunks as number) > 1).toBe(true);
+  // An increment runs once, as chunk 0 of 1.
+  await land({ SEK: 10.5, EUR: 0.95 });
+  clock.now += 1000;
+  const increment = await warehouse.refreshModels();
+  expect(increment.models[0]?.mode).toBe('incremental');
+  const incremental = await read();
+  expect(incremental).toEqual([
+    { currency: 'CHF', top: 0.88 },
+    { currency: 'EUR', top: 0.95 },
+    { currency: 'GBP', top: 0.8 },
+    { currency: 'JPY', top: 150 },
+    { currency: 'SEK', top: 10.5 },
+  ]);
+  // Every currency was rebuilt (the first landing is at the watermark, so it is read again).
+  expect(await warehouse.query('SELECT DISTINCT chunk FROM top_rates')).toEqual([{ chunk: 0 }]);
+  await warehouse.refreshModels({ fullRefresh: true });
+  expect(await read()).toEqual(incremental);
+  await warehouse.close();
+});
+
+it('refuses chunks of a view, and a number of chunks that is not a whole one', () => {
+  expect(() => parseModel('v', '-- chunks: 4\nSELECT 1')).toThrow(/model v: a view is not built in chunks/);
+  expect(() => parseModel('t', '-- materialized: table\n-- chunks: 0\nSELECT 1')).toThrow(
+    /chunks is a whole number/,
+  );
+});
