@@ -6,7 +6,7 @@
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { type StreamEventRow, Warehouse, type WarehouseBatch } from '../../src/warehouse/index.js';
-import { goneEvent, makeTempDir, newEvent, observation } from './fixtures.js';
+import { goneEvent, makeTempDir, newEvent } from './fixtures.js';
 
 const MODELS = ['int_listing_spells', 'int_live_minask_changes', 'fct_minask_history'];
 /** 2026-11-01 12:00:00 UTC: the minutes of the scenarios count from it. */
@@ -36,6 +36,11 @@ async function land(landedAt: number, batch: WarehouseBatch): Promise<void> {
 /** A stream batch of one event. */
 const stream = (event: StreamEventRow): WarehouseBatch => ({ source: 'stream', events: [event] });
 const nextId = () => `log-${++events}`;
+/** An FX landing: it moves the watermark without touching a listing. */
+const rates = (): WarehouseBatch => ({
+  source: 'fx',
+  fx: { updatedAt: clock.now, fetchedAt: clock.now, rates: { EUR: 0.9 } },
+});
 
 /** The three models' rows, without the build's watermark (rows kept by an increment carry an older one). */
 async function readModels(): Promise<Record<string, unknown[]>> {
@@ -80,6 +85,8 @@ describe('incremental builds of the listing models', () => {
       source: 'sweep:730',
       gone: [{ appId: 730, listingId: 'c', detectedAt: at(14), via: 'sweep' }],
     });
+    // A later load moves the build's watermark past the sweep's landing, which is not read again.
+    await land(at(14, 10), rates());
     clock.now = at(14, 30);
     await warehouse.refreshModels();
     expect(await liveHistory('Karambit')).toEqual([
@@ -97,10 +104,11 @@ describe('incremental builds of the listing models', () => {
 
   it('age the minute built last by the landings after its build', async () => {
     await land(at(4, 15), stream(newEvent(nextId(), 'd', at(4, 10))));
+    await land(at(4, 20), rates());
     clock.now = at(4, 50);
     await warehouse.refreshModels();
-    // A poll lands later in minute 4 (changing nothing live), then a listing appears in minute 6.
-    await land(at(4, 55), { source: 'poll:730', observations: [observation('d', at(4, 54), 'p1')] });
+    // A poll pass that found nothing new lands later in minute 4, then a listing appears in minute 6.
+    await land(at(4, 55), { source: 'poll:730', observations: [] });
     await land(at(6, 5), stream(newEvent(nextId(), 'e', at(6, 2))));
     const rows = await expectIncrementEqualsFullBuild(at(6, 30));
     expect(rows.fct_minask_history?.[0]).toMatchObject({
