@@ -6,11 +6,13 @@
 -- minutes from the earliest time those happened (whether a listing is live at a time, and at which
 -- ask, follows from its sightings and departures before that time alone, so a row landing late
 -- changes nothing earlier than when it happened), and replaces the group's rows from there on.
+-- A full build runs in chunks of groups (by a hash), each matched only against its own spells.
 -- Grain: one row per group and minute of change.
 -- materialized: incremental
 -- depends_on: int_listing_spells, stg_listing_appearances, stg_listing_departures
 -- unique_key: app_id, market_hash_name, wear, doppler_phase, minute
 -- replace_from: minute
+-- chunks: 8
 -- test: unique(app_id, market_hash_name, wear, doppler_phase, minute)
 -- test: not_null(app_id, market_hash_name, minute, listed_count, built_watermark)
 -- test: expression((listed_count = 0) = (min_ask_usd IS NULL))
@@ -32,6 +34,7 @@ WITH affected AS (
   {% else %}
   SELECT app_id, market_hash_name, wear, doppler_phase, min(date_trunc('minute', started_at)) AS from_minute
   FROM int_listing_spells
+  WHERE hash(app_id, market_hash_name, wear, doppler_phase) % {{ chunks }} = {{ chunk }}
   GROUP BY ALL
   {% endif %}
 ),
