@@ -6,11 +6,14 @@
 -- by its latest landing from the stream, a poll or a sweep. A row exists for every minute with a
 -- fetched list that lists the group, and every minute the group's live set changed. Incremental
 -- builds recompute the minutes from the first one new data touches.
+-- A full build runs in chunks of groups (by a hash of the group): each reads its groups' rows of
+-- the lists and of the live changes.
 -- Grain: one row per group and minute (UTC).
 -- materialized: incremental
 -- depends_on: int_live_minask_changes
 -- unique_key: app_id, market_hash_name, wear, doppler_phase, minute
 -- replace_from: minute
+-- chunks: 8
 -- export: CAST(minute AS DATE)
 -- test: unique(app_id, market_hash_name, wear, doppler_phase, minute)
 -- test: not_null(app_id, market_hash_name, minute, live_listed_count, built_watermark)
@@ -72,12 +75,12 @@ service AS (
     SELECT 730 AS app_id, 'snapshot' AS source, etag AS list_id, fetched_at AS downloaded_at, market_hash_name,
       wear, doppler_phase, min_ask_usd, listed_count, generated_at
     FROM price_snapshots
-    WHERE fetched_at >= (SELECT min(downloaded_at) FROM lists)
+    WHERE fetched_at >= (SELECT min(downloaded_at) FROM lists) AND hash(market_hash_name, wear, doppler_phase) % {{ chunks }} = {{ chunk }}
     UNION ALL
     SELECT app_id, 'prices', CAST(generated_at AS VARCHAR), fetched_at, market_hash_name, wear, doppler_phase,
       min_ask_usd, listed_count, generated_at
     FROM minask_prices
-    WHERE app_id <> 730 AND fetched_at >= (SELECT min(downloaded_at) FROM lists)
+    WHERE app_id <> 730 AND fetched_at >= (SELECT min(downloaded_at) FROM lists) AND hash(market_hash_name, wear, doppler_phase) % {{ chunks }} = {{ chunk }}
   ) r
     ON r.app_id = l.app_id AND r.source = l.source AND r.list_id = l.list_id AND r.downloaded_at = l.downloaded_at
 ),
@@ -85,12 +88,12 @@ live AS (
   -- The collector's changes from the changed minute on, and each group's last one before it.
   SELECT app_id, market_hash_name, wear, doppler_phase, minute, min_ask_usd, listed_count
   FROM int_live_minask_changes
-  WHERE minute >= (SELECT minute FROM changed)
+  WHERE minute >= (SELECT minute FROM changed) AND hash(market_hash_name, wear, doppler_phase) % {{ chunks }} = {{ chunk }}
   UNION ALL
   SELECT app_id, market_hash_name, wear, doppler_phase, max(minute), arg_max_null(min_ask_usd, minute),
     arg_max_null(listed_count, minute)
   FROM int_live_minask_changes
-  WHERE minute < (SELECT minute FROM changed)
+  WHERE minute < (SELECT minute FROM changed) AND hash(market_hash_name, wear, doppler_phase) % {{ chunks }} = {{ chunk }}
   GROUP BY app_id, market_hash_name, wear, doppler_phase
 ),
 carried AS (
