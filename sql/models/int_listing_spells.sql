@@ -4,18 +4,16 @@
 -- (the previous one ends there). Sightings and departures are ordered by when they happened, not
 -- by when they landed, so late rows (a catch-up, a restarted collector) fall into the right spell.
 -- `after_departure` marks the first spell of a stay that began after the listing had left (a
--- re-listing; also after a departure of a stay the collector never saw). Item fields and the ask
--- are those of the spell's last sighting; `updated_at` is when any row of the spell last landed.
--- A full build runs in chunks of listings (by a hash of the id), so that the windows below sort
--- a part of the history at a time; they number narrow rows, and the item fields are joined back
--- once per spell from its last sighting.
+-- re-listing; also after a departure of a stay the collector never saw). Item fields are those of
+-- the spell's last sighting. `start_landed_at` is when the sighting that starts the spell landed,
+-- `changed_at` when a row that moved the spell's start or end landed (the later of the two), and
+-- `updated_at` when any row of the spell last landed.
 -- Grain: one row per listing and spell.
 -- materialized: incremental
 -- depends_on: stg_listing_appearances, stg_listing_departures
 -- unique_key: app_id, listing_id, spell
--- chunks: 16
 -- test: unique(app_id, listing_id, spell)
--- test: not_null(app_id, listing_id, spell, stay, after_departure, started_at, last_seen_at, market_hash_name, ask_usd, updated_at)
+-- test: not_null(app_id, listing_id, spell, stay, after_departure, started_at, last_seen_at, market_hash_name, ask_usd, start_landed_at, changed_at, updated_at)
 -- test: expression(ended_at IS NULL OR ended_at >= last_seen_at)
 -- test: expression(spell >= stay AND stay >= 1 AND started_at <= last_seen_at AND (stay = 1 OR after_departure))
 WITH
@@ -26,20 +24,15 @@ touched AS (
   SELECT app_id, listing_id FROM stg_listing_departures WHERE ingested_at >= {{ since }}
 ),
 {% endif %}
-sightings AS NOT MATERIALIZED (
-  -- The listings of this build: the ones with a row landed since the last build, or every one of
-  -- the chunk.
-  SELECT * FROM stg_listing_appearances
-  {% if is_incremental %} SEMI JOIN touched USING (app_id, listing_id) {% else %} WHERE hash(listing_id) % {{ chunks }} = {{ chunk }} {% endif %}
-),
 marks AS (
-  -- Only what ordering and numbering need: a listing's fields would make every sort wide.
-  SELECT app_id, listing_id, seen_at AS happened_at, log_position, true AS appears, price_usd, sighting_id, ingested_at
-  FROM sightings
+  SELECT app_id, listing_id, seen_at AS happened_at, log_position, true AS appears, market_hash_name, wear, doppler_phase, float_value,
+    paint_seed, stickers, price_usd, category, rarity, listed_at, ingested_at
+  FROM stg_listing_appearances
+  {% if is_incremental %} SEMI JOIN touched USING (app_id, listing_id) {% endif %}
   UNION ALL
-  SELECT app_id, listing_id, left_at, log_position, false, NULL, NULL, ingested_at
+  SELECT app_id, listing_id, left_at, log_position, false, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, ingested_at
   FROM stg_listing_departures
-  {% if is_incremental %} SEMI JOIN touched USING (app_id, listing_id) {% else %} WHERE hash(listing_id) % {{ chunks }} = {{ chunk }} {% endif %}
+  {% if is_incremental %} SEMI JOIN touched USING (app_id, listing_id) {% endif %}
 ),
 ordered AS (
   -- At the same instant, stream events keep their log order, and a sighting comes before a
@@ -51,7 +44,7 @@ ordered AS (
   WINDOW w AS (PARTITION BY app_id, listing_id ORDER BY happened_at, log_position NULLS FIRST, appears DESC)
 ),
 numbered AS (
-  SELECT app_id, listing_id, happened_at, log_position, appears, sighting_id, ingested_at,
+  SELECT *,
     CAST(sum(CASE WHEN appears AND NOT coalesce(after_sighting, false) THEN 1 ELSE 0 END) OVER w AS INTEGER) AS stay,
     CAST(sum(CASE WHEN appears AND (NOT coalesce(after_sighting, false) OR price_usd <> previous_ask) THEN 1 ELSE 0 END)
       OVER w AS INTEGER) AS spell
@@ -66,9 +59,18 @@ spells AS (
     min(happened_at) FILTER (WHERE appears) AS started_at,
     max(happened_at) FILTER (WHERE appears) AS last_seen_at,
     min(happened_at) FILTER (WHERE NOT appears) AS left_at,
-    -- The last sighting in the order above; observations of one instant, by their id.
-    max({'at': happened_at, 'position': coalesce(log_position, -1), 'id': sighting_id}) FILTER (WHERE appears).id
-      AS last_sighting,
+    arg_max(market_hash_name, happened_at) FILTER (WHERE appears) AS market_hash_name,
+    arg_max(wear, happened_at) FILTER (WHERE appears) AS wear,
+    arg_max(doppler_phase, happened_at) FILTER (WHERE appears) AS doppler_phase,
+    arg_max(float_value, happened_at) FILTER (WHERE appears) AS float_value,
+    arg_max(paint_seed, happened_at) FILTER (WHERE appears) AS paint_seed,
+    arg_max(stickers, happened_at) FILTER (WHERE appears) AS stickers,
+    arg_max(category, happened_at) FILTER (WHERE appears) AS category,
+    arg_max(rarity, happened_at) FILTER (WHERE appears) AS rarity,
+    arg_max(listed_at, happened_at) FILTER (WHERE appears) AS listed_at,
+    arg_max(price_usd, happened_at) FILTER (WHERE appears) AS ask_usd,
+    arg_min(ingested_at, happened_at) FILTER (WHERE appears) AS start_landed_at,
+    min(ingested_at) FILTER (WHERE NOT appears) AS left_landed_at,
     max(ingested_at) AS updated_at
   FROM numbered
   GROUP BY app_id, listing_id, spell
@@ -78,14 +80,14 @@ bounded AS (
   -- Spell 0 holds departures before any sighting: the end of a stay the collector never saw.
   SELECT *,
     coalesce(left_at, CASE WHEN lead(stay) OVER w = stay THEN lead(started_at) OVER w END) AS ended_at,
+    coalesce(left_landed_at, CASE WHEN lead(stay) OVER w = stay THEN lead(start_landed_at) OVER w END) AS end_landed_at,
     (stay > 1 OR min(spell) OVER (PARTITION BY app_id, listing_id) = 0)
       AND coalesce(lag(stay) OVER w, 0) < stay AS after_departure
   FROM spells
   WINDOW w AS (PARTITION BY app_id, listing_id ORDER BY spell)
 )
-SELECT b.app_id, b.listing_id, spell, stay, after_departure, started_at, last_seen_at, ended_at, market_hash_name, wear,
-  doppler_phase, float_value, paint_seed, stickers, category, rarity, listed_at, price_usd AS ask_usd, updated_at
-FROM bounded b
--- Every spell numbered above 0 has a last sighting, unique per listing.
-JOIN sightings s ON s.app_id = b.app_id AND s.listing_id = b.listing_id AND s.sighting_id = b.last_sighting
+SELECT app_id, listing_id, spell, stay, after_departure, started_at, last_seen_at, ended_at, market_hash_name, wear,
+  doppler_phase, float_value, paint_seed, stickers, category, rarity, listed_at, ask_usd,
+  start_landed_at, greatest(start_landed_at, coalesce(end_landed_at, start_landed_at)) AS changed_at, updated_at
+FROM bounded
 WHERE spell > 0
