@@ -6,6 +6,7 @@
  */
 import type { Listing } from '../../contract/listing.js';
 import type { Account } from '../core/caller.js';
+import type { SaleMovement } from '../core/sale-movement.js';
 import type { UnitOfWork } from '../core/unit-of-work.js';
 
 /** One copy at home in a seller's inventory. */
@@ -73,17 +74,7 @@ export interface Shelf {
 
 /** The ledger, for the seller's payout. */
 export interface Payouts {
-  post(
-    uow: UnitOfWork,
-    movement: {
-      accountId: string;
-      type: 'sale';
-      amountCents: number;
-      settledDeltaCents: number;
-      orderId: string;
-      description: string;
-    },
-  ): Promise<unknown>;
+  post(uow: UnitOfWork, movement: SaleMovement): Promise<unknown>;
 }
 
 /** Account look-ups. */

@@ -3,6 +3,8 @@
  * (trade URLs, inventories, the seller's offers to the bots), the market price of an item, and the
  * ledger. The composition root passes the real parts; this feature never imports them.
  */
+
+import type { SaleMovement } from '../core/sale-movement.js';
 import type { UnitOfWork } from '../core/unit-of-work.js';
 
 /** A copy at home in a platform inventory, as Instant Sell reads it (times in epoch ms). */
@@ -63,17 +65,7 @@ export interface MarketPrices {
 /** The ledger as Instant Sell moves money on it. */
 export interface SellFunds {
   /** Posts a `sale` movement: a credit (pending funds) or a zero row that records a settlement. */
-  post(
-    uow: UnitOfWork,
-    movement: {
-      accountId: string;
-      type: 'sale';
-      amountCents: number;
-      settledDeltaCents: number;
-      orderId: string;
-      description: string;
-    },
-  ): Promise<unknown>;
+  post(uow: UnitOfWork, movement: SaleMovement): Promise<unknown>;
   /** Moves up to `cents` of the account's pending funds into its settled part; returns what settled. */
   settle(uow: UnitOfWork, accountId: string, cents: number): Promise<number>;
   /** Takes a credit back (pending funds first); refused whole when the balance cannot cover it. */
