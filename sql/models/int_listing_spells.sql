@@ -5,15 +5,13 @@
 -- by when they landed, so late rows (a catch-up, a restarted collector) fall into the right spell.
 -- `after_departure` marks the first spell of a stay that began after the listing had left (a
 -- re-listing; also after a departure of a stay the collector never saw). Item fields are those of
--- the spell's last sighting. `start_landed_at` is when the sighting that starts the spell landed,
--- `changed_at` when a row that moved the spell's start or end landed (the later of the two), and
--- `updated_at` when any row of the spell last landed.
+-- the spell's last sighting; `updated_at` is when any row of the spell last landed.
 -- Grain: one row per listing and spell.
 -- materialized: incremental
 -- depends_on: stg_listing_appearances, stg_listing_departures
 -- unique_key: app_id, listing_id, spell
 -- test: unique(app_id, listing_id, spell)
--- test: not_null(app_id, listing_id, spell, stay, after_departure, started_at, last_seen_at, market_hash_name, ask_usd, start_landed_at, changed_at, updated_at)
+-- test: not_null(app_id, listing_id, spell, stay, after_departure, started_at, last_seen_at, market_hash_name, ask_usd, updated_at)
 -- test: expression(ended_at IS NULL OR ended_at >= last_seen_at)
 -- test: expression(spell >= stay AND stay >= 1 AND started_at <= last_seen_at AND (stay = 1 OR after_departure))
 WITH
@@ -69,8 +67,6 @@ spells AS (
     arg_max(rarity, happened_at) FILTER (WHERE appears) AS rarity,
     arg_max(listed_at, happened_at) FILTER (WHERE appears) AS listed_at,
     arg_max(price_usd, happened_at) FILTER (WHERE appears) AS ask_usd,
-    arg_min(ingested_at, happened_at) FILTER (WHERE appears) AS start_landed_at,
-    min(ingested_at) FILTER (WHERE NOT appears) AS left_landed_at,
     max(ingested_at) AS updated_at
   FROM numbered
   GROUP BY app_id, listing_id, spell
@@ -80,14 +76,12 @@ bounded AS (
   -- Spell 0 holds departures before any sighting: the end of a stay the collector never saw.
   SELECT *,
     coalesce(left_at, CASE WHEN lead(stay) OVER w = stay THEN lead(started_at) OVER w END) AS ended_at,
-    coalesce(left_landed_at, CASE WHEN lead(stay) OVER w = stay THEN lead(start_landed_at) OVER w END) AS end_landed_at,
     (stay > 1 OR min(spell) OVER (PARTITION BY app_id, listing_id) = 0)
       AND coalesce(lag(stay) OVER w, 0) < stay AS after_departure
   FROM spells
   WINDOW w AS (PARTITION BY app_id, listing_id ORDER BY spell)
 )
 SELECT app_id, listing_id, spell, stay, after_departure, started_at, last_seen_at, ended_at, market_hash_name, wear,
-  doppler_phase, float_value, paint_seed, stickers, category, rarity, listed_at, ask_usd,
-  start_landed_at, greatest(start_landed_at, coalesce(end_landed_at, start_landed_at)) AS changed_at, updated_at
+  doppler_phase, float_value, paint_seed, stickers, category, rarity, listed_at, ask_usd, updated_at
 FROM bounded
 WHERE spell > 0
