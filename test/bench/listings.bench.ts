@@ -9,8 +9,8 @@
 import { copyFile, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import autocannon from 'autocannon';
 import { benchDatabase, percentile, print } from './fixtures.js';
+import { httpLoad } from './http-load.js';
 import { mainThreadCpuMs, rssMiB, spawnService } from './service-process.js';
 
 const LISTINGS = Number(process.env.BENCH_LISTINGS ?? 1_000_000);
@@ -54,11 +54,11 @@ export async function run(): Promise<void> {
         const ratios = real.map((r, i) => r.rps / (baseline[i] as Load).rps);
         print(
           `${query} (${bytes} B)`,
-          `${mean(real, 'rps').toFixed(0)} req/s, p50 ${median(real, 'p50')} ms, p99 ${median(real, 'p99')} ms, ${cpuPerRequest(real)} ms main-thread CPU/req`,
+          `${mean(real, 'rps').toFixed(0)} req/s, p50 ${median(real, 'p50').toFixed(2)} ms, p99 ${median(real, 'p99').toFixed(2)} ms, ${cpuPerRequest(real)} ms main-thread CPU/req`,
         );
         print(
           `  trivial route, same size`,
-          `${mean(baseline, 'rps').toFixed(0)} req/s, p50 ${median(baseline, 'p50')} ms, ${cpuPerRequest(baseline)} ms main-thread CPU/req`,
+          `${mean(baseline, 'rps').toFixed(0)} req/s, p50 ${median(baseline, 'p50').toFixed(2)} ms, ${cpuPerRequest(baseline)} ms main-thread CPU/req`,
         );
         print(
           `  ratio (goal >= 0.5): overall; per slice`,
@@ -85,14 +85,9 @@ interface Load {
 
 async function load(pid: number | undefined, url: string, headers: Record<string, string>): Promise<Load> {
   const cpuBefore = mainThreadCpuMs(pid);
-  const result = await autocannon({ url, headers, connections: 10, duration: SECONDS / SLICES });
-  return {
-    rps: result.requests.average,
-    p50: result.latency.p50,
-    p99: result.latency.p99,
-    requests: result.requests.total,
-    cpuMs: mainThreadCpuMs(pid) - cpuBefore,
-  };
+  const result = await httpLoad({ url, headers, connections: 10, seconds: SECONDS / SLICES });
+  if (result.failures > 0) throw new Error(`${result.failures} answers to ${url} were not 200`);
+  return { ...result, cpuMs: mainThreadCpuMs(pid) - cpuBefore };
 }
 
 /** Main-thread CPU time per answered request over all slices, in ms. */
