@@ -62,6 +62,7 @@ async function landEvents(context: LandingContext, events: readonly StreamEventR
     appender.appendDouble(e.receivedAt);
     appendText(appender, e.data ?? (e.listing ? JSON.stringify(e.listing) : null));
   });
+  // Parsed once, with a repeated id kept as its first occurrence (found on the narrow id column).
   const staged = await run(
     context,
     `CREATE OR REPLACE TEMP TABLE _wh_events AS
@@ -70,8 +71,8 @@ async function landEvents(context: LandingContext, events: readonly StreamEventR
      FROM (
        SELECT *, CASE WHEN k = 'new' THEN from_json_strict(d, '${LISTING_JSON_STRUCTURE}') END AS x
        FROM _wh_event_rows
-     )
-     QUALIFY row_number() OVER (PARTITION BY e ORDER BY o) = 1`,
+       WHERE o IN (SELECT min(o) FROM _wh_event_rows GROUP BY e)
+     )`,
   );
   // The raw rows are parsed: free their text before the inserts.
   await run(context, 'DROP TABLE _wh_event_rows');
@@ -113,32 +114,37 @@ export const eventsLander = defineLander({
  * live row's when the batch has no `gone` for it).
  */
 async function applyToLiveListings(context: LandingContext): Promise<void> {
-  const deleted = await run(
-    context,
-    `DELETE FROM live_listings WHERE listing_id IN (SELECT listing_id FROM _wh_events WHERE kind = 'gone')`,
-  );
-  // Each listing's row as it ends: its last `new` after its last `gone`, first seen when its live row
-  // (still there only without a `gone`) was, else at the first such `new`. The rows replace the
-  // live ones by a delete and a plain insert: DuckDB's ON CONFLICT DO UPDATE costs more CPU and WAL.
+  // Per listing, on the narrow columns: its last `gone` and its first and last `new` after it.
+  // Its row as it ends is its last such `new`, first seen when its live row (only without a `gone`)
+  // was, else at the first such `new`.
   await run(
     context,
     `CREATE OR REPLACE TEMP TABLE _wh_live AS
-     SELECT n.listing_id, n.app_id, ${listingColumnList('n')}, coalesce(l.first_seen_at, n.first_seen_at) AS first_seen_at,
+     WITH gone AS (
+       SELECT listing_id, max(ord) FILTER (WHERE kind = 'gone') AS gone_ord FROM _wh_events GROUP BY listing_id
+     ), news AS (
+       SELECT e.listing_id, g.gone_ord, max(e.ord) AS last_ord, arg_min(e.received_at, e.ord) AS first_seen_at
+       FROM _wh_events e JOIN gone g ON g.listing_id = e.listing_id
+       WHERE e.kind = 'new' AND e.ord > coalesce(g.gone_ord, -1)
+       GROUP BY e.listing_id, g.gone_ord
+     )
+     SELECT n.listing_id, n.app_id, ${listingColumnList('n')},
+            coalesce(CASE WHEN s.gone_ord IS NULL THEN l.first_seen_at END, s.first_seen_at) AS first_seen_at,
             n.received_at AS last_seen_at, n.event_id AS last_event_id, $source AS source, $load AS load_id,
             ${msToTimestamp('$now')} AS ingested_at
-     FROM (
-       SELECT *, arg_min(received_at, ord) OVER (PARTITION BY listing_id) AS first_seen_at
-       FROM (
-         SELECT * FROM _wh_events
-         QUALIFY kind = 'new'
-             AND ord > coalesce(max(CASE WHEN kind = 'gone' THEN ord END) OVER (PARTITION BY listing_id), -1)
-       )
-       QUALIFY row_number() OVER (PARTITION BY listing_id ORDER BY ord DESC) = 1
-     ) n
-     LEFT JOIN live_listings l ON l.listing_id = n.listing_id`,
+     FROM news s
+     JOIN _wh_events n ON n.ord = s.last_ord
+     LEFT JOIN live_listings l ON l.listing_id = s.listing_id`,
     { source: context.source, load: context.loadId, now: context.now },
   );
-  await run(context, 'DELETE FROM live_listings WHERE listing_id IN (SELECT listing_id FROM _wh_live)');
+  // The rows replace the live ones by one delete (also of listings that end gone) and a plain
+  // insert: DuckDB's ON CONFLICT DO UPDATE costs more CPU and WAL.
+  const deleted = await run(
+    context,
+    `DELETE FROM live_listings WHERE listing_id IN (
+       SELECT listing_id FROM _wh_events WHERE kind = 'gone' UNION ALL SELECT listing_id FROM _wh_live
+     )`,
+  );
   const upserted = await run(
     context,
     `INSERT INTO live_listings (listing_id, app_id, ${listingColumnList()}, first_seen_at, last_seen_at,
