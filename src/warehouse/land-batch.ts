@@ -15,7 +15,6 @@ export async function landBatch(
   stagingDir: string,
   batch: WarehouseBatch,
   now: number,
-  replay: boolean,
 ): Promise<LoadSummary> {
   const tables: Record<string, number> = {};
   const context: LandingContext = {
@@ -24,7 +23,6 @@ export async function landBatch(
     loadId: randomUUID(),
     source: batch.source,
     now,
-    replay,
     count: (table, rows) => {
       tables[table] = (tables[table] ?? 0) + rows;
     },

@@ -1,4 +1,4 @@
-/** Lands stream events: the event log, deduplicated on event id, and their effect on the live set. */
+/** Lands stream events: the event log, deduplicated by each log's watermark, and their effect on the live set. */
 import type { Listing } from '../contract/listing.js';
 import { appendText, appendToTemp } from './appender.js';
 import { defineLander } from './lander.js';
@@ -13,7 +13,12 @@ import {
 
 /** What every stream event carries. Times are epoch milliseconds. */
 interface StreamEventFields {
-  /** SSE event id; an event already landed is skipped, so replaying one after a crash is harmless. */
+  /**
+   * SSE event id: its log, then its position (`abcdefgh-123`; an id without trailing digits is a log
+   * of its own at position 0). A log's events come in increasing position; one at or below the
+   * highest position of its log landed so far is a replay and is skipped, so replaying events after a
+   * crash is harmless.
+   */
   eventId: string;
   kind: 'new' | 'gone';
   appId: number;
@@ -45,11 +50,13 @@ const STAGED_COLUMNS = {
 };
 
 /**
- * Lands `events` in order. Events whose id is already in `listing_events` (or earlier in the same
- * list) are skipped entirely, so a replay changes nothing. Of the rest, a `new` event upserts its
- * listing in `live_listings` (keeping `first_seen_at` when the row exists, `last_seen_at` =
+ * Lands `events` in order. An event whose position is not above its log's watermark (the highest
+ * position of the log landed before, or earlier in the same list) is skipped entirely, so a replay
+ * changes nothing; the watermarks rise in the same transaction. Of the rest, a `new` event upserts
+ * its listing in `live_listings` (keeping `first_seen_at` when the row exists, `last_seen_at` =
  * received time, `last_event_id` set) and a `gone` event deletes it. The rows reach DuckDB through
- * the Appender; parsing, deduplication and the merge are set-wise SQL.
+ * the Appender into an unindexed staging table; parsing, deduplication and the merge are set-wise
+ * SQL, and `listing_events` has no index to maintain.
  */
 async function landEvents(context: LandingContext, events: readonly StreamEventRow[]): Promise<void> {
   if (events.length === 0) return;
@@ -62,8 +69,22 @@ async function landEvents(context: LandingContext, events: readonly StreamEventR
     appender.appendDouble(e.receivedAt);
     appendText(appender, e.data ?? (e.listing ? JSON.stringify(e.listing) : null));
   });
-  // Parsed once, with a repeated id kept as its first occurrence (found on the narrow id column).
-  const staged = await run(
+  // The fresh events, on the narrow id column: above both the log's watermark and every position of
+  // the log earlier in the batch.
+  await run(
+    context,
+    `CREATE OR REPLACE TEMP TABLE _wh_fresh AS
+     SELECT k.o, k.log, k.position
+     FROM (
+       SELECT o, log, coalesce(try_cast(nullif(e[length(log) + 1:], '') AS BIGINT), 0) AS position
+       FROM (SELECT o, e, rtrim(e, '0123456789') AS log FROM _wh_event_rows)
+     ) k
+     LEFT JOIN event_watermarks w ON w.log = k.log
+     QUALIFY k.position > coalesce(w.position, -1)
+         AND k.position > coalesce(max(k.position) OVER (PARTITION BY k.log ORDER BY k.o
+                                   ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING), -1)`,
+  );
+  await run(
     context,
     `CREATE OR REPLACE TEMP TABLE _wh_events AS
      SELECT o AS ord, e AS event_id, k AS kind, coalesce(l, x.id, json_extract_string(d, '$.id')) AS listing_id,
@@ -71,31 +92,31 @@ async function landEvents(context: LandingContext, events: readonly StreamEventR
      FROM (
        SELECT *, CASE WHEN k = 'new' THEN from_json_strict(d, '${LISTING_JSON_STRUCTURE}') END AS x
        FROM _wh_event_rows
-       WHERE o IN (SELECT min(o) FROM _wh_event_rows GROUP BY e)
+       WHERE o IN (SELECT o FROM _wh_fresh)
      )`,
   );
   // The raw rows are parsed: free their text before the inserts.
   await run(context, 'DROP TABLE _wh_event_rows');
-  // An event landed before fails a plain insert on the primary key, and the write is retried as a
-  // replay (see `Warehouse.write`), where OR IGNORE skips such events through the key's index: a
-  // check that costs more than the insert itself, paid only when a replay happens.
   const landed = await run(
     context,
-    `INSERT ${context.replay ? 'OR IGNORE ' : ''}INTO listing_events (event_id, kind, listing_id, app_id, ${listingColumnList()}, received_at, load_id, ingested_at)
+    `INSERT INTO listing_events (event_id, kind, listing_id, app_id, ${listingColumnList()}, received_at, load_id, ingested_at)
      SELECT event_id, kind, listing_id, app_id, ${listingColumnList()}, received_at, $load, ${msToTimestamp('$now')}
      FROM _wh_events`,
     { load: context.loadId, now: context.now },
   );
-  if (landed < staged) {
-    // A replay: keep only the events this batch landed.
+  context.count('listing_events', landed);
+  if (landed > 0) {
     await run(
       context,
-      'DELETE FROM _wh_events WHERE event_id NOT IN (SELECT event_id FROM listing_events WHERE load_id = $load)',
-      { load: context.loadId },
+      `INSERT INTO event_watermarks (log, position, load_id, ingested_at)
+       SELECT log, max(position), $load, ${msToTimestamp('$now')} FROM _wh_fresh GROUP BY log
+       ON CONFLICT (log) DO UPDATE SET position = excluded.position, load_id = excluded.load_id,
+                                       ingested_at = excluded.ingested_at`,
+      { load: context.loadId, now: context.now },
     );
+    await applyToLiveListings(context);
   }
-  context.count('listing_events', landed);
-  if (landed > 0) await applyToLiveListings(context);
+  await run(context, 'DROP TABLE _wh_fresh');
   await run(context, 'DROP TABLE _wh_events');
 }
 

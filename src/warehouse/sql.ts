@@ -13,11 +13,6 @@ export interface LandingContext {
   now: number;
   /** Adds `rows` changed in `table` to the batch's counts. */
   count(table: string, rows: number): void;
-  /**
-   * False on a write's first attempt: stream events are inserted plainly, so one landed before fails
-   * the write. True on the retry that follows such a failure (a replay), where they are skipped.
-   */
-  replay: boolean;
 }
 
 /** A SQL expression turning epoch milliseconds (a DOUBLE or BIGINT expression) into a UTC TIMESTAMP. */

@@ -123,8 +123,7 @@ export class Warehouse {
    * Money lands as DECIMAL(18,2), epoch-ms times as UTC TIMESTAMP. Within a batch the fields apply
    * in the order of the landers' registry (`landers.ts`): `events`, `observations`, `gone`, then
    * prices, `gaps`, and last the `state` the rows cover; each `land-*.ts` says how its rows are
-   * deduplicated, so a replayed batch lands nothing twice (a batch holding stream events landed
-   * before is written a second time, skipping them: the first, plain attempt is the fast path).
+   * deduplicated, so a replayed batch lands nothing twice (stream events by their log's watermark).
    *
    * On any error everything rolls back and a {@link WarehouseWriteError} is thrown: no row and no
    * state of any batch lands.
@@ -132,15 +131,8 @@ export class Warehouse {
   write(batches: readonly WarehouseBatch[]): Promise<WriteSummary> {
     if (this.readOnly) return Promise.reject(new Error(`the warehouse ${this.path} is open read-only`));
     if (this.closed) return Promise.reject(new Error(`the warehouse ${this.path} is closed`));
-    const land = (replay: boolean) =>
-      this.db.transaction((db) => this.landAll(db.connection, batches, replay));
-    return land(false)
-      .catch((error: unknown) => {
-        // A stream event landed before (a replay after a crash, or a batch written twice): that
-        // attempt rolled back, and the retry skips what is already there.
-        if (isReplayedEvent(error)) return land(true);
-        throw error;
-      })
+    return this.db
+      .transaction((db) => this.landAll(db.connection, batches))
       .catch((cause: unknown) => {
         const sources = [...new Set(batches.map((b) => b.source))].join(', ');
         throw new WarehouseWriteError(
@@ -227,22 +219,16 @@ export class Warehouse {
     return this.withConnection((connection) => connection.runAndReadAll(sql, params));
   }
 
-  /** Lands `batches` in order inside the open transaction of `connection` (`replay`: see `LandingContext`). */
+  /** Lands `batches` in order inside the open transaction of `connection`. */
   private async landAll(
     connection: DuckDBConnection,
     batches: readonly WarehouseBatch[],
-    replay: boolean,
   ): Promise<WriteSummary> {
     const now = this.clock();
     const loads = [];
-    for (const batch of batches) loads.push(await landBatch(connection, this.stagingDir, batch, now, replay));
+    for (const batch of batches) loads.push(await landBatch(connection, this.stagingDir, batch, now));
     return { loads, rows: loads.reduce((sum, l) => sum + l.rows, 0) };
   }
-}
-
-/** True for the error of a stream event whose id `listing_events` holds already. */
-function isReplayedEvent(error: unknown): boolean {
-  return error instanceof Error && /Duplicate key "event_id: /.test(error.message);
 }
 
 /**

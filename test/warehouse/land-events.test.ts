@@ -124,6 +124,37 @@ describe('Warehouse.write: stream events', () => {
     expect((await live()).map((r) => r.listing_id)).toEqual(['B']);
   });
 
+  it("skips an event at or below its log's highest landed position, in later writes and within one", async () => {
+    await warehouse.write([
+      {
+        source: 'stream',
+        events: [
+          newEvent('log1-5', 'A', T0 + 1),
+          newEvent('log1-3', 'B', T0 + 2),
+          newEvent('log2-1', 'C', T0 + 3),
+        ],
+      },
+    ]);
+    const again = await warehouse.write([
+      {
+        source: 'stream',
+        events: [
+          goneEvent('log1-4', 'A', T0 + 4),
+          goneEvent('log1-5', 'A', T0 + 5),
+          newEvent('log1-6', 'D', T0 + 6),
+        ],
+      },
+    ]);
+    expect(again.rows).toBe(1);
+    const ids = await warehouse.query('SELECT event_id FROM listing_events ORDER BY event_id');
+    expect(ids.map((r) => r.event_id)).toEqual(['log1-5', 'log1-6', 'log2-1']);
+    expect((await live()).map((r) => r.listing_id)).toEqual(['A', 'C', 'D']);
+    expect(await warehouse.query('SELECT log, position FROM event_watermarks ORDER BY log')).toEqual([
+      { log: 'log1-', position: 6 },
+      { log: 'log2-', position: 1 },
+    ]);
+  });
+
   it('lands an event id repeated within one batch once, applying its first occurrence', async () => {
     await warehouse.write([
       {

@@ -1,14 +1,15 @@
-import { existsSync, mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { findMigrationsDir, isWarehouseLockedError, Warehouse } from '../../src/warehouse/index.js';
-import { makeTempDir, newEvent, startScript, stopScripts, T0 } from './fixtures.js';
+import { goneEvent, makeTempDir, newEvent, startScript, stopScripts, T0 } from './fixtures.js';
 
 /** The landing tables, and the bookkeeping of migrations and models. */
 const WAREHOUSE_TABLES = [
   'account_states',
   'account_transactions',
   'collector_state',
+  'event_watermarks',
   'fx_rates',
   'ingest_gaps',
   'listing_events',
@@ -55,8 +56,44 @@ describe('Warehouse.open', () => {
       '004_models.sql',
       '005_model_build_tests.sql',
       '006_account.sql',
+      '007_event_watermarks.sql',
     ]);
     await again.close();
+  });
+
+  it('migrates landed stream events to the unindexed log with their watermarks, so a replay still lands nothing', async () => {
+    const path = join(dir, 'wh.duckdb');
+    const before = join(dir, 'migrations-006');
+    mkdirSync(before);
+    for (const file of readdirSync(findMigrationsDir()).filter((f) => f < '007')) {
+      writeFileSync(join(before, file), readFileSync(join(findMigrationsDir(), file)));
+    }
+    const old = await Warehouse.open(path, { migrationsDir: before });
+    // As the landing code of 006 left them (it needs the key this migration drops).
+    await old.withConnection((connection) =>
+      connection.run(
+        `INSERT INTO listing_events (event_id, kind, listing_id, app_id, received_at, load_id, ingested_at)
+         VALUES ('abc-9', 'gone', 'A', 730, TIMESTAMP '2026-11-01', 'l1', TIMESTAMP '2026-11-01'),
+                ('abc-10', 'gone', 'B', 730, TIMESTAMP '2026-11-01', 'l1', TIMESTAMP '2026-11-01')`,
+      ),
+    );
+    const rows = await old.query('SELECT * FROM listing_events ORDER BY event_id');
+    await old.close();
+    const batch = { source: 'stream', events: [goneEvent('abc-9', 'A', T0), goneEvent('abc-10', 'B', T0)] };
+    const migrated = await Warehouse.open(path);
+    try {
+      expect(await migrated.query('SELECT * FROM listing_events ORDER BY event_id')).toEqual(rows);
+      expect(await migrated.query('SELECT log, position FROM event_watermarks')).toEqual([
+        { log: 'abc-', position: 10 },
+      ]);
+      expect((await migrated.write([batch])).rows).toBe(0);
+      const [indexes] = await migrated.query(
+        "SELECT count(*) AS n FROM duckdb_constraints() WHERE table_name = 'listing_events' AND constraint_type = 'PRIMARY KEY'",
+      );
+      expect(indexes?.n).toBe(0);
+    } finally {
+      await migrated.close();
+    }
   });
 
   it('refuses a second open from another process with a message naming the file', async () => {
