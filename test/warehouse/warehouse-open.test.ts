@@ -96,6 +96,19 @@ describe('Warehouse.open', () => {
     }
   });
 
+  it('checkpoints at a 64 MB write-ahead log unless told otherwise', async () => {
+    const setting = "SELECT current_setting('checkpoint_threshold') AS v";
+    const byDefault = await Warehouse.open(join(dir, 'a.duckdb'));
+    const chosen = await Warehouse.open(join(dir, 'b.duckdb'), { checkpointThreshold: '8MB' });
+    try {
+      expect(await byDefault.query(setting)).toEqual([{ v: '61.0 MiB' }]);
+      expect(await chosen.query(setting)).toEqual([{ v: '7.6 MiB' }]);
+    } finally {
+      await byDefault.close();
+      await chosen.close();
+    }
+  });
+
   it('refuses a second open from another process with a message naming the file', async () => {
     const path = join(dir, 'wh.duckdb');
     const warehouse = await Warehouse.open(path);
