@@ -110,7 +110,7 @@ export async function startCollector(options: CollectorOptions): Promise<Running
     maxDelayMs: options.flushMs ?? 500,
     // A replay burst lands in writes of up to this many rows (not 2,000): fewer statements and
     // commits per event, while one write still commits within about a second.
-    maxWriteRows: 5000,
+    maxWriteRows: 20_000,
     onError: fatal,
   });
   const client = new MarketClient({
