@@ -9,7 +9,6 @@ import {
   msToTimestamp,
   run,
   selectListingColumns,
-  setListingColumns,
 } from './sql.js';
 import { stageFreshRows } from './staging.js';
 
@@ -84,32 +83,41 @@ async function landObservations(
   );
   context.count('listing_observations', landed);
   if (landed > 0) {
+    // Each listing's latest fresh sighting, merged with its live row (first seen and last event kept),
+    // replaces that row by a delete and a plain insert: live_listings carries no index.
+    await run(
+      context,
+      `CREATE OR REPLACE TEMP TABLE _wh_observed_live AS
+       SELECT s.listing_id, s.app_id, ${listingColumnList('s')}, coalesce(l.first_seen_at, s.observed_at) AS first_seen_at,
+              s.observed_at AS last_seen_at, l.last_event_id, $source AS source, $load AS load_id,
+              ${msToTimestamp('$now')} AS ingested_at
+       FROM (
+         SELECT * FROM _wh_observations s
+         -- A page read before a listing left must not bring it back once its departure has landed.
+         WHERE NOT EXISTS (
+           SELECT 1 FROM listing_events e
+           WHERE e.listing_id = s.listing_id AND e.kind = 'gone' AND e.received_at >= s.observed_at
+         )
+         AND NOT EXISTS (
+           SELECT 1 FROM listing_gone g WHERE g.listing_id = s.listing_id AND g.detected_at >= s.observed_at
+         )
+         QUALIFY row_number() OVER (PARTITION BY listing_id ORDER BY observed_at DESC, ord DESC) = 1
+       ) s
+       LEFT JOIN live_listings l ON l.listing_id = s.listing_id
+       WHERE l.listing_id IS NULL OR s.observed_at >= l.last_seen_at`,
+      { source: context.source, load: context.loadId, now: context.now },
+    );
+    await run(
+      context,
+      'DELETE FROM live_listings WHERE listing_id IN (SELECT listing_id FROM _wh_observed_live)',
+    );
     const upserted = await run(
       context,
       `INSERT INTO live_listings (listing_id, app_id, ${listingColumnList()}, first_seen_at, last_seen_at,
                                   last_event_id, source, load_id, ingested_at)
-       SELECT listing_id, app_id, ${listingColumnList()}, observed_at, observed_at, NULL,
-              $source, $load, ${msToTimestamp('$now')}
-       FROM _wh_observations s
-       -- A page read before a listing left must not bring it back once its departure has landed.
-       WHERE NOT EXISTS (
-         SELECT 1 FROM listing_events e
-         WHERE e.listing_id = s.listing_id AND e.kind = 'gone' AND e.received_at >= s.observed_at
-       )
-       AND NOT EXISTS (
-         SELECT 1 FROM listing_gone g WHERE g.listing_id = s.listing_id AND g.detected_at >= s.observed_at
-       )
-       QUALIFY row_number() OVER (PARTITION BY listing_id ORDER BY observed_at DESC, ord DESC) = 1
-       ON CONFLICT (listing_id) DO UPDATE SET
-         app_id = excluded.app_id,
-         ${setListingColumns()},
-         last_seen_at = excluded.last_seen_at,
-         source = excluded.source,
-         load_id = excluded.load_id,
-         ingested_at = excluded.ingested_at
-       WHERE excluded.last_seen_at >= live_listings.last_seen_at`,
-      { source: context.source, load: context.loadId, now: context.now },
+       SELECT * FROM _wh_observed_live`,
     );
+    await run(context, 'DROP TABLE _wh_observed_live');
     context.count('live_listings', upserted);
   }
   await run(context, 'DROP TABLE _wh_observations');

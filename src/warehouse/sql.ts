@@ -90,11 +90,6 @@ export function listingColumnList(prefix?: string): string {
   return LISTING_COLUMNS.map((c) => (prefix ? `${prefix}.${c}` : c)).join(', ');
 }
 
-/** `column = excluded.column` for every listing column, for an `ON CONFLICT DO UPDATE`. */
-export function setListingColumns(): string {
-  return LISTING_COLUMNS.map((c) => `${c} = excluded.${c}`).join(', ');
-}
-
 /**
  * A FROM item that unnests `$param` (a JSON array of objects shaped by `structure`) into one
  * struct column `r`. Parsing is strict: a value of the wrong type or a missing key is an error.

@@ -2,7 +2,7 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { findMigrationsDir, isWarehouseLockedError, Warehouse } from '../../src/warehouse/index.js';
-import { goneEvent, makeTempDir, newEvent, startScript, stopScripts, T0 } from './fixtures.js';
+import { goneEvent, makeTempDir, newEvent, observation, startScript, stopScripts, T0 } from './fixtures.js';
 
 /** The landing tables, and the bookkeeping of migrations and models. */
 const WAREHOUSE_TABLES = [
@@ -57,11 +57,12 @@ describe('Warehouse.open', () => {
       '005_model_build_tests.sql',
       '006_account.sql',
       '007_event_watermarks.sql',
+      '008_live_listings_unindexed.sql',
     ]);
     await again.close();
   });
 
-  it('migrates landed stream events to the unindexed log with their watermarks, so a replay still lands nothing', async () => {
+  it('migrates landed stream events and the live set to unindexed tables, with the watermarks, so a replay still lands nothing', async () => {
     const path = join(dir, 'wh.duckdb');
     const before = join(dir, 'migrations-006');
     mkdirSync(before);
@@ -77,18 +78,21 @@ describe('Warehouse.open', () => {
                 ('abc-10', 'gone', 'B', 730, TIMESTAMP '2026-11-01', 'l1', TIMESTAMP '2026-11-01')`,
       ),
     );
+    await old.write([{ source: 'poll:730', observations: [observation('C', T0, 'p1')] }]);
     const rows = await old.query('SELECT * FROM listing_events ORDER BY event_id');
+    const live = await old.query('SELECT * FROM live_listings');
     await old.close();
     const batch = { source: 'stream', events: [goneEvent('abc-9', 'A', T0), goneEvent('abc-10', 'B', T0)] };
     const migrated = await Warehouse.open(path);
     try {
       expect(await migrated.query('SELECT * FROM listing_events ORDER BY event_id')).toEqual(rows);
+      expect(await migrated.query('SELECT * FROM live_listings')).toEqual(live);
       expect(await migrated.query('SELECT log, position FROM event_watermarks')).toEqual([
         { log: 'abc-', position: 10 },
       ]);
       expect((await migrated.write([batch])).rows).toBe(0);
       const [indexes] = await migrated.query(
-        "SELECT count(*) AS n FROM duckdb_constraints() WHERE table_name = 'listing_events' AND constraint_type = 'PRIMARY KEY'",
+        "SELECT count(*) AS n FROM duckdb_constraints() WHERE table_name IN ('listing_events', 'live_listings') AND constraint_type = 'PRIMARY KEY'",
       );
       expect(indexes?.n).toBe(0);
     } finally {
