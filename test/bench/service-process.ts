@@ -43,7 +43,17 @@ export function rssMiB(pid: number | undefined): number {
  * thread that answers requests, without DuckDB's threads running background queries.
  */
 export function mainThreadCpuMs(pid: number | undefined): number {
-  const stat = readFileSync(`/proc/${pid}/task/${pid}/stat`, 'utf8');
+  return statCpuMs(`/proc/${pid}/task/${pid}/stat`);
+}
+
+/** CPU time a whole process (every thread) has used so far (user and system) in ms, from /proc. */
+export function processCpuMs(pid: number | undefined): number {
+  return statCpuMs(`/proc/${pid}/stat`);
+}
+
+/** utime + stime of a /proc `stat` file, in ms. */
+function statCpuMs(path: string): number {
+  const stat = readFileSync(path, 'utf8');
   // The fields after the command name, which may hold spaces: utime and stime are the 12th and 13th.
   const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
   const ticksPerMs = 100 / 1000;
