@@ -1,11 +1,11 @@
 -- Stream events are deduplicated by the watermark of their event log instead of a primary key on
--- event_id: DuckDB's index on a growing log made every insert, and every checkpoint, cost more. An
--- event id is its log followed by its position (`abcdefgh-123`); the stream delivers a log's events
--- in increasing position, and the watermark, committed with the events, is the highest position of
--- the log landed so far: an event at or below it is a replay and is skipped. listing_events is
--- rebuilt with the same columns and rows, without the key.
+-- event_id: DuckDB's index on a growing log made every insert, and every checkpoint, cost more.
+-- Event ids are opaque, but this service's are a log followed by a position (`abcdefgh-123`) that
+-- rises as the stream reads on: an id above its log's watermark (the highest position landed,
+-- committed with the events) is new; one at or below it is looked up in listing_events.
+-- listing_events is rebuilt with the same columns and rows, without the key.
 CREATE TABLE listing_events_unindexed (
-  event_id VARCHAR NOT NULL,          -- SSE event id; a replayed event is not landed twice (see event_watermarks)
+  event_id VARCHAR NOT NULL,          -- SSE event id (opaque); a replayed event is not landed twice (see event_watermarks)
   kind VARCHAR NOT NULL CHECK (kind IN ('new', 'gone')), -- new: the listing appeared; gone: it left
   listing_id VARCHAR NOT NULL,        -- listing id; belongs to its game
   app_id INTEGER NOT NULL,            -- platform app id of the listing's game (730 CS2)

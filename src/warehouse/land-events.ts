@@ -14,10 +14,9 @@ import {
 /** What every stream event carries. Times are epoch milliseconds. */
 interface StreamEventFields {
   /**
-   * SSE event id: its log, then its position (`abcdefgh-123`; an id without trailing digits is a log
-   * of its own at position 0). A log's events come in increasing position; one at or below the
-   * highest position of its log landed so far is a replay and is skipped, so replaying events after a
-   * crash is harmless.
+   * SSE event id, opaque: an id landed before is skipped, so replaying events after a crash is
+   * harmless. Ids that end in a position after a log (`abcdefgh-123`), rising as the stream reads
+   * on, are recognised as new without a look-up (see `keepFreshEvents`).
    */
   eventId: string;
   kind: 'new' | 'gone';
@@ -50,9 +49,9 @@ const STAGED_COLUMNS = {
 };
 
 /**
- * Lands `events` in order. An event whose position is not above its log's watermark (the highest
- * position of the log landed before, or earlier in the same list) is skipped entirely, so a replay
- * changes nothing; the watermarks rise in the same transaction. Of the rest, a `new` event upserts
+ * Lands `events` in order. An event whose id landed before (or earlier in the same list) is
+ * skipped entirely, so a replay changes nothing; each log's watermark (the highest position landed)
+ * rises in the same transaction. Of the rest, a `new` event upserts
  * its listing in `live_listings` (keeping `first_seen_at` when the row exists, `last_seen_at` =
  * received time, `last_event_id` set) and a `gone` event deletes it. The rows reach DuckDB through
  * the Appender into an unindexed staging table; parsing, deduplication and the merge are set-wise
@@ -69,21 +68,7 @@ async function landEvents(context: LandingContext, events: readonly StreamEventR
     appender.appendDouble(e.receivedAt);
     appendText(appender, e.data ?? (e.listing ? JSON.stringify(e.listing) : null));
   });
-  // The fresh events, on the narrow id column: above both the log's watermark and every position of
-  // the log earlier in the batch.
-  await run(
-    context,
-    `CREATE OR REPLACE TEMP TABLE _wh_fresh AS
-     SELECT k.o, k.log, k.position
-     FROM (
-       SELECT o, log, coalesce(try_cast(nullif(e[length(log) + 1:], '') AS BIGINT), 0) AS position
-       FROM (SELECT o, e, rtrim(e, '0123456789') AS log FROM _wh_event_rows)
-     ) k
-     LEFT JOIN event_watermarks w ON w.log = k.log
-     QUALIFY k.position > coalesce(w.position, -1)
-         AND k.position > coalesce(max(k.position) OVER (PARTITION BY k.log ORDER BY k.o
-                                   ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING), -1)`,
-  );
+  await keepFreshEvents(context);
   await run(
     context,
     `CREATE OR REPLACE TEMP TABLE _wh_events AS
@@ -110,14 +95,52 @@ async function landEvents(context: LandingContext, events: readonly StreamEventR
       context,
       `INSERT INTO event_watermarks (log, position, load_id, ingested_at)
        SELECT log, max(position), $load, ${msToTimestamp('$now')} FROM _wh_fresh GROUP BY log
-       ON CONFLICT (log) DO UPDATE SET position = excluded.position, load_id = excluded.load_id,
+       ON CONFLICT (log) DO UPDATE SET position = greatest(position, excluded.position), load_id = excluded.load_id,
                                        ingested_at = excluded.ingested_at`,
       { load: context.loadId, now: context.now },
     );
     await applyToLiveListings(context);
   }
   await run(context, 'DROP TABLE _wh_fresh');
+  await run(context, 'DROP TABLE _wh_ids');
   await run(context, 'DROP TABLE _wh_events');
+}
+
+/**
+ * Fills `_wh_fresh` with the staged events not landed before: each id's first occurrence in the
+ * batch, split into its log and position. An id above its log's watermark is new without a look-up,
+ * which is every event of a stream read in order. Ids are opaque to the API, so one at or below the
+ * watermark (a replay, or another deployment's ids that do not rise) is looked up in the event log:
+ * a scan of `listing_events` paid only by a write that holds such ids.
+ */
+async function keepFreshEvents(context: LandingContext): Promise<void> {
+  for (const table of ['_wh_ids', '_wh_fresh']) {
+    await run(
+      context,
+      `CREATE OR REPLACE TEMP TABLE ${table} (o INTEGER, event_id VARCHAR, log VARCHAR, position BIGINT)`,
+    );
+  }
+  const ids = await run(
+    context,
+    `INSERT INTO _wh_ids
+     SELECT min(o), e, rtrim(e, '0123456789'),
+            coalesce(try_cast(nullif(e[length(rtrim(e, '0123456789')) + 1:], '') AS BIGINT), 0)
+     FROM _wh_event_rows GROUP BY e`,
+  );
+  const aboveWatermark = await run(
+    context,
+    `INSERT INTO _wh_fresh
+     SELECT i.* FROM _wh_ids i LEFT JOIN event_watermarks w ON w.log = i.log
+     WHERE i.position > coalesce(w.position, -1)`,
+  );
+  if (aboveWatermark === ids) return;
+  await run(
+    context,
+    `INSERT INTO _wh_fresh
+     SELECT i.* FROM _wh_ids i
+     ANTI JOIN _wh_fresh f ON f.o = i.o
+     ANTI JOIN listing_events l ON l.event_id = i.event_id`,
+  );
 }
 
 /** The batch's `events`: the stream's events, applied first and in order. */
