@@ -4,16 +4,20 @@
 -- (the previous one ends there). Sightings and departures are ordered by when they happened, not
 -- by when they landed, so late rows (a catch-up, a restarted collector) fall into the right spell.
 -- `after_departure` marks the first spell of a stay that began after the listing had left (a
--- re-listing; also after a departure of a stay the collector never saw). Item fields are those of
--- the spell's last sighting; `updated_at` is when any row of the spell last landed.
+-- re-listing; also after a departure of a stay the collector never saw). Item fields and the ask
+-- are those of the spell's last sighting; `updated_at` is when any row of the spell last landed.
+-- A full build runs in chunks of listings (by a hash of the id), so that the windows below sort
+-- a part of the history at a time; they number narrow rows, and the item fields are joined back
+-- once per spell from its last sighting.
 -- Grain: one row per listing and spell.
 -- materialized: incremental
 -- depends_on: stg_listing_appearances, stg_listing_departures
 -- unique_key: app_id, listing_id, spell
+-- chunks: 16
 -- test: unique(app_id, listing_id, spell)
 -- test: not_null(app_id, listing_id, spell, stay, after_departure, started_at, last_seen_at, market_hash_name, ask_usd, updated_at)
 -- test: expression(ended_at IS NULL OR ended_at >= last_seen_at)
--- test: expression(spell >= stay AND stay >= 1 AND started_at <= last_seen_at AND (stay = 1 OR after_departure))
+-- test: expression(spell >= stay AND stay >= 1 AND started_at <= last_seen_at AND (NOT after_departure OR stay > 1 OR spell = 1))
 WITH
 {% if is_incremental %}
 touched AS (
@@ -22,15 +26,24 @@ touched AS (
   SELECT app_id, listing_id FROM stg_listing_departures WHERE ingested_at >= {{ since }}
 ),
 {% endif %}
+sightings AS NOT MATERIALIZED (
+  -- The listings of this build: the ones with a row landed since the last build, or every one of
+  -- the chunk.
+  SELECT * FROM stg_listing_appearances
+  {% if is_incremental %} SEMI JOIN touched USING (app_id, listing_id) {% else %} WHERE hash(listing_id) % {{ chunks }} = {{ chunk }} {% endif %}
+),
 marks AS (
-  SELECT app_id, listing_id, seen_at AS happened_at, log_position, true AS appears, market_hash_name, wear, doppler_phase, float_value,
-    paint_seed, stickers, price_usd, category, rarity, listed_at, ingested_at
-  FROM stg_listing_appearances
-  {% if is_incremental %} SEMI JOIN touched USING (app_id, listing_id) {% endif %}
+  -- Only what ordering and numbering need: a listing's fields would make every sort wide. `tie`
+  -- makes the order total: the two windows below sort the rows apart, and rows equal in their
+  -- order could come out of each in another order (a poll and a sweep that saw the listing in the
+  -- same millisecond: the second sighting numbered before the first one started the stay).
+  SELECT app_id, listing_id, seen_at AS happened_at, log_position, true AS appears, sighting_id AS tie, price_usd,
+    ingested_at
+  FROM sightings
   UNION ALL
-  SELECT app_id, listing_id, left_at, log_position, false, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, ingested_at
+  SELECT app_id, listing_id, left_at, log_position, false, via, NULL, ingested_at
   FROM stg_listing_departures
-  {% if is_incremental %} SEMI JOIN touched USING (app_id, listing_id) {% endif %}
+  {% if is_incremental %} SEMI JOIN touched USING (app_id, listing_id) {% else %} WHERE hash(listing_id) % {{ chunks }} = {{ chunk }} {% endif %}
 ),
 ordered AS (
   -- At the same instant, stream events keep their log order, and a sighting comes before a
@@ -39,16 +52,17 @@ ordered AS (
     lag(appears) OVER w AS after_sighting,
     lag(price_usd) OVER w AS previous_ask
   FROM marks
-  WINDOW w AS (PARTITION BY app_id, listing_id ORDER BY happened_at, log_position NULLS FIRST, appears DESC)
+  WINDOW w AS (PARTITION BY app_id, listing_id ORDER BY happened_at, log_position NULLS FIRST, appears DESC, tie)
 ),
 numbered AS (
-  SELECT *,
+  SELECT app_id, listing_id, happened_at, log_position, appears, tie, ingested_at,
     CAST(sum(CASE WHEN appears AND NOT coalesce(after_sighting, false) THEN 1 ELSE 0 END) OVER w AS INTEGER) AS stay,
     CAST(sum(CASE WHEN appears AND (NOT coalesce(after_sighting, false) OR price_usd <> previous_ask) THEN 1 ELSE 0 END)
       OVER w AS INTEGER) AS spell
   FROM ordered
   WINDOW w AS (
-    PARTITION BY app_id, listing_id ORDER BY happened_at, log_position NULLS FIRST, appears DESC ROWS UNBOUNDED PRECEDING
+    PARTITION BY app_id, listing_id ORDER BY happened_at, log_position NULLS FIRST, appears DESC, tie
+    ROWS UNBOUNDED PRECEDING
   )
 ),
 spells AS (
@@ -57,16 +71,9 @@ spells AS (
     min(happened_at) FILTER (WHERE appears) AS started_at,
     max(happened_at) FILTER (WHERE appears) AS last_seen_at,
     min(happened_at) FILTER (WHERE NOT appears) AS left_at,
-    arg_max(market_hash_name, happened_at) FILTER (WHERE appears) AS market_hash_name,
-    arg_max(wear, happened_at) FILTER (WHERE appears) AS wear,
-    arg_max(doppler_phase, happened_at) FILTER (WHERE appears) AS doppler_phase,
-    arg_max(float_value, happened_at) FILTER (WHERE appears) AS float_value,
-    arg_max(paint_seed, happened_at) FILTER (WHERE appears) AS paint_seed,
-    arg_max(stickers, happened_at) FILTER (WHERE appears) AS stickers,
-    arg_max(category, happened_at) FILTER (WHERE appears) AS category,
-    arg_max(rarity, happened_at) FILTER (WHERE appears) AS rarity,
-    arg_max(listed_at, happened_at) FILTER (WHERE appears) AS listed_at,
-    arg_max(price_usd, happened_at) FILTER (WHERE appears) AS ask_usd,
+    -- The last sighting in the order above (positions are never negative).
+    max({'at': happened_at, 'position': coalesce(log_position, -1), 'tie': tie}) FILTER (WHERE appears).tie
+      AS last_sighting,
     max(ingested_at) AS updated_at
   FROM numbered
   GROUP BY app_id, listing_id, spell
@@ -81,7 +88,9 @@ bounded AS (
   FROM spells
   WINDOW w AS (PARTITION BY app_id, listing_id ORDER BY spell)
 )
-SELECT app_id, listing_id, spell, stay, after_departure, started_at, last_seen_at, ended_at, market_hash_name, wear,
-  doppler_phase, float_value, paint_seed, stickers, category, rarity, listed_at, ask_usd, updated_at
-FROM bounded
+SELECT b.app_id, b.listing_id, spell, stay, after_departure, started_at, last_seen_at, ended_at, market_hash_name, wear,
+  doppler_phase, category, rarity, price_usd AS ask_usd, updated_at
+FROM bounded b
+-- Every spell numbered above 0 has a last sighting, unique per listing.
+JOIN sightings s ON s.app_id = b.app_id AND s.listing_id = b.listing_id AND s.sighting_id = b.last_sighting
 WHERE spell > 0
