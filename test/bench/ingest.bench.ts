@@ -2,7 +2,8 @@
  * Ingest of a replay burst: a collector process (the built CLI, `npm run build` first, as users run
  * it) resumes the stream from an old event id while the service replays 1,000,000 events, until the
  * warehouse holds the last one. The baseline, in the same run, is DuckDB's own `read_json` of the
- * same events written to an NDJSON file. Also the collector's peak RSS.
+ * same events written to an NDJSON file. Also the collector's peak RSS. BENCH_COLLECTOR_FLAGS adds
+ * flags to the collector (e.g. `--models-cron off`).
  */
 import { execFileSync, spawn } from 'node:child_process';
 import { once } from 'node:events';
@@ -74,6 +75,7 @@ export async function run(): Promise<void> {
         '3600',
         '--snapshot-cron',
         '0 0 1 1 *',
+        ...(process.env.BENCH_COLLECTOR_FLAGS?.split(' ').filter(Boolean) ?? []),
       ]);
       let peakRss = 0;
       const controlFile = `${warehousePath}.collector.json`;
