@@ -133,7 +133,8 @@ export class Warehouse {
    * Money lands as DECIMAL(18,2), epoch-ms times as UTC TIMESTAMP. Within a batch the fields apply
    * in the order of the landers' registry (`landers.ts`): `events`, `observations`, `gone`, then
    * prices, `gaps`, and last the `state` the rows cover; each `land-*.ts` says how its rows are
-   * deduplicated, so a replayed batch lands nothing twice (stream events by their log's watermark).
+   * deduplicated, so a replayed batch lands nothing twice (stream events by id: above their log's
+   * watermark without a look-up, at or below it looked up).
    *
    * On any error everything rolls back and a {@link WarehouseWriteError} is thrown: no row and no
    * state of any batch lands.
