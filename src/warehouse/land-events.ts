@@ -123,9 +123,8 @@ async function keepFreshEvents(context: LandingContext): Promise<void> {
   const ids = await run(
     context,
     `INSERT INTO _wh_ids
-     SELECT min(o), e, rtrim(e, '0123456789'),
-            coalesce(try_cast(nullif(e[length(rtrim(e, '0123456789')) + 1:], '') AS BIGINT), 0)
-     FROM _wh_event_rows GROUP BY e`,
+     SELECT o, e, log, coalesce(try_cast(nullif(e[length(log) + 1:], '') AS BIGINT), 0)
+     FROM (SELECT min(o) AS o, e, rtrim(e, '0123456789') AS log FROM _wh_event_rows GROUP BY e)`,
   );
   const aboveWatermark = await run(
     context,
