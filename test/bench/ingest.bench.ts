@@ -75,7 +75,7 @@ export async function run(): Promise<void> {
         '3600',
         '--snapshot-cron',
         '0 0 1 1 *',
-        ...(process.env.BENCH_COLLECTOR_FLAGS?.split(' ').filter(Boolean) ?? []),
+        ...envWords('BENCH_COLLECTOR_FLAGS'),
       ]);
       let peakRss = 0;
       const controlFile = `${warehousePath}.collector.json`;
@@ -128,11 +128,14 @@ export async function run(): Promise<void> {
  * flags of BENCH_COLLECTOR_NODE_OPTIONS (e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`).
  */
 function spawnBuiltMarket(args: string[]) {
-  const flags = process.env.BENCH_COLLECTOR_NODE_OPTIONS?.split(' ').filter(Boolean) ?? [];
-  return spawn(process.execPath, [...flags, projectPath('.build', 'src', 'cli', 'main.js'), ...args], {
-    cwd: projectPath(),
-    stdio: ['ignore', 'ignore', 'inherit'],
-  });
+  return spawn(
+    process.execPath,
+    [...envWords('BENCH_COLLECTOR_NODE_OPTIONS'), projectPath('.build', 'src', 'cli', 'main.js'), ...args],
+    {
+      cwd: projectPath(),
+      stdio: ['ignore', 'ignore', 'inherit'],
+    },
+  );
 }
 
 /** Writes the CS2 events as NDJSON (as the stream carries them) and times DuckDB reading them into a table. */
@@ -188,6 +191,11 @@ async function eventLogDatabase(events: number): Promise<string> {
     await service.close();
   }
   return path;
+}
+
+/** The space-separated words of an environment variable (none when unset). */
+function envWords(name: string): string[] {
+  return process.env[name]?.split(' ').filter(Boolean) ?? [];
 }
 
 function rate(count: number, ms: number): string {
