@@ -8,17 +8,13 @@
 import { execFileSync, spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { existsSync } from 'node:fs';
-import { copyFile, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { copyFile, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { DuckDBInstance } from '@duckdb/node-api';
-import { createClock } from '../../src/service/core/clock.js';
-import type { ListingChange } from '../../src/service/market/catalogue.js';
 import { startService } from '../../src/service/service.js';
-import { createListingGenerator } from '../../src/service/sim/generator.js';
-import { Random } from '../../src/service/sim/random.js';
 import { projectPath } from '../../src/shared/project-root.js';
 import { Warehouse } from '../../src/warehouse/index.js';
+import { eventLogDatabase, readJsonBaseline } from './event-log.js';
 import { print } from './fixtures.js';
 import { mainThreadCpuMs, processCpuMs, rssMiB } from './service-process.js';
 
@@ -43,7 +39,7 @@ export async function run(): Promise<void> {
         'SELECT count(*) AS n FROM listing_events WHERE app_id = 730',
       );
       const count = Number(events[0]?.n);
-      const baselineMs = await readJsonBaseline(service.context.db, dir);
+      const baselineMs = await readJsonBaseline((sql) => service.context.db.read(sql), dir);
       const { rawKey } = await service.context.accounts.createAccount({ appIds: [730], balanceCents: 100 });
       const warehousePath = join(dir, 'warehouse.duckdb');
       const seed = await Warehouse.open(warehousePath);
@@ -136,61 +132,6 @@ function spawnBuiltMarket(args: string[]) {
       stdio: ['ignore', 'ignore', 'inherit'],
     },
   );
-}
-
-/** Writes the CS2 events as NDJSON (as the stream carries them) and times DuckDB reading them into a table. */
-async function readJsonBaseline(
-  db: import('../../src/shared/database.js').Database,
-  dir: string,
-): Promise<number> {
-  const file = join(dir, 'events.ndjson');
-  await db.read(
-    `COPY (SELECT position AS event_id, kind, listing_id, listing::JSON AS listing FROM listing_events WHERE app_id = 730 ORDER BY position)
-     TO '${file}' (FORMAT json)`,
-  );
-  const instance = await DuckDBInstance.create(join(dir, 'baseline.duckdb'));
-  const connection = await instance.connect();
-  const started = performance.now();
-  await connection.run(
-    `CREATE TABLE events AS SELECT * FROM read_json('${file}', format = 'newline_delimited')`,
-  );
-  const elapsed = performance.now() - started;
-  connection.closeSync();
-  instance.closeSync();
-  return elapsed;
-}
-
-/** A service database whose event log holds about `events` events (made once, kept in the temp folder). */
-async function eventLogDatabase(events: number): Promise<string> {
-  const path = join(tmpdir(), `market-bench-events-${events}.duckdb`);
-  if (existsSync(path)) return path;
-  const service = await startService({
-    dbPath: path,
-    port: 0,
-    listings: 20_000,
-    churnPaused: true,
-    clock: createClock(),
-    retention: { maxRows: events * 2 },
-  });
-  try {
-    const catalogue = service.context.catalogue;
-    const generator = createListingGenerator({ seed: 5, firstSequence: catalogue.nextSequence });
-    const random = new Random(5);
-    while (catalogue.log.head < events) {
-      const changes: ListingChange[] = [];
-      for (let i = 0; i < 2500; i++) {
-        const leaving = catalogue.sample(random.next());
-        if (leaving) changes.push({ kind: 'remove', id: leaving.id });
-        const next = generator.next(Date.now());
-        changes.push({ kind: 'add', appId: next.appId, listing: next.listing });
-      }
-      await catalogue.apply(changes, generator.nextSequence);
-    }
-    await writeFile(`${path}.done`, String(catalogue.log.head));
-  } finally {
-    await service.close();
-  }
-  return path;
 }
 
 /** The space-separated words of an environment variable (none when unset). */

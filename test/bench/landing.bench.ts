@@ -1,0 +1,101 @@
+/**
+ * The warehouse's share of the ingest: the same events the `ingest` benchmark replays, handed to
+ * `Warehouse.write` in this process in writes of BENCH_WRITE_ROWS (default 20,000, the collector's
+ * largest write), with no service, stream or HTTP around them. The baseline, in the same run, is
+ * DuckDB's own `read_json` of the events. Also where the time goes, statement by statement.
+ */
+import { copyFile, mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { DuckDBConnection, DuckDBInstance } from '@duckdb/node-api';
+import { type StreamEventRow, Warehouse } from '../../src/warehouse/index.js';
+import { eventLogDatabase, readJsonBaseline } from './event-log.js';
+import { print } from './fixtures.js';
+
+const EVENTS = Number(process.env.BENCH_EVENTS ?? 1_000_000);
+const WRITE_ROWS = Number(process.env.BENCH_WRITE_ROWS ?? 20_000);
+
+/** Runs the benchmark and prints its figures. */
+export async function run(): Promise<void> {
+  const dir = await mkdtemp(join(tmpdir(), 'market-landing-bench-'));
+  try {
+    const source = join(dir, 'service.duckdb');
+    await copyFile(await eventLogDatabase(EVENTS), source);
+    const instance = await DuckDBInstance.create(source);
+    const connection = await instance.connect();
+    const baselineMs = await readJsonBaseline((sql) => connection.run(sql), dir);
+    const writes = await streamWrites(connection);
+    connection.closeSync();
+    instance.closeSync();
+    const count = writes.reduce((sum, w) => sum + w.length, 0);
+    const warehouse = await Warehouse.open(join(dir, 'warehouse.duckdb'));
+    const statements = timeStatements();
+    let landingMs = 0;
+    try {
+      for (const events of writes) {
+        const started = performance.now();
+        await warehouse.write([
+          { source: 'stream', events, state: { last_event_id: String(events.at(-1)?.eventId) } },
+        ]);
+        landingMs += performance.now() - started;
+      }
+    } finally {
+      statements.stop();
+      await warehouse.close();
+    }
+    print(`DuckDB read_json of ${count} events from NDJSON`, `${(baselineMs / 1000).toFixed(1)} s`);
+    print(
+      `Warehouse.write of the same events, ${WRITE_ROWS} per write`,
+      `${(landingMs / 1000).toFixed(1)} s (${Math.round(count / (landingMs / 1000)).toLocaleString('en')} events/s)`,
+    );
+    print('ratio, read_json / landing', (baselineMs / landingMs).toFixed(2));
+    for (const [statement, ms] of statements.slowest(8)) {
+      print(`  ${statement}`, `${(ms / 1000).toFixed(2)} s (${((100 * ms) / landingMs).toFixed(0)} %)`);
+    }
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+
+/** The CS2 events of the log as the stream source hands them over, in writes of WRITE_ROWS. */
+async function streamWrites(connection: DuckDBConnection): Promise<StreamEventRow[][]> {
+  const reader = await connection.runAndReadAll(
+    `SELECT position, kind, listing_id, listing FROM listing_events WHERE app_id = 730 ORDER BY position`,
+  );
+  const receivedAt = Date.now();
+  const events: StreamEventRow[] = reader.getRowObjectsJS().map((row) => ({
+    eventId: `benchlog-${row.position}`,
+    kind: row.kind as 'new' | 'gone',
+    appId: 730,
+    receivedAt,
+    data: row.kind === 'new' ? String(row.listing) : JSON.stringify({ id: row.listing_id }),
+  }));
+  const writes: StreamEventRow[][] = [];
+  for (let start = 0; start < events.length; start += WRITE_ROWS)
+    writes.push(events.slice(start, start + WRITE_ROWS));
+  return writes;
+}
+
+/**
+ * Adds up the time of every statement run through `DuckDBConnection.run` from now until `stop`,
+ * keyed by the statement's first words (COMMIT included: its checkpoints are timed with it).
+ */
+function timeStatements() {
+  const totals = new Map<string, number>();
+  const original = DuckDBConnection.prototype.run;
+  DuckDBConnection.prototype.run = async function timed(this: DuckDBConnection, ...args) {
+    const started = performance.now();
+    try {
+      return await original.apply(this, args);
+    } finally {
+      const key = args[0].replace(/\s+/g, ' ').trim().slice(0, 60);
+      totals.set(key, (totals.get(key) ?? 0) + performance.now() - started);
+    }
+  } as typeof original;
+  return {
+    stop: () => {
+      DuckDBConnection.prototype.run = original;
+    },
+    slowest: (n: number) => [...totals].sort((a, b) => b[1] - a[1]).slice(0, n),
+  };
+}
