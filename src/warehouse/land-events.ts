@@ -26,18 +26,18 @@ interface StreamEventFields {
 
 /**
  * One event of the listing stream, as received: either its data as the stream sent it (`data`,
- * the listing's JSON for `new`, `{"id":…}` for `gone`), which DuckDB parses while landing so the
- * collector does no per-event JavaScript work on it, or already parsed (`listingId` and `listing`,
- * null for `gone`). Either way the listing must have every field of the contract with the right
- * type, else the whole write fails.
+ * the listing's JSON for `new`, `{"id":…}` for `gone`, as text or UTF-8 bytes), which DuckDB parses
+ * while landing so the collector does no per-event JavaScript work on it, or already parsed
+ * (`listingId` and `listing`, null for `gone`). Either way the listing must have every field of
+ * the contract with the right type, else the whole write fails.
  */
 export type StreamEventRow = StreamEventFields &
   (
-    | { data: string; listingId?: undefined; listing?: undefined }
+    | { data: string | Buffer; listingId?: undefined; listing?: undefined }
     | { data?: undefined; listingId: string; listing: Listing | null }
   );
 
-/** The staging table the Appender fills: one row per event of the batch, in order. */
+/** The staging table the Appender fills: one row per event of the batch, in order, the data as bytes. */
 const STAGED_COLUMNS = {
   o: 'INTEGER',
   e: 'VARCHAR',
@@ -45,7 +45,7 @@ const STAGED_COLUMNS = {
   l: 'VARCHAR',
   a: 'INTEGER',
   t: 'DOUBLE',
-  d: 'VARCHAR',
+  d: 'BLOB',
 };
 
 /**
@@ -66,16 +66,18 @@ async function landEvents(context: LandingContext, events: readonly StreamEventR
     appendText(appender, e.listingId);
     appender.appendInteger(e.appId);
     appender.appendDouble(e.receivedAt);
-    appendText(appender, e.data ?? (e.listing ? JSON.stringify(e.listing) : null));
+    const data = e.data ?? (e.listing ? JSON.stringify(e.listing) : null);
+    if (data === null) appender.appendNull();
+    else appender.appendBlob(typeof data === 'string' ? Buffer.from(data) : data);
   });
   await keepFreshEvents(context);
   await run(
     context,
     `CREATE OR REPLACE TEMP TABLE _wh_events AS
-     SELECT o AS ord, e AS event_id, k AS kind, coalesce(l, x.id, json_extract_string(d, '$.id')) AS listing_id,
+     SELECT o AS ord, e AS event_id, k AS kind, coalesce(l, x.id, json_extract_string(decode(d), '$.id')) AS listing_id,
             a AS app_id, ${selectListingColumns('x')}, ${msToTimestamp('t')} AS received_at
      FROM (
-       SELECT *, CASE WHEN k = 'new' THEN from_json_strict(d, '${LISTING_JSON_STRUCTURE}') END AS x
+       SELECT *, CASE WHEN k = 'new' THEN from_json_strict(decode(d), '${LISTING_JSON_STRUCTURE}') END AS x
        FROM _wh_event_rows
        WHERE o IN (SELECT o FROM _wh_fresh)
      )`,

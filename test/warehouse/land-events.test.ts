@@ -175,7 +175,7 @@ describe('Warehouse.write: stream events', () => {
     expect((await live())[0]?.price_usd).toBe(1);
   });
 
-  it('lands events given as the stream sent them (data) exactly as parsed ones', async () => {
+  it('lands events given as the stream sent them (data, as text or UTF-8 bytes) exactly as parsed ones', async () => {
     const parsed = [
       newEvent('e1', 'A', T0 + 1, { price_usd: 0.29 }),
       newEvent('e2', 'B', T0 + 2),
@@ -188,10 +188,10 @@ describe('Warehouse.write: stream events', () => {
     const expectedLive = await live();
     const other = await Warehouse.open(':memory:', { clock: () => T0 + 1_000_000 });
     try {
-      const raw = parsed.map(({ listingId, listing, ...rest }) => ({
-        ...rest,
-        data: JSON.stringify(listing ?? { id: listingId }),
-      }));
+      const raw = parsed.map(({ listingId, listing, ...rest }, i) => {
+        const text = JSON.stringify(listing ?? { id: listingId, name: '★ Karambit | Doppler™' });
+        return { ...rest, data: i % 2 === 0 ? Buffer.from(text) : text };
+      });
       await other.write([{ source: 'stream', events: raw }]);
       expect(await other.query('SELECT * EXCLUDE (load_id) FROM listing_events ORDER BY event_id')).toEqual(
         expected,

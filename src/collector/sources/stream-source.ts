@@ -30,6 +30,8 @@ export interface StreamSourceOptions {
 const SOURCE = 'stream';
 /** Events queued for the warehouse before the stream stops reading. */
 const MAX_BACKLOG_ROWS = 20_000;
+/** Largest piece of the response body handed to the SSE parser. */
+const MAX_PIECE_BYTES = 16_384;
 
 /** Follows the listing stream until stopped. */
 export class StreamSource {
@@ -116,7 +118,11 @@ export class StreamSource {
           lastByteAt = Date.now();
           if (writer.backlog >= MAX_BACKLOG_ROWS) await writer.room(MAX_BACKLOG_ROWS / 2);
           lastByteAt = Date.now();
-          controller.enqueue(chunk);
+          // In pieces: a string decoded from a whole socket read (64 kB, UTF-16 once a ★ is in it) is
+          // a large heap object, which only a full collection frees.
+          for (let start = 0; start < chunk.length; start += MAX_PIECE_BYTES) {
+            controller.enqueue(chunk.subarray(start, start + MAX_PIECE_BYTES));
+          }
         },
       });
       const authorized = this.client.streamFetch();
@@ -190,11 +196,21 @@ export class StreamSource {
   /**
    * Queues the event as received: its data is landed as is (DuckDB parses and checks it), so the
    * hot path does no per-event parsing. The events a read delivers go to the writer as one batch.
+   * Nothing queued refers to the parser's strings, so a burst's backlog costs its bytes and no more.
    */
   private onEvent(kind: 'new' | 'gone', eventId: string, data: string): void {
-    this.lastEventId = eventId;
     this.board.status.received += 1;
-    this.received.push({ eventId, kind, appId: APP_IDS.cs2, receivedAt: Date.now(), data });
+    // Copies: the parser's strings are slices of the piece of body they were read from, and would
+    // keep the whole piece alive while the event waits for its write. The data waits as UTF-8 bytes.
+    const id = Buffer.from(eventId).toString();
+    this.lastEventId = id;
+    this.received.push({
+      eventId: id,
+      kind,
+      appId: APP_IDS.cs2,
+      receivedAt: Date.now(),
+      data: Buffer.from(data),
+    });
     if (this.received.length === 1) setImmediate(() => this.handOver());
   }
 
@@ -216,7 +232,8 @@ export class StreamSource {
   /** Lag of the batch's last `new` event: how long after its listing appeared it was received. */
   private noteLag(events: readonly StreamEventRow[]): void {
     const last = events.findLast((e) => e.kind === 'new');
-    const listedAt = last?.data === undefined ? undefined : (JSON.parse(last.data) as Listing).listed_at;
+    const listedAt =
+      last?.data === undefined ? undefined : (JSON.parse(last.data.toString()) as Listing).listed_at;
     if (last && listedAt)
       this.board.status.lagSeconds = Math.max(0, (last.receivedAt - Date.parse(listedAt)) / 1000);
   }
