@@ -216,6 +216,30 @@ describe('Warehouse.query', () => {
   });
 });
 
+describe('DuckDB threads', () => {
+  const THREADS = "SELECT current_setting('threads')::INTEGER AS threads";
+  const threadsNow = async (warehouse: Warehouse) => Number((await warehouse.query(THREADS))[0]?.threads);
+
+  it('runs writes and quick reads on one thread, and gives a long read or model build two until it ends', async () => {
+    const warehouse = await Warehouse.open(join(dir, 'w.duckdb'));
+    await warehouse.write([{ source: 'stream', events: [newEvent('e1', 'A', T0)] }]);
+    expect(await threadsNow(warehouse)).toBe(1);
+    const duringLongRead = await warehouse.withConnection(async (connection) => {
+      await new Promise((resolve) => setTimeout(resolve, 400));
+      return Number((await connection.runAndReadAll(THREADS)).getRowObjectsJS()[0]?.threads);
+    });
+    expect(duringLongRead).toBe(2);
+    // The change back is applied as the long read ends, not awaited by it.
+    let after = await threadsNow(warehouse);
+    for (let i = 0; i < 50 && after !== 1; i++) {
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      after = await threadsNow(warehouse);
+    }
+    expect(after).toBe(1);
+    await warehouse.close();
+  });
+});
+
 describe('findMigrationsDir', () => {
   it('finds sql/warehouse of the project from src/ and from a compiled copy in .build/src/', () => {
     mkdirSync(join(dir, 'sql', 'warehouse'), { recursive: true });
