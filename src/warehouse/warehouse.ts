@@ -22,6 +22,7 @@ import {
   selectModels,
 } from './models/index.js';
 import { clearStagingDir } from './staging.js';
+import { WarehouseThreads } from './threads.js';
 
 /** Options of {@link Warehouse.open}. */
 export interface WarehouseOptions {
@@ -54,10 +55,6 @@ export interface WarehouseOptions {
 const DEFAULT_MEMORY_LIMIT = '1GB';
 /** Four times DuckDB's own: a stream burst then checkpoints every 40,000 events or so, not every 10,000. */
 const DEFAULT_CHECKPOINT_THRESHOLD = '64MB';
-/** DuckDB's threads while a model build or a long read runs on a connection of its own; one otherwise. */
-const WIDE_THREADS = 2;
-/** How long such work runs on one thread before DuckDB gets the others, so quick reads change nothing. */
-const WIDEN_AFTER_MS = 100;
 
 /** The folder of the warehouse migrations, `sql/warehouse` (see `findSqlDir`). */
 export function findMigrationsDir(from?: string): string {
@@ -86,11 +83,7 @@ const openPaths = new Set<string>();
 export class Warehouse {
   private modelQueue: Promise<unknown> = Promise.resolve();
   private closed = false;
-  /** Work on connections of their own in flight (see `widened`). */
-  private wideWork = 0;
-  /** DuckDB's thread count as last set, and that change, so changes apply in order. */
-  private threads = 1;
-  private threadsChange: Promise<void> = Promise.resolve();
+  private readonly threads = new WarehouseThreads((threads) => this.db.read(`SET threads = ${threads}`));
 
   private constructor(
     /** The file, as given to `open`. */
@@ -221,7 +214,7 @@ export class Warehouse {
    */
   withConnection<T>(use: (connection: DuckDBConnection) => Promise<T>): Promise<T> {
     if (this.closed) return Promise.reject(new Error(`the warehouse ${this.path} is closed`));
-    return this.widened(() => this.db.withConnection(use));
+    return this.threads.widened(() => this.db.withConnection(use));
   }
 
   /** Waits for the write and the reads in progress, then closes the file. */
@@ -229,44 +222,10 @@ export class Warehouse {
     if (this.closed) return;
     this.closed = true;
     await Promise.allSettled([this.modelQueue]);
-    await this.threadsChange;
+    await this.threads.settled();
     await this.db.close();
     openPaths.delete(this.key);
     if (this.stagingDir) await clearStagingDir(this.stagingDir, true);
-  }
-
-  /**
-   * Runs `use`, giving DuckDB {@link WIDE_THREADS} threads once it has run {@link WIDEN_AFTER_MS}.
-   * Landing writes are many small statements that a second thread slows down (`npm run bench
-   * landing`: 8.0 s on one, 8.8-9.4 s on two), while model builds and long reads gain from it (a
-   * full build of the models benchmark at 1M events: 21.0 s on two, 26.0 s on one). DuckDB's thread
-   * count is global to the file: it is raised while any such work runs and back to one after;
-   * a running query takes up the new thread.
-   */
-  private async widened<T>(use: () => Promise<T>): Promise<T> {
-    this.wideWork += 1;
-    const widen = setTimeout(() => void this.applyThreads(), WIDEN_AFTER_MS);
-    try {
-      return await use();
-    } finally {
-      clearTimeout(widen);
-      this.wideWork -= 1;
-      void this.applyThreads();
-    }
-  }
-
-  /** Sets DuckDB's threads for the work now in flight, after any change still in progress. */
-  private applyThreads(): Promise<void> {
-    this.threadsChange = this.threadsChange
-      .then(async () => {
-        const threads = this.wideWork > 0 ? WIDE_THREADS : 1;
-        if (threads === this.threads) return;
-        await this.db.read(`SET threads = ${threads}`);
-        this.threads = threads;
-      })
-      // A failed change leaves only the speed as it was.
-      .catch(() => undefined);
-    return this.threadsChange;
   }
 
   /** Runs `sql` on a connection of its own and reads all its rows. */
@@ -299,7 +258,7 @@ async function openDatabase(path: string, options: WarehouseOptions): Promise<Da
       // builds over a month of history need more than landing does (a few hundred MB per million
       // listing events); nothing relies on the physical order of a query's output.
       memoryLimit: options.memoryLimit ?? DEFAULT_MEMORY_LIMIT,
-      // One until wider work asks for more (see `Warehouse.widened`).
+      // One until wider work asks for more (see `WarehouseThreads`).
       threads: 1,
       config: {
         preserve_insertion_order: 'false',
