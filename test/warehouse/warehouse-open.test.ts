@@ -225,8 +225,12 @@ describe('DuckDB threads', () => {
     await warehouse.write([{ source: 'stream', events: [newEvent('e1', 'A', T0)] }]);
     expect(await threadsNow(warehouse)).toBe(1);
     const duringLongRead = await warehouse.withConnection(async (connection) => {
-      await new Promise((resolve) => setTimeout(resolve, 400));
-      return Number((await connection.runAndReadAll(THREADS)).getRowObjectsJS()[0]?.threads);
+      let threads = 1;
+      for (let i = 0; i < 100 && threads !== 2; i++) {
+        await new Promise((resolve) => setTimeout(resolve, 50));
+        threads = Number((await connection.runAndReadAll(THREADS)).getRowObjectsJS()[0]?.threads);
+      }
+      return threads;
     });
     expect(duringLongRead).toBe(2);
     // The change back is applied as the long read ends, not awaited by it.
