@@ -219,11 +219,20 @@ describe('Warehouse.query', () => {
 describe('DuckDB threads', () => {
   const THREADS = "SELECT current_setting('threads')::INTEGER AS threads";
   const threadsNow = async (warehouse: Warehouse) => Number((await warehouse.query(THREADS))[0]?.threads);
+  /** The thread count once nothing widens it (a change back is applied as wide work ends, not awaited by it). */
+  const threadsAtRest = async (warehouse: Warehouse) => {
+    let threads = await threadsNow(warehouse);
+    for (let i = 0; i < 50 && threads !== 1; i++) {
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      threads = await threadsNow(warehouse);
+    }
+    return threads;
+  };
 
   it('runs writes and quick reads on one thread, and gives a long read or model build two until it ends', async () => {
     const warehouse = await Warehouse.open(join(dir, 'w.duckdb'));
     await warehouse.write([{ source: 'stream', events: [newEvent('e1', 'A', T0)] }]);
-    expect(await threadsNow(warehouse)).toBe(1);
+    expect(await threadsAtRest(warehouse)).toBe(1);
     const duringLongRead = await warehouse.withConnection(async (connection) => {
       let threads = 1;
       for (let i = 0; i < 100 && threads !== 2; i++) {
@@ -233,13 +242,7 @@ describe('DuckDB threads', () => {
       return threads;
     });
     expect(duringLongRead).toBe(2);
-    // The change back is applied as the long read ends, not awaited by it.
-    let after = await threadsNow(warehouse);
-    for (let i = 0; i < 50 && after !== 1; i++) {
-      await new Promise((resolve) => setTimeout(resolve, 20));
-      after = await threadsNow(warehouse);
-    }
-    expect(after).toBe(1);
+    expect(await threadsAtRest(warehouse)).toBe(1);
     await warehouse.close();
   });
 });
