@@ -4,7 +4,7 @@
  * baseline both measure against.
  */
 import { existsSync } from 'node:fs';
-import { writeFile } from 'node:fs/promises';
+import { copyFile, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DuckDBInstance } from '@duckdb/node-api';
@@ -14,11 +14,21 @@ import { startService } from '../../src/service/service.js';
 import { createListingGenerator } from '../../src/service/sim/generator.js';
 import { Random } from '../../src/service/sim/random.js';
 
+/** Listing events the log is made with (BENCH_EVENTS); about 80 % of them are CS2's. */
+const EVENTS = Number(process.env.BENCH_EVENTS ?? 1_000_000);
+
 /** Runs a statement on the service database (its rows are not needed). */
 export type RunSql = (sql: string) => Promise<unknown>;
 
+/** A copy, in `dir`, of the service database whose event log holds about BENCH_EVENTS events; returns its path. */
+export async function copyOfEventLog(dir: string): Promise<string> {
+  const copy = join(dir, 'service.duckdb');
+  await copyFile(await eventLogDatabase(EVENTS), copy);
+  return copy;
+}
+
 /** A service database whose event log holds about `events` events (made once, kept in the temp folder). */
-export async function eventLogDatabase(events: number): Promise<string> {
+async function eventLogDatabase(events: number): Promise<string> {
   const path = join(tmpdir(), `market-bench-events-${events}.duckdb`);
   if (existsSync(path)) return path;
   const service = await startService({

@@ -8,24 +8,21 @@
 import { execFileSync, spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { existsSync } from 'node:fs';
-import { copyFile, mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startService } from '../../src/service/service.js';
 import { projectPath } from '../../src/shared/project-root.js';
 import { Warehouse } from '../../src/warehouse/index.js';
-import { eventLogDatabase, readJsonBaseline } from './event-log.js';
+import { copyOfEventLog, readJsonBaseline } from './event-log.js';
 import { print } from './fixtures.js';
 import { mainThreadCpuMs, processCpuMs, rssMiB } from './service-process.js';
-
-const EVENTS = Number(process.env.BENCH_EVENTS ?? 1_000_000);
 
 /** Runs the benchmark and prints its figures. */
 export async function run(): Promise<void> {
   const dir = await mkdtemp(join(tmpdir(), 'market-ingest-bench-'));
   try {
-    const dbPath = join(dir, 'market.duckdb');
-    await copyFile(await eventLogDatabase(EVENTS), dbPath);
+    const dbPath = await copyOfEventLog(dir);
     const service = await startService({
       dbPath,
       port: 0,

@@ -1,34 +1,37 @@
 /**
  * The warehouse's share of the ingest: the same events the `ingest` benchmark replays, handed to
- * `Warehouse.write` in this process in writes of BENCH_WRITE_ROWS (default 20,000, the collector's
- * largest write), with no service, stream or HTTP around them. The baseline, in the same run, is
- * DuckDB's own `read_json` of the events. Also where the time goes, statement by statement.
+ * `Warehouse.write` in this process as the stream source hands them over (data as bytes), in writes
+ * of BENCH_WRITE_ROWS (default 20,000, the collector's largest write), with no service, stream or
+ * HTTP around them; BENCH_CHECKPOINT sets the warehouse's checkpoint threshold (e.g. `10GB` for
+ * none while it lands). The baseline, in the same run, is DuckDB's own `read_json` of the events.
+ * Also where the time goes, statement by statement.
  */
-import { copyFile, mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DuckDBConnection, DuckDBInstance } from '@duckdb/node-api';
 import { type StreamEventRow, Warehouse } from '../../src/warehouse/index.js';
-import { eventLogDatabase, readJsonBaseline } from './event-log.js';
+import { copyOfEventLog, readJsonBaseline } from './event-log.js';
 import { print } from './fixtures.js';
 
-const EVENTS = Number(process.env.BENCH_EVENTS ?? 1_000_000);
 const WRITE_ROWS = Number(process.env.BENCH_WRITE_ROWS ?? 20_000);
+const CHECKPOINT = process.env.BENCH_CHECKPOINT;
 
 /** Runs the benchmark and prints its figures. */
 export async function run(): Promise<void> {
   const dir = await mkdtemp(join(tmpdir(), 'market-landing-bench-'));
   try {
-    const source = join(dir, 'service.duckdb');
-    await copyFile(await eventLogDatabase(EVENTS), source);
-    const instance = await DuckDBInstance.create(source);
+    const instance = await DuckDBInstance.create(await copyOfEventLog(dir));
     const connection = await instance.connect();
     const baselineMs = await readJsonBaseline((sql) => connection.run(sql), dir);
     const writes = await streamWrites(connection);
     connection.closeSync();
     instance.closeSync();
     const count = writes.reduce((sum, w) => sum + w.length, 0);
-    const warehouse = await Warehouse.open(join(dir, 'warehouse.duckdb'));
+    const warehouse = await Warehouse.open(
+      join(dir, 'warehouse.duckdb'),
+      CHECKPOINT ? { checkpointThreshold: CHECKPOINT } : {},
+    );
     const statements = timeStatements();
     let landingMs = 0;
     try {
@@ -45,7 +48,7 @@ export async function run(): Promise<void> {
     }
     print(`DuckDB read_json of ${count} events from NDJSON`, `${(baselineMs / 1000).toFixed(1)} s`);
     print(
-      `Warehouse.write of the same events, ${WRITE_ROWS} per write`,
+      `Warehouse.write of the same events, ${WRITE_ROWS} per write${CHECKPOINT ? `, checkpoints at ${CHECKPOINT}` : ''}`,
       `${(landingMs / 1000).toFixed(1)} s (${Math.round(count / (landingMs / 1000)).toLocaleString('en')} events/s)`,
     );
     print('ratio, read_json / landing', (baselineMs / landingMs).toFixed(2));
@@ -68,7 +71,7 @@ async function streamWrites(connection: DuckDBConnection): Promise<StreamEventRo
     kind: row.kind as 'new' | 'gone',
     appId: 730,
     receivedAt,
-    data: row.kind === 'new' ? String(row.listing) : JSON.stringify({ id: row.listing_id }),
+    data: Buffer.from(row.kind === 'new' ? String(row.listing) : JSON.stringify({ id: row.listing_id })),
   }));
   const writes: StreamEventRow[][] = [];
   for (let start = 0; start < events.length; start += WRITE_ROWS)
