@@ -1,11 +1,15 @@
-/** The shape of src/: no import circles, small files, and arrows that point one way between folders. */
+/**
+ * The shape of src/: no import circles and arrows that point one way between folders. Long files are
+ * reported, not refused: a file is split where its ideas split, never to get under a number.
+ */
 import { readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { projectPath } from '../../src/shared/project-root.js';
 
 const SRC = projectPath('src');
-const MAX_LINES = 300;
+/** Past this a file is listed as worth a look; a long file that is one idea says so at its top. */
+const LONG_FILE_LINES = 300;
 
 /** Feature folders of the service: each imports only infrastructure, the contract and itself. */
 const FEATURES = ['accounts', 'market', 'sim', 'trading', 'platform', 'p2p', 'sell', 'webhooks'];
@@ -59,6 +63,14 @@ function findCircles(modules: Map<string, Module>): string[][] {
   return circles;
 }
 
+/** The modules longer than LONG_FILE_LINES, longest first, as `path (lines)`. */
+function longFiles(modules: Map<string, Module>): string[] {
+  return [...modules.values()]
+    .filter((m) => m.lines > LONG_FILE_LINES)
+    .sort((a, b) => b.lines - a.lines)
+    .map((m) => `${m.path} (${m.lines})`);
+}
+
 const under = (path: string, folder: string) => path.startsWith(`${folder}/`);
 
 /** The folders a module may import from, or null when any is allowed (the service's composition root, the CLI). */
@@ -80,11 +92,13 @@ describe('the source tree', () => {
     expect(findCircles(modules)).toEqual([]);
   });
 
-  it(`has no file over ${MAX_LINES} lines`, () => {
-    const long = [...modules.values()]
-      .filter((m) => m.lines > MAX_LINES)
-      .map((m) => `${m.path} (${m.lines})`);
-    expect(long).toEqual([]);
+  it(`lists the files over ${LONG_FILE_LINES} lines as worth a look`, ({ annotate }) => {
+    const long = longFiles(modules);
+    if (long.length > 0) {
+      const report = `files over ${LONG_FILE_LINES} lines: ${long.join(', ')}`;
+      console.warn(report);
+      return annotate(report, 'warning');
+    }
   });
 
   it('keeps each folder to the imports it may use', () => {
@@ -105,5 +119,14 @@ describe('the source tree', () => {
       ['b.ts', { path: 'b.ts', lines: 1, imports: ['a.ts'] }],
     ]);
     expect(findCircles(circle)).toEqual([['a.ts', 'b.ts', 'a.ts']]);
+    const sizes = new Map<string, Module>([
+      ['short.ts', { path: 'short.ts', lines: LONG_FILE_LINES, imports: [] }],
+      ['long.ts', { path: 'long.ts', lines: LONG_FILE_LINES + 1, imports: [] }],
+      ['longer.ts', { path: 'longer.ts', lines: LONG_FILE_LINES + 50, imports: [] }],
+    ]);
+    expect(longFiles(sizes)).toEqual([
+      `longer.ts (${LONG_FILE_LINES + 50})`,
+      `long.ts (${LONG_FILE_LINES + 1})`,
+    ]);
   });
 });
