@@ -1,6 +1,6 @@
 /** Route validators with a hand-written fast path in front of the zod schema. */
 import type { FastifySchemaCompiler } from 'fastify';
-import { validatorCompiler } from 'fastify-type-provider-zod';
+import { validateInput } from './input-validation.js';
 
 /**
  * A validator compiler for a route whose input is checked by `fast` first: its value is used when
@@ -12,7 +12,7 @@ import { validatorCompiler } from 'fastify-type-provider-zod';
 export function withFastPath<S>(fast: (data: unknown) => unknown): FastifySchemaCompiler<S> {
   return (route) => {
     // The route's schemas are zod schemas (the service's type provider).
-    const slow = validatorCompiler(route as Parameters<typeof validatorCompiler>[0]);
+    const slow = validateInput(route as Parameters<typeof validateInput>[0]);
     return (data) => {
       const value = fast(data);
       return value === undefined ? slow(data) : { value };

@@ -1,11 +1,12 @@
 /** Assembles the Fastify application: OpenAPI, error mapping, the /v1 API and the sandbox. */
 import swagger from '@fastify/swagger';
 import Fastify, { type FastifyInstance } from 'fastify';
-import { serializerCompiler, validatorCompiler } from 'fastify-type-provider-zod';
+import { serializerCompiler } from 'fastify-type-provider-zod';
 import { type AuthenticateOptions, registerAuthentication } from './authenticate.js';
 import { registerCors } from './cors.js';
 import { answerClientError, frameworkErrorAnswer, registerErrorHandling } from './error-handler.js';
 import type { Feature } from './feature.js';
+import { validateInput } from './input-validation.js';
 import { errorCodesExtension } from './openapi.js';
 import { documentObject } from './openapi-document.js';
 import { documentRoute } from './openapi-route.js';
@@ -41,7 +42,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     frameworkErrors: frameworkErrorAnswer(MAX_PARAM_LENGTH),
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: MAX_PARAM_LENGTH },
   });
-  app.setValidatorCompiler(validatorCompiler);
+  app.setValidatorCompiler(validateInput);
   app.setSerializerCompiler(serializerCompiler);
   registerErrorHandling(
     app,
