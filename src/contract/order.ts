@@ -139,9 +139,10 @@ const listingIdsSchema = z
     description: `listings to buy, 1-${MAX_ORDER_LISTINGS} distinct ids of one game (designed shape)`,
   });
 
-const maxPriceSchema = z.number().positive().max(1e9).meta({
+/** A cap in whole cents: a fraction of a cent would have to be rounded, and rounding up charges above it. */
+const maxPriceSchema = z.number().positive().max(1e9).multipleOf(0.01).meta({
   description:
-    'the most the whole order may cost (designed: a cap on the total); a live total above it answers 409 price_moved and nothing is charged',
+    'the most the whole order may cost, in whole cents (12.34; 12.345 is refused with 400, not rounded) (designed: a cap on the total); a live total above it answers 409 price_moved and nothing is charged',
 });
 
 const autoclaimSchema = z.boolean().meta({

@@ -1,6 +1,6 @@
 /** P2P: the seller's inventory with its proof, P2P listings, and the bodies and answers of /p2p. */
 import { z } from 'zod';
-import { changeFeedQuery, isWholeCents, timestampSchema, usdSchema } from './common.js';
+import { changeFeedQuery, timestampSchema, usdSchema } from './common.js';
 
 /** Limits of P2P publishing, as the specification states them. */
 export const P2P_LIMITS = {
@@ -103,7 +103,7 @@ export const p2pPriceSchema = z
   .number()
   .min(P2P_LIMITS.minPriceUsd)
   .max(P2P_LIMITS.maxPriceUsd)
-  .refine(isWholeCents, { message: 'price_usd must be whole cents (a multiple of 0.01)' })
+  .multipleOf(0.01)
   .meta({ description: 'USD, 0.10 to 100000, multiple of 0.01; not under half the market price' });
 
 /** One item to publish. */

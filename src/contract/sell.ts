@@ -4,7 +4,7 @@
  * credited per eligible item, an order is split across at most 3 bots, funds settle after about 8 days.
  */
 import { z } from 'zod';
-import { changeFeedQuery, isWholeCents, timestampSchema, usdSchema } from './common.js';
+import { changeFeedQuery, timestampSchema, usdSchema } from './common.js';
 
 /** Limits and terms of Instant Sell: the specification's (bots, settlement) and the designed ones. */
 export const SELL_LIMITS = {
@@ -137,16 +137,10 @@ export type SellQuote = z.infer<typeof sellQuoteSchema>;
 export const createSellOrderBodySchema = z
   .object({
     quote_id: z.string().min(1).max(128),
-    min_total_usd: z
-      .number()
-      .min(0)
-      .max(1e9)
-      .refine(isWholeCents, { message: 'min_total_usd must be whole cents (12.34, not 12.345)' })
-      .optional()
-      .meta({
-        description:
-          'price-drift protection: refuse the order (409 sell_total_below_minimum, nothing sent) when the total to credit would be lower',
-      }),
+    min_total_usd: z.number().min(0).max(1e9).multipleOf(0.01).optional().meta({
+      description:
+        'price-drift protection in whole cents (12.34; 12.345 is refused with 400): refuse the order (409 sell_total_below_minimum, nothing sent) when the total to credit would be lower',
+    }),
     external_id: z.string().min(1).max(128).optional().meta({
       description: 'idempotency: repeating it replays the original sell order',
     }),
