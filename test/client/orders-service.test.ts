@@ -80,7 +80,7 @@ describe('MarketClient orders against the service', () => {
       const [listing] = await listingsFor(t, key);
       const refused = await client
         .createOrder(
-          { listing_ids: [listing?.id ?? ''], max_price_usd: 0.001 },
+          { listing_ids: [listing?.id ?? ''], max_price_usd: 0.01 },
           { idempotencyKey: 'client-409' },
         )
         .catch((error: unknown) => error);

@@ -1,6 +1,8 @@
 /**
  * The access checks every /v1 request passes, in the specification's order: the address ban,
- * the key (header or `api_key` query), the key's IP allowlist, the trading flag, the rate limit.
+ * the key (header or `api_key` query), the key's IP allowlist, the trading flag, what the route
+ * requires of the account (capabilities), the rate limit. They run before the request's input is
+ * read, so a caller learns what it may not do before what it sent wrong.
  */
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { ApiError } from '../../contract/api-error.js';
@@ -8,6 +10,7 @@ import { KEY_PREFIX, keyIdOf, keyMatches } from '../core/api-keys.js';
 import type { Caller, CallerDirectory } from '../core/caller.js';
 import type { Clock } from '../core/clock.js';
 import { isAllowed, normalizeAddress } from '../core/ip-allowlist.js';
+import { type Capability, checkCapabilities } from './capabilities.js';
 import type { FailedAuthGuard } from './failed-auth.js';
 import type { RateClass, RollingWindowLimiter } from './rate-limiter.js';
 
@@ -16,6 +19,8 @@ export interface AccessConfig {
   access?: 'public' | 'key' | 'trading';
   /** @default 'read' */
   rate?: RateClass | 'none';
+  /** What the route needs of the account, checked in this order. @default [] */
+  requires?: readonly Capability[];
 }
 
 declare module 'fastify' {
@@ -91,6 +96,7 @@ function checkAccess(request: FastifyRequest, options: AuthenticateOptions): voi
       'trading is not enabled on this key; enable it on the profile page',
     );
   }
+  if (config.requires) checkCapabilities(auth.account, config.requires);
   if (rateClass !== 'none') enforceRateLimit(options.limiter, `key:${auth.key.id}`, rateClass, now);
   request.auth = auth;
 }

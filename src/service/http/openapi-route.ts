@@ -4,7 +4,8 @@
  * - `security`: none with `config.access: 'public'`, else the bearer header or the `api_key` query;
  * - the error responses its access checks and its inputs can answer: 401 for the address ban on
  *   every route, 401 missing or invalid key and 403 ip_not_allowed on keyed routes, 403
- *   trading_not_enabled on trading routes, 429 rate_limit_exceeded unless `config.rate` is
+ *   trading_not_enabled on trading routes, the codes of what the route requires of the account
+ *   (`config.requires`), 429 rate_limit_exceeded unless `config.rate` is
  *   'none', 400 invalid_param with a query or path schema, 400 invalid_request with a body or
  *   header schema, 500; merged with the codes of the route's own `errorResponses(...)`, and
  *   `Retry-After` documented on every status one of whose codes carries it;
@@ -19,6 +20,7 @@ import { createJsonSchemaTransform } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { ERROR_TABLE, type ErrorCode, type ErrorSpec } from '../../contract/errors.js';
 import type { AccessConfig } from './authenticate.js';
+import { capabilityErrors } from './capabilities.js';
 import { errorCodesOf, errorResponses, type ResponseHeaders } from './openapi.js';
 import { documentJsonSchema, REQUIRED_HEADER } from './openapi-json-schema.js';
 import { DEFAULT_RATE_LIMITS, type RateClass } from './rate-limiter.js';
@@ -42,7 +44,11 @@ export const documentRoute: SwaggerTransform = (input) => {
   const path = input.url.replace(/^\/v1(?=\/)/, '');
 
   const { codes, kept, headers, bodyless } = sortResponses(schema);
-  codes.push(...accessErrors(access, rate), ...inputErrors(schema));
+  codes.push(
+    ...accessErrors(access, rate),
+    ...capabilityErrors(config.requires ?? []),
+    ...inputErrors(schema),
+  );
   const errors = errorResponses(...codes);
   const result = zodTransform({ ...input, schema: { ...schema, response: { ...kept, ...errors } } });
   const out = result.schema as Json & { response: Record<string, Json> };

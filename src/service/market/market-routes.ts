@@ -2,7 +2,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { ApiError } from '../../contract/api-error.js';
-import { APP_IDS, centsToUsd } from '../../contract/common.js';
+import { APP_IDS } from '../../contract/common.js';
 import { listingPageSchema, listingsQuerySchema } from '../../contract/listing.js';
 import {
   currencyResponseSchema,
@@ -11,7 +11,6 @@ import {
   pricesQuerySchema,
   publicPricesQuerySchema,
 } from '../../contract/market.js';
-import type { Account } from '../core/caller.js';
 import { authOf } from '../http/authenticate.js';
 import { withFastPath } from '../http/fast-validation.js';
 import { AUTH_ERRORS, errorResponses } from '../http/openapi.js';
@@ -75,6 +74,7 @@ export function registerMarketRoutes(app: FastifyInstance, deps: MarketRouteDeps
   api.get(
     '/prices',
     {
+      config: { requires: ['funded'] },
       schema: {
         summary: 'The minAsk price list: cheapest ask and count per name, wear and Doppler phase',
         tags: ['market'],
@@ -93,7 +93,6 @@ export function registerMarketRoutes(app: FastifyInstance, deps: MarketRouteDeps
     async (request) => {
       const { account } = authOf(request);
       const appId = resolveAppId(request.query.appId, account.appIds);
-      requireSettledFunds(account);
       if (request.query.wear !== undefined && appId !== APP_IDS.cs2) {
         throw new ApiError('invalid_param', `wear is CS2-only; it cannot be used with appId ${appId}`);
       }
@@ -129,20 +128,6 @@ export function registerMarketRoutes(app: FastifyInstance, deps: MarketRouteDeps
       },
     },
     async () => deps.fx.current(),
-  );
-}
-
-/** The price feed needs a funded account: 402 insufficient_settled_balance without settled funds. */
-export function requireSettledFunds(account: Account): void {
-  if (account.settledCents > 0) return;
-  throw new ApiError(
-    'insufficient_settled_balance',
-    'the price feed needs a funded account with settled funds',
-    {
-      balance_usd: centsToUsd(account.balanceCents),
-      required_usd: 0.01,
-      settled_usd: centsToUsd(account.settledCents),
-    },
   );
 }
 

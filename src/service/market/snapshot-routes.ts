@@ -13,7 +13,6 @@ import type { Clock } from '../core/clock.js';
 import { authOf, enforceRateLimit } from '../http/authenticate.js';
 import { AUTH_ERRORS, documentedResponse, errorResponses } from '../http/openapi.js';
 import type { RollingWindowLimiter } from '../http/rate-limiter.js';
-import { requireSettledFunds } from './market-routes.js';
 import type { PriceSnapshot } from './price-snapshot.js';
 
 /** What the snapshot route needs. */
@@ -39,7 +38,7 @@ export function registerSnapshotRoutes(app: FastifyInstance, deps: SnapshotRoute
   api.get(
     '/prices/snapshot.ndjson.gz',
     {
-      config: { rate: 'none' },
+      config: { rate: 'none', requires: ['cs2', 'funded'] },
       schema: {
         operationId: 'getPriceSnapshot',
         summary: 'Bulk CS2 price snapshot: gzip NDJSON of price rows, with a strong ETag',
@@ -67,8 +66,7 @@ export function registerSnapshotRoutes(app: FastifyInstance, deps: SnapshotRoute
       },
     },
     async (request, reply) => {
-      const { account, key } = authOf(request);
-      requireSettledFunds(account);
+      const { key } = authOf(request);
       const file = deps.snapshot.file;
       if (!file)
         throw new ApiError('price_updating', 'the first snapshot is being built; retry in a few seconds');

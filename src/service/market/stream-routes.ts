@@ -30,6 +30,7 @@ export function registerStreamRoutes(app: FastifyInstance, deps: StreamRouteDeps
   api.get(
     '/listings/stream',
     {
+      config: { requires: ['cs2'] },
       schema: {
         operationId: 'streamListings',
         summary:

@@ -53,7 +53,7 @@ export function registerP2PRoutes(app: FastifyInstance, p2p: P2P): void {
   api.post(
     '/p2p/listings',
     {
-      config: { rate: 'p2p_write' },
+      config: { rate: 'p2p_write', requires: ['platform_account'] },
       schema: {
         operationId: 'publishP2PListings',
         summary: 'Publish one copy (201) or a batch of 1-50 (always 200, one result per item)',

@@ -13,13 +13,15 @@ import {
   sellStatusSchema,
 } from '../../contract/sell.js';
 import { authOf } from '../http/authenticate.js';
+import type { Capability } from '../http/capabilities.js';
 import { keysetPage, pageKeyset } from '../http/change-feed.js';
 import { documentedResponse, errorResponses } from '../http/openapi.js';
 import type { InstantSell } from './instant-sell.js';
 import { sellOrderJson } from './sell-order-record.js';
 
-const ACCESS_ERRORS = ['instant_sell_not_enabled'] as const;
-const WRITE_ERRORS = [...ACCESS_ERRORS, 'account_restricted'] as const;
+/** Every /sell endpoint but the status needs access; selling also needs an unrestricted account. */
+const READ_ACCESS: Capability[] = ['instant_sell'];
+const WRITE_ACCESS: Capability[] = ['instant_sell', 'active_account'];
 
 /** Sent on the replay of an order by its external_id. */
 const REPLAY_HEADERS = {
@@ -47,7 +49,7 @@ export function registerSellRoutes(app: FastifyInstance, sell: InstantSell): voi
   api.post(
     '/sell/quotes',
     {
-      config: { rate: 'sell_write' },
+      config: { rate: 'sell_write', requires: WRITE_ACCESS },
       schema: {
         operationId: 'createSellQuote',
         summary: 'Quote the inventory behind a trade URL: the exact credit per eligible copy',
@@ -57,7 +59,6 @@ export function registerSellRoutes(app: FastifyInstance, sell: InstantSell): voi
         response: {
           201: sellQuoteSchema,
           ...errorResponses(
-            ...WRITE_ERRORS,
             'invalid_trade_url',
             'unsupported_game',
             'inventory_pending',
@@ -73,7 +74,7 @@ export function registerSellRoutes(app: FastifyInstance, sell: InstantSell): voi
   api.post(
     '/sell/orders',
     {
-      config: { rate: 'sell_write' },
+      config: { rate: 'sell_write', requires: WRITE_ACCESS },
       schema: {
         operationId: 'createSellOrder',
         summary: "Sell a quote's eligible items to the bots",
@@ -88,7 +89,6 @@ export function registerSellRoutes(app: FastifyInstance, sell: InstantSell): voi
           }),
           201: sellOrderSchema,
           ...errorResponses(
-            ...WRITE_ERRORS,
             'not_found',
             'idempotency_key_mismatch',
             'sell_quote_expired',
@@ -109,13 +109,14 @@ export function registerSellRoutes(app: FastifyInstance, sell: InstantSell): voi
   api.get(
     '/sell/orders',
     {
+      config: { requires: READ_ACCESS },
       schema: {
         operationId: 'listSellOrders',
         summary: "The account's sell orders, newest first, or changed after an instant",
         description:
           'Newest first by default. With updated_after it is the change feed: only sell orders whose updated_at is strictly later, oldest change first (updated_at, then id); poll from the greatest updated_at seen minus a few seconds and dedupe on (id, updated_at).',
         querystring: sellOrdersQuerySchema,
-        response: { 200: sellOrderPageSchema, ...errorResponses(...ACCESS_ERRORS) },
+        response: { 200: sellOrderPageSchema },
       },
     },
     async (request) => {
@@ -134,13 +135,14 @@ export function registerSellRoutes(app: FastifyInstance, sell: InstantSell): voi
   api.get(
     '/sell/orders/:id',
     {
+      config: { requires: READ_ACCESS },
       schema: {
         operationId: 'getSellOrder',
         summary: 'One sell order: its lifecycle, bot offers, and credited and settled amounts',
         params: sellOrderParamsSchema,
         response: {
           200: sellOrderSchema,
-          ...errorResponses(...ACCESS_ERRORS, 'invalid_request', 'not_found'),
+          ...errorResponses('invalid_request', 'not_found'),
         },
       },
     },

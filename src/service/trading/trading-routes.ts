@@ -60,7 +60,7 @@ export function registerTradingRoutes(
   api.post(
     '/orders',
     {
-      config: { access: 'trading', rate: 'orders' },
+      config: { access: 'trading', rate: 'orders', requires: ['active_account', 'platform_account'] },
       schema: {
         operationId: 'createOrder',
         summary: 'Buy listings of one game from the balance, delivered to the key owner',
@@ -100,7 +100,7 @@ export function registerTradingRoutes(
   api.post(
     '/market/buy',
     {
-      config: { access: 'trading', rate: 'orders' },
+      config: { access: 'trading', rate: 'orders', requires: ['active_account', 'cs2', 'external_buy'] },
       schema: {
         operationId: 'buyForTradeUrl',
         summary: 'Buy CS2 listings for an end user by trade URL (settled funds only)',
