@@ -25,7 +25,9 @@ describe('POST /market/buy', () => {
     const placed = await marketBuy(key, body);
     expect(placed.status).toBe(201);
     expect(placed.body).toMatchObject({ steam_id: endUser, status: 'delivering', app_id: 730 });
-    expect((await marketBuy(key, body)).text).toBe(placed.text);
+    const replay = await marketBuy(key, body);
+    expect(replay.text).toBe(placed.text);
+    expect(replay.headers.get('idempotent-replay')).toBe('true');
     await advance(t, 31);
     expect((await t.call(`/orders/${placed.body.order_id}`, { key })).body.status).toBe('completed');
     const balance = (await t.call('/balance', { key })).body;

@@ -11,7 +11,7 @@ describe('POST /orders idempotency', () => {
   });
   afterAll(() => t.close());
 
-  it('replays the first response byte for byte, by header or by custom_id', async () => {
+  it('replays the first response byte for byte with Idempotent-Replay: true, by header or by custom_id', async () => {
     const { key } = await t.account();
     const [listing] = await listingsFor(t, key);
     const first = await buy(t, key, { listing_ids: [listing?.id] }, { 'idempotency-key': 'same-1' });
@@ -19,9 +19,11 @@ describe('POST /orders idempotency', () => {
     expect(first.body.custom_id).toBe('same-1');
     const byHeader = await buy(t, key, { listing_ids: [listing?.id] }, { 'idempotency-key': 'same-1' });
     const byBody = await buy(t, key, { listing_ids: [listing?.id], custom_id: 'same-1' });
+    expect(first.headers.get('idempotent-replay')).toBeNull();
     for (const replay of [byHeader, byBody]) {
       expect(replay.status).toBe(201);
       expect(replay.text).toBe(first.text);
+      expect(replay.headers.get('idempotent-replay')).toBe('true');
     }
     expect((await ledgerOf(t, key)).filter((r) => r.type === 'purchase')).toHaveLength(1);
   });

@@ -13,6 +13,8 @@ import { refuse } from './trading-errors.js';
 export interface StoredResponse {
   status: number;
   body: string;
+  /** True when answered from the key's stored response (sent with `Idempotent-Replay: true`). */
+  replayed?: boolean;
 }
 
 /** A claimed key: its request's hash goes into the order row; release when the request ends. */
@@ -73,7 +75,7 @@ export class IdempotencyKeys {
         );
       if (stored) {
         this.running.delete(slot);
-        return { status: Number(stored.status), body: String(stored.body) };
+        return { status: Number(stored.status), body: String(stored.body), replayed: true };
       }
     } catch (error) {
       this.running.delete(slot);

@@ -1,6 +1,7 @@
 /** The trading routes: POST /orders and /market/buy, reading orders, claims, and withdrawals (website only). */
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
+import { z } from 'zod';
 import { ApiError } from '../../contract/api-error.js';
 import { APP_IDS, DEFAULT_APP_ID, usdToCents } from '../../contract/common.js';
 import {
@@ -47,6 +48,18 @@ const BUY_ERRORS = [
   'upstream_timeout',
 ] as const;
 
+/** The 201 of a buy: the order, first placed or replayed for its key. */
+const ORDER_PLACED = documentedResponse({
+  description: 'the order placed, or the first response replayed for a repeated Idempotency-Key / custom_id',
+  body: orderSchema,
+  headers: {
+    'Idempotent-Replay': z
+      .literal('true')
+      .optional()
+      .meta({ description: 'true when the response is the replay of a repeated key; absent on the first' }),
+  },
+});
+
 /** Registers the trading routes. */
 export function registerTradingRoutes(
   app: FastifyInstance,
@@ -69,7 +82,7 @@ export function registerTradingRoutes(
         tags: ['trading'],
         headers: orderHeadersSchema,
         body: createOrderBodySchema,
-        response: { 201: orderSchema, ...errorResponses(...BUY_ERRORS, 'steam_account_required') },
+        response: { 201: ORDER_PLACED, ...errorResponses(...BUY_ERRORS, 'steam_account_required') },
       },
     },
     async (request, reply) => {
@@ -110,7 +123,7 @@ export function registerTradingRoutes(
         headers: orderHeadersSchema,
         body: marketBuyBodySchema,
         response: {
-          201: orderSchema,
+          201: ORDER_PLACED,
           ...errorResponses(...BUY_ERRORS, 'invalid_trade_url', 'external_buy_disabled'),
         },
       },
@@ -255,6 +268,7 @@ function idempotencyKey(header: string | undefined, customId: string | undefined
 }
 
 function sendStored(reply: FastifyReply, response: StoredResponse) {
+  if (response.replayed) reply.header('idempotent-replay', 'true');
   return reply
     .code(response.status)
     .type('application/json; charset=utf-8')
