@@ -23,6 +23,20 @@ describe('error responses', () => {
   });
 
   it.each([
+    ['/v1/health', 'QUERY', 'GET, HEAD'],
+    ['/v1/orders', 'QUERY', 'GET, HEAD, POST'],
+    ['/v1/webhooks/wh_x', 'PROPFIND', 'DELETE, PATCH'],
+  ])(
+    'answers a method the server has no route for at all, %s %s, with 405 and Allow',
+    async (path, method, allow) => {
+      const res = await fetch(`${t.origin}${path}`, { method, headers: { authorization: `Bearer ${key}` } });
+      expect(res.status).toBe(405);
+      expect(res.headers.get('allow')).toBe(allow);
+      expect(await res.json()).toEqual({ code: 'method_not_allowed', detail: expect.any(String) });
+    },
+  );
+
+  it.each([
     ['/v1/nope', 'GET'],
     ['/nope', 'GET'],
     ['/v1/orders/a/b/c', 'GET'],

@@ -23,7 +23,7 @@ export function registerErrorHandling(
   app.addHook('onRoute', (route) => {
     routes.push({ pattern: routePattern(route.url), methods: [route.method].flat().map(String) });
   });
-  app.setNotFoundHandler((request, reply) => {
+  const answerNoRoute = (request: FastifyRequest, reply: FastifyReply): void => {
     const path = request.url.split('?')[0] ?? '';
     const allowed = [...new Set(routes.filter((r) => r.pattern.test(path)).flatMap((r) => r.methods))].sort();
     const error =
@@ -40,7 +40,14 @@ export function registerErrorHandling(
       .headers(error.headers)
       .type('application/json; charset=utf-8')
       .send(JSON.stringify(error.toBody()));
+  };
+  // Answered before the body is read: a method that may carry one (QUERY) would otherwise be
+  // refused for its missing Content-Type instead of for the route it does not have.
+  app.addHook('preParsing', (request, reply, payload, done) => {
+    if (request.is404) answerNoRoute(request, reply);
+    else done(null, payload);
   });
+  app.setNotFoundHandler(answerNoRoute);
   // Bodies are sent as ready JSON so that no route's response schema re-serialises an error.
   app.setErrorHandler((raw: FastifyError, request, reply) => {
     const error = toApiError(raw, request, mappers);
