@@ -137,6 +137,7 @@ const listingIdsSchema = z
   .refine((ids) => new Set(ids).size === ids.length, { message: 'listing_ids must not repeat' })
   .meta({
     description: `listings to buy, 1-${MAX_ORDER_LISTINGS} distinct ids of one game (designed shape)`,
+    uniqueItems: true,
   });
 
 /** A cap in whole cents: a fraction of a cent would have to be rounded, and rounding up charges above it. */

@@ -108,7 +108,7 @@ export const p2pPriceSchema = z
 
 /** One item to publish. */
 export const p2pPublishItemSchema = z
-  .object({
+  .strictObject({
     operational_asset_id: z.string().min(1).max(256),
     asset_revision: z.string().min(16).max(128),
     price_usd: p2pPriceSchema,
@@ -118,9 +118,28 @@ export const p2pPublishItemSchema = z
 /** One item to publish. */
 export type P2PPublishItem = z.infer<typeof p2pPublishItemSchema>;
 
-/** A batch publish: 1 to 50 items, each answered on its own. */
+/** An item of a batch as sent: one that is not a valid item is kept as `malformed`, to fail alone. */
+export const p2pBatchItemSchema = p2pPublishItemSchema
+  .or(z.unknown().transform((sent) => ({ malformed: sent })))
+  .meta({
+    description:
+      'a P2PPublishItem; each is checked on its own: a malformed one fails alone (status 400 in its result) and does not stop the others',
+  });
+
+/** An item of a batch as sent. */
+export type P2PBatchItem = z.infer<typeof p2pBatchItemSchema>;
+
+/** True when a batch item was not a valid item. */
+export function isMalformedItem(item: P2PBatchItem): item is { malformed: unknown } {
+  return 'malformed' in item;
+}
+
+/**
+ * A batch publish: 1 to 50 items, each answered on its own. Only a body that is not a batch at all
+ * (no items array, or 0 or more than 50 items) is refused whole.
+ */
 export const p2pPublishBatchSchema = z
-  .object({ items: z.array(p2pPublishItemSchema).min(1).max(P2P_LIMITS.maxBatchItems) })
+  .strictObject({ items: z.array(p2pBatchItemSchema).min(1).max(P2P_LIMITS.maxBatchItems) })
   .meta({ id: 'P2PPublishBatch' });
 
 /** A batch publish. */
@@ -237,7 +256,9 @@ export const p2pPublishBatchResponseSchema = z
 export type P2PPublishBatchResponse = z.infer<typeof p2pPublishBatchResponseSchema>;
 
 /** Body of PATCH /p2p/listings/{id}: the new price; only active listings can be repriced. */
-export const p2pRepriceBodySchema = z.object({ price_usd: p2pPriceSchema }).meta({ id: 'P2PRepriceBody' });
+export const p2pRepriceBodySchema = z
+  .strictObject({ price_usd: p2pPriceSchema })
+  .meta({ id: 'P2PRepriceBody' });
 
 /** Body of PATCH /p2p/listings/{id}. */
 export type P2PRepriceBody = z.infer<typeof p2pRepriceBodySchema>;

@@ -8,7 +8,7 @@ const cidrList = z
   .meta({ description: 'IP allowlist: CIDRs or addresses' });
 
 /** Body of `POST /sandbox/accounts`. */
-export const createAccountBodySchema = z.object({
+export const createAccountBodySchema = z.strictObject({
   balance_usd: z.number().min(0).max(1e9).optional().meta({ description: 'opening deposit; default 0' }),
   settled_usd: z
     .number()
@@ -44,7 +44,7 @@ export const createdAccountSchema = z.object({
 });
 
 /** Body of `POST /sandbox/accounts/{id}/keys`. */
-export const createKeyBodySchema = z.object({
+export const createKeyBodySchema = z.strictObject({
   label: z.string().min(1).max(100).optional(),
   trading: z.boolean().optional(),
   ip_allowlist: cidrList.optional(),
@@ -63,7 +63,7 @@ export const sandboxKeySchema = z.object({
 export type SandboxKey = z.infer<typeof sandboxKeySchema>;
 
 /** Body of `POST /sandbox/accounts/{id}/fund`. */
-export const fundBodySchema = z.object({
+export const fundBodySchema = z.strictObject({
   amount_usd: z.number().positive().max(1e9),
   settled: z
     .boolean()
@@ -78,7 +78,7 @@ export const sandboxAccountSchema = z.object({
 });
 
 /** Body of `POST /sandbox/clock`. */
-export const advanceClockBodySchema = z.object({
+export const advanceClockBodySchema = z.strictObject({
   advance_seconds: z
     .number()
     .min(0)
@@ -88,7 +88,7 @@ export const advanceClockBodySchema = z.object({
 export const clockSchema = z.object({ now: timestampSchema, offset_seconds: z.number() });
 
 /** Body of `POST /sandbox/simulator`. */
-export const simulatorBodySchema = z.object({
+export const simulatorBodySchema = z.strictObject({
   paused: z.boolean().optional(),
   rate_per_second: z.number().min(0).max(10_000).optional(),
 });

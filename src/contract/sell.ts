@@ -50,7 +50,7 @@ export const MAX_SELL_QUOTE_ITEMS = 200;
  * where the bots send their offers; `asset_ids` narrows the quote to some copies.
  */
 export const sellQuoteBodySchema = z
-  .object({
+  .strictObject({
     trade_url: z.string().min(1).max(2048).meta({
       description: "the seller's trade URL; the service checks it and answers 400 invalid_trade_url",
     }),
@@ -59,6 +59,7 @@ export const sellQuoteBodySchema = z
       .min(1)
       .max(MAX_SELL_QUOTE_ITEMS)
       .refine((ids) => new Set(ids).size === ids.length, { message: 'asset_ids must not repeat' })
+      .meta({ uniqueItems: true })
       .optional()
       .meta({
         description: `copies to quote, 1-${MAX_SELL_QUOTE_ITEMS}; left out, the whole inventory is quoted`,
@@ -135,7 +136,7 @@ export type SellQuote = z.infer<typeof sellQuoteSchema>;
 
 /** Body of POST /sell/orders (designed beyond min_total_usd and external_id): sells the eligible items of a quote. */
 export const createSellOrderBodySchema = z
-  .object({
+  .strictObject({
     quote_id: z.string().min(1).max(128),
     min_total_usd: z.number().min(0).max(1e9).multipleOf(0.01).optional().meta({
       description:

@@ -98,14 +98,17 @@ const webhookEventsSchema = z
   .array(subscribableEventTypeSchema)
   .min(1)
   .refine((events) => new Set(events).size === events.length, { message: 'events must not repeat' })
-  .meta({ description: 'event types to receive; an unknown type answers 400 invalid_request' });
+  .meta({
+    description: 'event types to receive; an unknown type answers 400 invalid_request',
+    uniqueItems: true,
+  });
 
 /**
  * Body of POST /webhooks. Events can be chosen at registration (designed: the specification does
  * not say) and default to order.updated.
  */
 export const createWebhookBodySchema = z
-  .object({
+  .strictObject({
     url: webhookUrlSchema,
     description: webhookDescriptionSchema.optional(),
     events: webhookEventsSchema
@@ -119,7 +122,7 @@ export type CreateWebhookBody = z.infer<typeof createWebhookBodySchema>;
 
 /** Body of PATCH /webhooks/{id}: any of the fields, at least one; `enabled: true` resets the failure counter. */
 export const updateWebhookBodySchema = z
-  .object({
+  .strictObject({
     url: webhookUrlSchema.optional(),
     events: webhookEventsSchema.optional(),
     enabled: z.boolean().optional().meta({ description: 're-enabling resets consecutive_failures to 0' }),
@@ -128,7 +131,7 @@ export const updateWebhookBodySchema = z
   .refine((body) => Object.values(body).some((v) => v !== undefined), {
     message: 'send at least one of url, events, enabled, description',
   })
-  .meta({ id: 'UpdateWebhookBody' });
+  .meta({ id: 'UpdateWebhookBody', minProperties: 1 });
 
 /** Body of PATCH /webhooks/{id}. */
 export type UpdateWebhookBody = z.infer<typeof updateWebhookBodySchema>;

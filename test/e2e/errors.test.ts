@@ -86,6 +86,17 @@ describe('error responses', () => {
     expect(res.body.detail).toMatch(/^body: /);
   });
 
+  it.each([
+    ['/accounts', { balance_usd: 1, foo: 1 }],
+    ['/clock', { advance_seconds: 0, foo: 1 }],
+    ['/simulator', { paused: true, foo: 1 }],
+  ])('refuses an unknown field on the sandbox body of %s, as on every body', async (path, body) => {
+    const res = await t.sandbox(path, body);
+    expect(res.status).toBe(400);
+    expect(res.body.code).toBe('invalid_request');
+    expect(res.body.detail).toContain('unknown field foo');
+  });
+
   it('answers a body of the wrong type with 400 invalid_request naming the field', async () => {
     const res = await t.sandbox('/accounts', { balance_usd: 'lots' });
     expect(res.status).toBe(400);

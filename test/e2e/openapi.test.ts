@@ -73,6 +73,25 @@ describe('GET /v1/openapi.json', () => {
     ]);
   });
 
+  it('declares every request body closed: unknown fields are refused, on every body', () => {
+    const open: string[] = [];
+    const visit = (schema: any, where: string): void => {
+      const s = schema?.$ref ? doc.components.schemas[schema.$ref.split('/').pop()] : schema;
+      if (!s) return;
+      for (const branch of s.anyOf ?? s.oneOf ?? []) visit(branch, where);
+      if (s.type === 'object' && s.additionalProperties !== false) open.push(where);
+      for (const [name, property] of Object.entries(s.properties ?? {})) visit(property, `${where}.${name}`);
+      if (s.items) visit(s.items, `${where}[]`);
+    };
+    for (const [path, item] of Object.entries<any>(doc.paths))
+      for (const [method, operation] of Object.entries<any>(item))
+        visit(
+          operation.requestBody?.content?.['application/json']?.schema,
+          `${method.toUpperCase()} ${path}`,
+        );
+    expect(open).toEqual([]);
+  });
+
   it('does not describe the sandbox operator endpoints', () => {
     expect(Object.keys(doc.paths).some((p) => p.includes('sandbox'))).toBe(false);
   });

@@ -148,6 +148,36 @@ describe('POST /p2p/listings', () => {
     ]);
   });
 
+  it('checks each item of a batch on its own: a malformed or repeated item fails alone', async () => {
+    const seller = await readySeller(3);
+    const [first, second, third] = seller.bodies;
+    const items = [
+      first,
+      { ...second, price_usd: 12.345 },
+      { ...third, foo: 1 },
+      { ...first, price_usd: 50 },
+      'not an item',
+      third,
+    ];
+    const batch = await publish(t, seller.key, { items }, 'key-batch-malformed');
+    expect(batch.status).toBe(200);
+    expect(batch.body.data.map((r: any) => [r.index, r.status, r.error?.code ?? null])).toEqual([
+      [0, 201, null],
+      [1, 400, 'invalid_request'],
+      [2, 400, 'invalid_request'],
+      [3, 400, 'invalid_request'],
+      [4, 400, 'invalid_request'],
+      [5, 201, null],
+    ]);
+    expect(batch.body.data[1].error.detail).toMatch(/^body items\.1\.price_usd: must be a multiple of 0\.01/);
+    expect(batch.body.data[2].error.detail).toMatch(/^body items\.2: unknown field foo/);
+    expect(batch.body.data[3].error.detail).toContain('item 0 of this batch');
+    const listed = (await t.call('/p2p/listings', { key: seller.key })).body.data;
+    expect(listed.map((l: any) => l.id).sort()).toEqual(
+      [batch.body.data[0].listing.id, batch.body.data[5].listing.id].sort(),
+    );
+  });
+
   it.each([
     ['no Idempotency-Key', null, (b: any) => b, 400, 'invalid_request'],
     ['a 7-character Idempotency-Key', 'short-7', (b: any) => b, 400, 'invalid_request'],
@@ -195,7 +225,14 @@ describe('POST /p2p/listings', () => {
       400,
       'invalid_request',
     ],
-    ['a copy twice in one batch', 'key-bad-input', (b: any) => ({ items: [b, b] }), 400, 'invalid_request'],
+    ['an unknown field', 'key-bad-input', (b: any) => ({ ...b, foo: 1 }), 400, 'invalid_request'],
+    [
+      'a batch with a field beside items',
+      'key-bad-input',
+      (b: any) => ({ items: [b], foo: 1 }),
+      400,
+      'invalid_request',
+    ],
   ])('refuses %s and changes nothing', async (_, key, shape, status, code) => {
     const seller = await readySeller();
     const refused = await publish(t, seller.key, shape(seller.body), key);

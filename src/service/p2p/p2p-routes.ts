@@ -1,7 +1,6 @@
 /** The P2P routes: the seller's inventory, publishing, repricing, delisting and paging listings (any valid key). */
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
-import { ApiError } from '../../contract/api-error.js';
 import { usdToCents } from '../../contract/common.js';
 import {
   isPublishBatch,
@@ -22,7 +21,7 @@ import { AUTH_ERRORS, errorResponses } from '../http/openapi.js';
 import { listingJson } from './listing-record.js';
 import type { P2P } from './p2p.js';
 import { P2P_CODES, p2pApiError } from './p2p-errors.js';
-import type { ItemOutcome } from './publishing.js';
+import { publishBatch } from './publish-batch.js';
 
 /** Publishing can answer every P2P refusal but the one of a listing's state. */
 const PUBLISH_ERRORS = [...AUTH_ERRORS, ...P2P_CODES.filter((code) => code !== 'listing_not_active')];
@@ -74,9 +73,9 @@ export function registerP2PRoutes(app: FastifyInstance, p2p: P2P): void {
       const body = request.body;
       const key = request.headers['idempotency-key'];
       if (isPublishBatch(body)) {
-        const outcomes = await p2p.publish(account, key, body.items);
-        if (outcomes.every((o) => o.ok && o.replayed)) reply.header('idempotent-replay', 'true');
-        return reply.code(200).send({ data: outcomes.map(resultJson) });
+        const results = await publishBatch(p2p, account, key, body.items);
+        if (results.every((r) => r.ok && r.replayed)) reply.header('idempotent-replay', 'true');
+        return reply.code(200).send({ data: results });
       }
       const [outcome] = await p2p.publish(account, key, [body]);
       if (!outcome) throw new Error('publishing answered no outcome');
@@ -164,19 +163,4 @@ export function registerP2PRoutes(app: FastifyInstance, p2p: P2P): void {
       return keysetPage(CURSOR_TAG, keyset, rows, limit, listingJson);
     },
   );
-}
-
-function resultJson(outcome: ItemOutcome, index: number) {
-  if (outcome.ok)
-    return {
-      index,
-      ok: true,
-      status: outcome.status,
-      replayed: outcome.replayed,
-      listing: listingJson(outcome.listing),
-      error: null,
-    };
-  const error = p2pApiError(outcome.error) ?? new ApiError('internal_error', outcome.error.message);
-  const body = { ...error.extra, code: error.code, detail: error.detail };
-  return { index, ok: false, status: error.status, replayed: false, listing: null, error: body };
 }

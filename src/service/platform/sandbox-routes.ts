@@ -14,7 +14,7 @@ import { unknownItem } from './platform-errors.js';
 import type { ItemDescriptions, PlatformAccounts } from './ports.js';
 
 const offerParams = z.object({ offer_id: z.string().min(1).max(64) });
-const offerActionBody = z.object({ action: z.enum(['accept', 'decline', 'rollback']) });
+const offerActionBody = z.strictObject({ action: z.enum(['accept', 'decline', 'rollback']) });
 const partnerParams = z.object({
   partner: z
     .string()

@@ -1,0 +1,96 @@
+/**
+ * A batch publish answered item by item: each item is checked on its own, so a malformed item or
+ * one repeating an earlier copy fails alone with the status and code it would have answered
+ * alone, and the others are published.
+ */
+import { ApiError } from '../../contract/api-error.js';
+import {
+  isMalformedItem,
+  type P2PBatchItem,
+  type P2PPublishItem,
+  type P2PPublishResult,
+  p2pPublishBodySchema,
+  p2pPublishItemSchema,
+} from '../../contract/p2p.js';
+import type { Account } from '../core/caller.js';
+import { inputError } from '../http/input-validation.js';
+import { listingJson } from './listing-record.js';
+import type { P2P } from './p2p.js';
+import { p2pApiError } from './p2p-errors.js';
+import type { ItemOutcome } from './publishing.js';
+
+/** Publishes the valid items of a batch and answers one result per item, in request order. */
+export async function publishBatch(
+  p2p: P2P,
+  account: Account,
+  key: string,
+  items: readonly P2PBatchItem[],
+): Promise<P2PPublishResult[]> {
+  const refused = new Map<number, ApiError>();
+  const kept: { index: number; item: P2PPublishItem }[] = [];
+  const firstIndex = new Map<string, number>();
+  for (const [index, item] of items.entries()) {
+    if (isMalformedItem(item)) {
+      refused.set(index, malformedItemError(items, index, item.malformed));
+      continue;
+    }
+    const earlier = firstIndex.get(item.operational_asset_id);
+    if (earlier !== undefined) {
+      refused.set(
+        index,
+        new ApiError(
+          'invalid_request',
+          `body items.${index}.operational_asset_id: the copy is already item ${earlier} of this batch; send each copy once`,
+        ),
+      );
+      continue;
+    }
+    firstIndex.set(item.operational_asset_id, index);
+    kept.push({ index, item });
+  }
+  const outcomes =
+    kept.length === 0
+      ? []
+      : await p2p.publish(
+          account,
+          key,
+          kept.map((k) => k.item),
+        );
+  const results: P2PPublishResult[] = [];
+  for (const [position, { index }] of kept.entries()) {
+    const outcome = outcomes[position];
+    if (!outcome) throw new Error('publishing answered fewer outcomes than items');
+    results[index] = resultJson(outcome, index);
+  }
+  for (const [index, error] of refused) results[index] = refusedJson(error, index);
+  return results;
+}
+
+/** The refusal a malformed item would have answered alone, its fields named by their place in the batch. */
+function malformedItemError(items: readonly P2PBatchItem[], index: number, sent: unknown): ApiError {
+  const parsed = p2pPublishItemSchema.safeParse(sent);
+  if (parsed.success) throw new Error('a malformed batch item that parses');
+  const issues = parsed.error.issues.map((issue) => ({ ...issue, path: ['items', index, ...issue.path] }));
+  const body = { items: items.map((i) => (isMalformedItem(i) ? i.malformed : i)) };
+  return inputError('body', p2pPublishBodySchema, issues, body);
+}
+
+function resultJson(outcome: ItemOutcome, index: number): P2PPublishResult {
+  if (!outcome.ok) {
+    const error = p2pApiError(outcome.error) ?? new ApiError('internal_error', outcome.error.message);
+    return refusedJson(error, index);
+  }
+  return {
+    index,
+    ok: true,
+    status: outcome.status,
+    replayed: outcome.replayed,
+    listing: listingJson(outcome.listing),
+    error: null,
+  };
+}
+
+function refusedJson(error: ApiError, index: number): P2PPublishResult {
+  const body = { ...error.extra, code: error.code, detail: error.detail };
+  return { index, ok: false, status: error.status, replayed: false, listing: null, error: body };
+}
