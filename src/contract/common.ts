@@ -7,25 +7,46 @@ export const APP_IDS = { cs2: 730, dota2: 570, rust: 252490 } as const;
 /** The app id every endpoint assumes when `appId` is left out. @default 730 */
 export const DEFAULT_APP_ID = APP_IDS.cs2;
 
+/** Every game's app id, CS2 first. */
+export const GAME_APP_IDS: readonly number[] = [APP_IDS.cs2, APP_IDS.dota2, APP_IDS.rust];
+
+/** The games whose items can be bought and sold through the API (Rust is readable only). */
+export const TRADABLE_APP_IDS: readonly number[] = [APP_IDS.cs2, APP_IDS.dota2];
+
 /** An ISO 8601 UTC timestamp with milliseconds, e.g. `2026-11-21T12:00:00.000Z`. */
 export const timestampSchema = z.iso.datetime({ offset: false, precision: 3 }).meta({
   description: 'ISO 8601 UTC timestamp with milliseconds',
   example: '2026-11-21T12:00:00.000Z',
 });
 
-/** The text of a query-string timestamp: ISO 8601 with an offset or Z, seconds optional. */
-export const QUERY_TIMESTAMP = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:\d{2})$/;
+/**
+ * The text of a query-string timestamp: an RFC 3339 date-time (T and Z in either case, any
+ * fraction of a second), or the same without seconds.
+ */
+const QUERY_TIMESTAMP = /^\d{4}-\d{2}-\d{2}[Tt]\d{2}:\d{2}(:\d{2}(\.\d{1,20})?)?([Zz]|[+-]\d{2}:\d{2})$/;
 
-/** A query-string ISO 8601 timestamp (any offset, seconds optional), as epoch milliseconds. */
+/** Epoch milliseconds of a query-string timestamp; undefined for text that is not one or not a real date. */
+export function parseQueryTimestamp(text: string): number | undefined {
+  if (text.length > 40 || !QUERY_TIMESTAMP.test(text)) return undefined;
+  const ms = Date.parse(text.toUpperCase());
+  return Number.isNaN(ms) ? undefined : ms;
+}
+
+/**
+ * A query-string timestamp (RFC 3339 date-time, any offset; seconds optional), as epoch
+ * milliseconds; documented as the string it is (`format: date-time`).
+ */
 export function timestampQuery() {
   return z
     .string()
     .max(40)
-    .refine((v) => QUERY_TIMESTAMP.test(v), {
-      message: 'must be an ISO 8601 timestamp such as 2026-11-21T12:00:00Z',
-    })
-    .transform((v) => Date.parse(v))
-    .pipe(z.number({ message: 'must be a real date' }));
+    .meta({ format: 'date-time' })
+    .transform((text, ctx) => {
+      const ms = parseQueryTimestamp(text);
+      if (ms !== undefined) return ms;
+      ctx.addIssue({ code: 'custom', message: 'must be an ISO 8601 timestamp such as 2026-11-21T12:00:00Z' });
+      return z.NEVER;
+    });
 }
 
 /** The change-feed filter of an account's list endpoints (`GET /orders`, `/p2p/listings`, `/sell/orders`). */
@@ -38,7 +59,10 @@ export const updatedAfterSchema = timestampQuery().meta({
 export const usdSchema = z.number().meta({ description: 'USD amount, 2 decimals', example: 12.34 });
 
 /** Opaque keyset cursor: pass `next_cursor` back unchanged. */
-export const cursorSchema = z.string().max(512).meta({ description: 'opaque cursor from next_cursor' });
+export const cursorSchema = z.string().max(512).meta({
+  description:
+    'opaque cursor: next_cursor of the previous page, unchanged; any other value is 400 invalid_param',
+});
 
 /** The text of a query-string decimal number. */
 export const QUERY_DECIMAL = /^-?(?:\d+(?:\.\d*)?|\.\d+)$/;
@@ -73,9 +97,13 @@ export function queryText(max = 200) {
   return z.string().min(1).max(max);
 }
 
-/** The `appId` query parameter: any integer; whether the key may use it is checked by the service. */
+/**
+ * The `appId` query parameter: documented as the games; any other integer is 400
+ * unsupported_game, as is a game the key may not use (checked by the service).
+ */
 export const appIdParam = queryInteger(0, 2 ** 31 - 1).meta({
   description: 'platform app id: 730 CS2 (default), 570 Dota 2, 252490 Rust',
+  enum: [...GAME_APP_IDS],
 });
 
 /** A keyset page of `items`. */

@@ -81,16 +81,19 @@ export const listingPageSchema = pageOf(listingSchema).meta({ id: 'ListingPage' 
 
 const onlyOrExclude = z.enum(['only', 'exclude']);
 
+/** How a CS2-only query parameter says so: with another appId it is refused. */
+export const CS2_ONLY = 'CS2 only: with another appId it is 400 invalid_param';
+
 /** Filters shared by `/listings` and `/listings/stream`. */
 export const listingFilterShape = {
   name: queryText(300).meta({ description: 'exact market_hash_name, case-insensitive; wins over search' }),
   category: queryText(),
   rarity: queryText(),
-  wear: wearSchema,
+  wear: wearSchema.meta({ description: `CS2 wear; ${CS2_ONLY}` }),
   min_price: queryNumber(0, 1e9),
   max_price: queryNumber(0, 1e9),
-  stat_trak: onlyOrExclude.meta({ description: 'CS2 only' }),
-  souvenir: onlyOrExclude.meta({ description: 'CS2 only' }),
+  stat_trak: onlyOrExclude.meta({ description: CS2_ONLY }),
+  souvenir: onlyOrExclude.meta({ description: CS2_ONLY }),
   delivery: deliverySchema,
   min_refund_percent: queryNumber(0, 100).meta({
     description: '0-100; listings without a published figure are excluded',
@@ -102,15 +105,17 @@ export const listingsQuerySchema = z.object({
   appId: appIdParam.optional(),
   search: queryText().optional().meta({ description: 'full-text match on market hash name' }),
   ...partial(listingFilterShape),
-  min_float: queryNumber(0, 1).optional().meta({ description: 'CS2 only' }),
-  max_float: queryNumber(0, 1).optional().meta({ description: 'CS2 only' }),
-  available_after: timestampQuery().optional().meta({
-    description: 'only listings that entered the catalogue after it; CS2 only; pair with sort=newest',
-  }),
-  sort: z
-    .enum(LISTING_SORTS)
+  min_float: queryNumber(0, 1).optional().meta({ description: CS2_ONLY }),
+  max_float: queryNumber(0, 1).optional().meta({ description: CS2_ONLY }),
+  available_after: timestampQuery()
     .optional()
-    .meta({ description: 'id (default), newest (CS2 only), price_asc, price_desc' }),
+    .meta({
+      description: `only listings that entered the catalogue after this RFC 3339 instant (2026-11-21T12:00:00Z; seconds may be left out); pair with sort=newest; ${CS2_ONLY}`,
+    }),
+  sort: z.enum(LISTING_SORTS).optional().meta({
+    description:
+      'id (default), newest (CS2 only: with another appId, 400 invalid_param), price_asc, price_desc',
+  }),
   cursor: cursorSchema.optional(),
   limit: queryInteger(1, 200).optional().meta({ description: '1-200, default 50' }),
 });

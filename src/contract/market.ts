@@ -1,7 +1,7 @@
 /** Market data beside listings: health, games, the minAsk price list, its snapshot, public prices, FX. */
 import { z } from 'zod';
 import { appIdParam, cursorSchema, queryInteger, queryText, timestampSchema, usdSchema } from './common.js';
-import { wearSchema } from './listing.js';
+import { CS2_ONLY, wearSchema } from './listing.js';
 
 export const healthSchema = z
   .object({
@@ -58,7 +58,7 @@ export const pricesQuerySchema = z.object({
   appId: appIdParam.optional(),
   search: queryText().optional(),
   name: queryText(300).optional().meta({ description: 'exact, case-insensitive; wins over search' }),
-  wear: wearSchema.optional().meta({ description: 'CS2 only' }),
+  wear: wearSchema.optional().meta({ description: CS2_ONLY }),
   cursor: cursorSchema.optional(),
   limit: queryInteger(1, 5000).optional().meta({ description: '1-5000, default 1000 (designed here)' }),
 });

@@ -1,6 +1,6 @@
 /** Trading: the Order resource, its items and refund, and the bodies and queries of /orders and /market/buy. */
 import { z } from 'zod';
-import { appIdParam, changeFeedQuery, timestampSchema, usdSchema } from './common.js';
+import { appIdParam, changeFeedQuery, TRADABLE_APP_IDS, timestampSchema, usdSchema } from './common.js';
 import { DELIVERIES } from './listing.js';
 
 /** The states of an order. */
@@ -127,7 +127,7 @@ export const MAX_ORDER_LISTINGS = 50;
 /** An idempotency value of POST /orders and /market/buy: the body's `custom_id` or the Idempotency-Key header. */
 export const customIdSchema = z.string().min(1).max(128).meta({
   description:
-    'idempotency value, 1-128 characters; repeating it replays the original order. Sent as custom_id or as the Idempotency-Key header; when both are sent they must be equal (designed)',
+    'idempotency value, 1-128 characters; repeating it replays the original order. Sent as custom_id or as the Idempotency-Key header; when both are sent they must be equal, else 400 invalid_request (designed)',
 });
 
 const listingIdsSchema = z
@@ -162,7 +162,10 @@ export const createOrderBodySchema = z
       .int()
       .min(0)
       .optional()
-      .meta({ description: 'game of the listings: 730 CS2 (default), 570 Dota 2, 252490 Rust' }),
+      .meta({
+        description: 'game of the listings: 730 CS2 (default) or 570 Dota 2; Rust (252490) cannot be bought',
+        enum: [...TRADABLE_APP_IDS],
+      }),
   })
   .meta({ id: 'CreateOrderBody' });
 

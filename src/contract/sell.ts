@@ -4,7 +4,7 @@
  * credited per eligible item, an order is split across at most 3 bots, funds settle after about 8 days.
  */
 import { z } from 'zod';
-import { changeFeedQuery, timestampSchema, usdSchema } from './common.js';
+import { changeFeedQuery, TRADABLE_APP_IDS, timestampSchema, usdSchema } from './common.js';
 
 /** Limits and terms of Instant Sell: the specification's (bots, settlement) and the designed ones. */
 export const SELL_LIMITS = {
@@ -69,7 +69,10 @@ export const sellQuoteBodySchema = z
       .int()
       .min(0)
       .optional()
-      .meta({ description: 'game of the inventory: 730 CS2 (default), 570 Dota 2, 252490 Rust' }),
+      .meta({
+        description: 'game of the inventory: 730 CS2 (default) or 570 Dota 2; the bots buy no Rust items',
+        enum: [...TRADABLE_APP_IDS],
+      }),
   })
   .meta({ id: 'SellQuoteBody' });
 

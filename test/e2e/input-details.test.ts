@@ -58,6 +58,14 @@ describe('details of refused inputs', () => {
     );
   });
 
+  it.each(['2026-11-21T12:00:00Z', '2026-11-21t12:00:00.123456z', '2026-11-21T12:00+02:00'])(
+    'takes the RFC 3339 date-time %s as updated_after, as the document declares it',
+    async (instant) => {
+      const res = await t.call(`/orders?updated_after=${encodeURIComponent(instant)}`, { key });
+      expect(res.status).toBe(200);
+    },
+  );
+
   it('says a required field is missing', async () => {
     const res = await t.call('/orders', { key, method: 'POST', body: {} });
     expect(res.status).toBe(400);

@@ -73,6 +73,49 @@ describe('GET /v1/openapi.json', () => {
     ]);
   });
 
+  const parameter = (path: string, method: string, name: string) =>
+    doc.paths[path][method].parameters.find((p: any) => p.name === name);
+  const bodyOf = (path: string, method: string) =>
+    doc.components.schemas[
+      doc.paths[path][method].requestBody.content['application/json'].schema.$ref.split('/').pop()
+    ];
+
+  it.each([
+    ['/listings', 'available_after'],
+    ['/orders', 'updated_after'],
+    ['/p2p/listings', 'updated_after'],
+    ['/sell/orders', 'updated_after'],
+  ])('declares %s %s a date-time string, as the service reads it', (path, name) => {
+    expect(parameter(path, 'get', name).schema).toMatchObject({ type: 'string', format: 'date-time' });
+  });
+
+  it('declares the games as the values of appId, and the narrower set where buying and selling are', () => {
+    expect(parameter('/listings', 'get', 'appId').schema.enum).toEqual([730, 570, 252490]);
+    expect(parameter('/orders', 'get', 'appId').schema.enum).toEqual([730, 570, 252490]);
+    expect(bodyOf('/orders', 'post').properties.appId.enum).toEqual([730, 570]);
+    expect(bodyOf('/sell/quotes', 'post').properties.appId.enum).toEqual([730, 570]);
+  });
+
+  it('declares arrays that must not repeat unique, and a PATCH of a webhook non-empty', () => {
+    expect(bodyOf('/orders', 'post').properties.listing_ids.uniqueItems).toBe(true);
+    expect(bodyOf('/market/buy', 'post').properties.listing_ids.uniqueItems).toBe(true);
+    expect(bodyOf('/webhooks', 'post').properties.events.uniqueItems).toBe(true);
+    expect(bodyOf('/webhooks/{id}', 'patch')).toMatchObject({ minProperties: 1 });
+    expect(bodyOf('/webhooks/{id}', 'patch').properties.events.uniqueItems).toBe(true);
+  });
+
+  it('says on every number query parameter that exponent notation is refused', () => {
+    const numbers = Object.values<any>(doc.paths).flatMap((item) =>
+      Object.values<any>(item).flatMap((operation) =>
+        (operation.parameters ?? []).filter(
+          (p: any) => p.in === 'query' && ['number', 'integer'].includes(p.schema.type),
+        ),
+      ),
+    );
+    expect(numbers.length).toBeGreaterThan(10);
+    for (const p of numbers) expect(p.description).toContain('exponent (1e3)');
+  });
+
   it('declares every request body closed: unknown fields are refused, on every body', () => {
     const open: string[] = [];
     const visit = (schema: any, where: string): void => {

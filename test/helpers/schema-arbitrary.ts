@@ -64,19 +64,28 @@ export class SchemaArbitraries {
       case 'number': {
         const min = bound(s.minimum ?? s.exclusiveMinimum, -1_000_000);
         const max = bound(s.maximum, 1_000_000);
-        // Whole cents or thousandths, which print in decimal notation as query values are sent.
-        return fc.oneof(
-          fc.integer({ min: Math.ceil(min * 100), max: Math.floor(max * 100) }).map((c) => c / 100),
-          fc.integer({ min: Math.ceil(min * 1000), max: Math.floor(max * 1000) }).map((m) => m / 1000),
-        );
+        const above = (v: number) => typeof s.exclusiveMinimum !== 'number' || v > s.exclusiveMinimum;
+        // Whole cents or thousandths, which print in decimal notation as query values are sent;
+        // whole multiples of multipleOf when it is set.
+        const steps = typeof s.multipleOf === 'number' ? [1 / s.multipleOf] : [100, 1000];
+        return fc
+          .oneof(
+            ...steps.map((per) =>
+              fc
+                .integer({ min: Math.ceil(min * per), max: Math.floor(max * per) })
+                .map((n) => Number((n / per).toFixed(6))),
+            ),
+          )
+          .filter(above);
       }
       case 'array': {
         if (depth > 3) return fc.constant([]);
         const maxLength = Math.min(s.maxItems ?? 5, 5);
-        return fc.array(this.valid(s.items, depth + 1), {
-          minLength: Math.min(s.minItems ?? 0, maxLength),
-          maxLength,
-        });
+        const constraints = { minLength: Math.min(s.minItems ?? 0, maxLength), maxLength };
+        const item = this.valid(s.items, depth + 1);
+        return s.uniqueItems
+          ? fc.uniqueArray(item, { ...constraints, selector: (v) => JSON.stringify(v) })
+          : fc.array(item, constraints);
       }
       case 'object':
         return depth > 3 ? fc.constant({}) : this.object(s, depth);
@@ -90,7 +99,9 @@ export class SchemaArbitraries {
     const shape = Object.fromEntries(
       Object.entries(properties).map(([name, property]) => [name, this.valid(property, depth + 1)]),
     );
-    return fc.record(shape, { requiredKeys: (s.required ?? []).filter((k: string) => k in shape) });
+    const record = fc.record(shape, { requiredKeys: (s.required ?? []).filter((k: string) => k in shape) });
+    const fewest = s.minProperties ?? 0;
+    return fewest > 0 ? record.filter((r) => Object.keys(r).length >= fewest) : record;
   }
 
   private string(s: Schema): fc.Arbitrary<string> {
@@ -98,7 +109,11 @@ export class SchemaArbitraries {
     const maxLength = Math.min(s.maxLength ?? 40, 60);
     const fits = (v: string) =>
       v.length >= minLength && v.length <= (s.maxLength ?? Number.POSITIVE_INFINITY);
-    if (s.format === 'date-time') return fc.date({ noInvalidDate: true }).map((d) => d.toISOString());
+    // RFC 3339 years have four digits (toISOString writes ±YYYYYY beyond them).
+    if (s.format === 'date-time')
+      return fc
+        .date({ min: FIRST_RFC3339_DAY, max: LAST_RFC3339_DAY, noInvalidDate: true })
+        .map((d) => d.toISOString());
     if (typeof s.pattern === 'string' && s.pattern.length < 60) {
       return fc.stringMatching(new RegExp(s.pattern)).filter(fits);
     }
@@ -125,6 +140,9 @@ export class SchemaArbitraries {
     return s;
   }
 }
+
+const FIRST_RFC3339_DAY = new Date('0000-01-01T00:00:00.000Z');
+const LAST_RFC3339_DAY = new Date('9999-12-31T23:59:59.999Z');
 
 function bound(value: unknown, fallback: number): number {
   return typeof value === 'number' && Number.isFinite(value) ? value : fallback;

@@ -1,7 +1,7 @@
 /**
  * The finishing pass of the OpenAPI document: component schemas from the contract's zod
- * registry, only those the operations reach (no unused `*Input` twins), and the tags the
- * operations use, each with the description its feature gives.
+ * registry, only those the operations reach (no unused `*Input` twins), the tags the
+ * operations use, each with the description its feature gives, and the notation of query numbers.
  */
 import type { SwaggerTransformObject } from '@fastify/swagger';
 import { createJsonSchemaTransformObject } from 'fastify-type-provider-zod';
@@ -21,6 +21,7 @@ export function documentObject(tagDescriptions: Readonly<Record<string, string>>
       return description === undefined ? { name } : { name, description };
     });
     liftRequiredHeaders(doc.paths ?? {});
+    describeQueryNumbers(doc.paths ?? {});
     const schemas = doc.components?.schemas ?? {};
     const reached = reachedSchemas(doc, schemas);
     const kept = Object.entries(schemas).filter(([name]) => reached.has(name));
@@ -74,6 +75,21 @@ function liftRequiredHeaders(paths: Json): void {
           delete header.schema[REQUIRED_HEADER];
           header.required = true;
         }
+}
+
+/** What a number in a query string may look like, said on every query parameter that is one. */
+const QUERY_NUMBER_NOTATION =
+  'Decimal notation only (12 or 12.5): exponent (1e3) and hex (0x10) forms, an empty value and a repeated parameter are refused with 400 invalid_param.';
+
+/** A query-string number is text on the wire: its description says which texts the number takes. */
+function describeQueryNumbers(paths: Json): void {
+  for (const item of Object.values(paths) as Json[])
+    for (const operation of Object.values(item) as Json[])
+      for (const parameter of (operation.parameters ?? []) as (Json & { schema?: Json })[]) {
+        const type = parameter.schema?.type;
+        if (parameter.in !== 'query' || (type !== 'number' && type !== 'integer')) continue;
+        parameter.description = [parameter.description, QUERY_NUMBER_NOTATION].filter(Boolean).join('. ');
+      }
 }
 
 /** Tags of the operations, in order of first use. */

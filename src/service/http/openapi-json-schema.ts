@@ -1,7 +1,8 @@
 /**
  * How the contract's zod schemas read in the OpenAPI document: a query-string number (a string
  * parsed into a bounded number) is documented as the number it stands for, with its real bounds,
- * and an integer without bounds of its own prints none (not ±9007199254740991).
+ * an integer without bounds of its own prints none (not ±9007199254740991), and a union with one
+ * branch that says something is that branch.
  */
 import { z } from 'zod';
 
@@ -23,6 +24,12 @@ export function documentJsonSchema(ctx: OverrideContext): void {
   // As the type provider's own override does: a union branch that says nothing is dropped.
   if (ctx.zodSchema._zod.def.type === 'union' && json.anyOf) {
     json.anyOf = json.anyOf.filter((branch) => Object.keys(branch).length > 0);
+    // A union left with one branch is that branch (an anyOf of one is a lint warning).
+    const [only, ...others] = json.anyOf;
+    if (only && others.length === 0) {
+      delete json.anyOf;
+      Object.assign(json, only);
+    }
   }
   const number = wireNumberOf(ctx.zodSchema);
   if (number && json.type === 'string') {

@@ -2,7 +2,7 @@
  * The `/listings` query checked by hand, for the hot path: the value `listingsQuerySchema` gives
  * for a valid query, or undefined for anything else, which the schema then refuses in its own words.
  */
-import { QUERY_DECIMAL, QUERY_INTEGER, QUERY_TIMESTAMP } from '../../contract/common.js';
+import { parseQueryTimestamp, QUERY_DECIMAL, QUERY_INTEGER } from '../../contract/common.js';
 import { DELIVERIES, LISTING_SORTS, type ListingsQuery, WEARS } from '../../contract/listing.js';
 
 /** What a check answers for a value the schema refuses. */
@@ -36,11 +36,7 @@ const integer =
     return Number.isSafeInteger(value) && value >= min && value <= max ? value : REFUSED;
   };
 
-const timestamp: Check = (raw) => {
-  if (typeof raw !== 'string' || raw.length > 40 || !QUERY_TIMESTAMP.test(raw)) return REFUSED;
-  const ms = Date.parse(raw);
-  return Number.isNaN(ms) ? REFUSED : ms;
-};
+const timestamp: Check = (raw) => (typeof raw === 'string' ? (parseQueryTimestamp(raw) ?? REFUSED) : REFUSED);
 
 const ONLY_OR_EXCLUDE = ['only', 'exclude'];
 

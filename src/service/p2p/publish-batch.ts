@@ -3,10 +3,9 @@
  * one repeating an earlier copy fails alone with the status and code it would have answered
  * alone, and the others are published.
  */
+import type { z } from 'zod';
 import { ApiError } from '../../contract/api-error.js';
 import {
-  isMalformedItem,
-  type P2PBatchItem,
   type P2PPublishItem,
   type P2PPublishResult,
   p2pPublishBodySchema,
@@ -24,16 +23,18 @@ export async function publishBatch(
   p2p: P2P,
   account: Account,
   key: string,
-  items: readonly P2PBatchItem[],
+  items: readonly unknown[],
 ): Promise<P2PPublishResult[]> {
   const refused = new Map<number, ApiError>();
   const kept: { index: number; item: P2PPublishItem }[] = [];
   const firstIndex = new Map<string, number>();
-  for (const [index, item] of items.entries()) {
-    if (isMalformedItem(item)) {
-      refused.set(index, malformedItemError(items, index, item.malformed));
+  for (const [index, sent] of items.entries()) {
+    const parsed = p2pPublishItemSchema.safeParse(sent);
+    if (!parsed.success) {
+      refused.set(index, malformedItemError(items, index, parsed.error.issues));
       continue;
     }
+    const item = parsed.data;
     const earlier = firstIndex.get(item.operational_asset_id);
     if (earlier !== undefined) {
       refused.set(
@@ -67,12 +68,13 @@ export async function publishBatch(
 }
 
 /** The refusal a malformed item would have answered alone, its fields named by their place in the batch. */
-function malformedItemError(items: readonly P2PBatchItem[], index: number, sent: unknown): ApiError {
-  const parsed = p2pPublishItemSchema.safeParse(sent);
-  if (parsed.success) throw new Error('a malformed batch item that parses');
-  const issues = parsed.error.issues.map((issue) => ({ ...issue, path: ['items', index, ...issue.path] }));
-  const body = { items: items.map((i) => (isMalformedItem(i) ? i.malformed : i)) };
-  return inputError('body', p2pPublishBodySchema, issues, body);
+function malformedItemError(
+  items: readonly unknown[],
+  index: number,
+  issues: readonly z.core.$ZodIssue[],
+): ApiError {
+  const inBatch = issues.map((issue) => ({ ...issue, path: ['items', index, ...issue.path] }));
+  return inputError('body', p2pPublishBodySchema, inBatch, { items });
 }
 
 function resultJson(outcome: ItemOutcome, index: number): P2PPublishResult {
