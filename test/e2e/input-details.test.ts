@@ -46,8 +46,14 @@ describe('details of refused inputs', () => {
     expect(res.status).toBe(400);
     expect(res.body.code).toBe('invalid_param');
     expect(res.body.detail).toBe(
-      'query parameter from: must be an integer (Unix seconds; entries created at or after); got the string "2026-11-21T12:00:00Z"',
+      'query parameter from: must be an integer (Unix seconds; entries created at or after); got "2026-11-21T12:00:00Z"',
     );
+  });
+
+  it('says a query parameter sent twice must be given once', async () => {
+    const res = await t.call('/orders?limit=1&limit=2', { key });
+    expect(res.status).toBe(400);
+    expect(res.body.detail).toMatch(/^query parameter limit: must be given once \(.*\); got 2 values$/);
   });
 
   it('names an unknown body field and the fields the body takes', async () => {

@@ -56,8 +56,10 @@ export function inputDetail(
   }
   const sent = valueAt(data, path);
   const description = descriptionAt(schema, path);
-  const requirement = requirementOf(issue, sent);
-  return `${where} ${requirement}${description ? ` (${description})` : ''}; got ${sentText(sent)}`;
+  // Query and header values are text; a repeated one arrives as an array.
+  const text = part !== 'body';
+  const requirement = text && Array.isArray(sent) ? 'must be given once' : requirementOf(issue, sent);
+  return `${where} ${requirement}${description ? ` (${description})` : ''}; got ${sentText(sent, text)}`;
 }
 
 const LABELS: Record<HttpPart, string> = {
@@ -134,8 +136,8 @@ function requirementOf(issue: Issue, sent: unknown): string {
 
 function sizeRequirement(bound: string, origin: string, limit: number | bigint, inclusive: boolean): string {
   const value = String(limit);
-  if (origin === 'string') return `must have ${bound} ${value} characters`;
-  if (origin === 'array' || origin === 'set') return `must hold ${bound} ${value} items`;
+  if (origin === 'string') return `must have ${bound} ${plural(Number(limit), 'character')}`;
+  if (origin === 'array' || origin === 'set') return `must hold ${bound} ${plural(Number(limit), 'item')}`;
   if (inclusive) return `must be ${bound} ${value}`;
   return `must be ${bound === 'at least' ? 'greater' : 'less'} than ${value}`;
 }
@@ -144,14 +146,23 @@ function withArticle(type: string): string {
   return /^[aeiou]/.test(type) ? `an ${type}` : `a ${type}`;
 }
 
-/** What was sent, short enough for a detail: strings quoted, arrays and objects by their size. */
-function sentText(value: unknown): string {
+/**
+ * What was sent, short enough for a detail: values quoted with their JSON type (for text inputs,
+ * the quoted text), arrays and objects by their size.
+ */
+function sentText(value: unknown, text: boolean): string {
   if (value === undefined) return 'nothing';
-  if (Array.isArray(value)) return `an array of ${value.length} item${value.length === 1 ? '' : 's'}`;
+  if (Array.isArray(value))
+    return text ? `${value.length} values` : `an array of ${plural(value.length, 'item')}`;
   if (value !== null && typeof value === 'object') return 'an object';
   const json = JSON.stringify(value);
   const shown = json.length > 80 ? `${json.slice(0, 77)}…"` : json;
+  if (text) return shown;
   return typeof value === 'string' ? `the string ${shown}` : `the ${typeof value} ${shown}`;
+}
+
+function plural(count: number, noun: string): string {
+  return `${count} ${noun}${count === 1 ? '' : 's'}`;
 }
 
 /** The value at a path of the input (undefined when absent). */
