@@ -5,6 +5,7 @@
 import type { FastifyInstance } from 'fastify';
 import { Database } from '../shared/database.js';
 import { projectPath } from '../shared/project-root.js';
+import type { ClientTimeouts } from '../shared/slow-clients.js';
 import { Accounts } from './accounts/accounts.js';
 import { accountsFeature } from './accounts/accounts-feature.js';
 import { type AdjustableClock, createClock } from './core/clock.js';
@@ -78,6 +79,8 @@ export interface ServiceOptions {
   corsOrigins?: string[];
   /** Webhook delivery; `allowLoopback` is refused without `sandbox`. @default public HTTPS only */
   webhooks?: WebhookOptions;
+  /** Deadlines of slow clients (tests shorten them). @default headers 30 s, whole request 45 s */
+  timeouts?: ClientTimeouts;
 }
 
 /** The assembled parts, for tools and tests that look inside a running service. */
@@ -140,6 +143,7 @@ export async function openService(options: ServiceOptions = {}): Promise<OpenSer
       trustProxy: options.trustProxy ?? [],
       logger: options.logger ?? false,
       corsOrigins: options.corsOrigins ?? [],
+      ...(options.timeouts ? { timeouts: options.timeouts } : {}),
     });
     parts.reportDueFailure = (task, error) => app.log.error({ err: error }, `due work "${task}" failed`);
     return {

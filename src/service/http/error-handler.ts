@@ -159,7 +159,9 @@ export function answerClientError(error: Error & { code?: string }, socket: Sock
     code: 'invalid_request',
     detail: tooLarge
       ? 'the request line and headers exceed 16 KiB; send long filters in fewer or shorter parameters'
-      : 'the request is not valid HTTP',
+      : error.code === 'ERR_HTTP_REQUEST_TIMEOUT'
+        ? 'the request did not arrive in time (headers within 30 s, the whole request within 45 s)'
+        : 'the request is not valid HTTP',
   });
   socket.end(
     `HTTP/1.1 ${status} ${tooLarge ? 'Request Header Fields Too Large' : 'Bad Request'}\r\n` +

@@ -2,6 +2,7 @@
 import swagger from '@fastify/swagger';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { serializerCompiler } from 'fastify-type-provider-zod';
+import { type ClientTimeouts, slowClientOptions } from '../../shared/slow-clients.js';
 import { type AuthenticateOptions, registerAuthentication } from './authenticate.js';
 import { registerCors } from './cors.js';
 import { answerClientError, frameworkErrorAnswer, registerErrorHandling } from './error-handler.js';
@@ -25,6 +26,8 @@ export interface AppOptions {
   logger?: boolean | object;
   /** Browser origins allowed to call the API (CORS), e.g. `https://dash.example.com`. @default [] (none) */
   corsOrigins?: string[];
+  /** Deadlines of a client's headers and body, and of idle keep-alive connections. @default see ClientTimeouts */
+  timeouts?: ClientTimeouts;
 }
 
 /** The longest path parameter the router takes (a longer one is 400 invalid_param). */
@@ -37,6 +40,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     logger: options.logger ?? false,
     trustProxy: trust.length > 0 ? trust : false,
     bodyLimit: 1024 * 1024,
+    ...slowClientOptions(options.timeouts),
     return503OnClosing: true,
     clientErrorHandler: answerClientError,
     frameworkErrors: frameworkErrorAnswer(MAX_PARAM_LENGTH),
