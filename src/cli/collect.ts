@@ -38,6 +38,7 @@ const collectConfigSchema = z.object({
     .refine(isCronExpression, 'give a cron expression, e.g. "0 * * * *" (hourly)')
     .optional(),
   reportDir: z.string().min(1),
+  queryTimeout: z.coerce.number().positive(),
   modelsCron: z
     .string()
     .refine((v) => v === 'off' || isCronExpression(v), 'give a cron expression, e.g. "* * * * *", or off'),
@@ -66,8 +67,12 @@ export async function collect(flags: Record<string, unknown>): Promise<void> {
       accountIntervalMs: config.accountSeconds * 1000,
       watchdogMs: config.watchdogSeconds * 1000,
       readBudget: config.readBudget,
-      ...(config.exportCron ? { exportCron: config.exportCron, exportDir: config.exportDir } : {}),
-      ...(config.reportCron ? { reportCron: config.reportCron, reportDir: config.reportDir } : {}),
+      // The folders are given even with no schedule: exports through the collector go there.
+      exportDir: config.exportDir,
+      reportDir: config.reportDir,
+      ...(config.exportCron ? { exportCron: config.exportCron } : {}),
+      ...(config.reportCron ? { reportCron: config.reportCron } : {}),
+      queryTimeoutMs: Math.round(config.queryTimeout * 1000),
       modelsCron: config.modelsCron === 'off' ? null : config.modelsCron,
       logger: log,
       onFatal: (error) => {

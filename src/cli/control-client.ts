@@ -1,20 +1,20 @@
 /**
- * The one client of a running collector's control endpoint (found through the address file beside
- * the warehouse), used by `market status`, `sql`, `models`, `export` and `report`. An error answer
- * `{ code, detail }` becomes a CliError: exit code 2 for a request the collector refused, 1 otherwise.
+ * The one client of a running collector's control endpoint (found through the control file beside
+ * the warehouse, which also holds the run's token, sent with every request), used by `market
+ * status`, `sql`, `models`, `export` and `report`. An error answer `{ code, detail }` becomes a
+ * CliError: exit code 2 for a request the collector refused, 1 otherwise.
  */
 import { readFile } from 'node:fs/promises';
-import { controlFileOf, type StatusAnswer } from '../collector/control.js';
+import type { Json } from '@duckdb/node-api';
+import { Agent, type Dispatcher, request } from 'undici';
+import { type ControlFile, controlFileOf, type StatusAnswer } from '../collector/control.js';
 import type { ControlErrorBody } from '../collector/control-errors.js';
 import type { ExportRequest } from '../collector/control-export.js';
-import type {
-  ModelsRequest,
-  ModelsRunAnswer,
-  ModelsTestAnswer,
-  SqlAnswer,
-} from '../collector/control-models.js';
+import type { ModelsRequest, ModelsRunAnswer, ModelsTestAnswer } from '../collector/control-models.js';
 import type { ReportRequest } from '../collector/control-report.js';
+import type { SqlLine } from '../collector/control-sql.js';
 import type { NdjsonLine } from '../collector/ndjson-answer.js';
+import type { QueryColumn } from '../collector/read-only-query.js';
 import type {
   ExportProgress,
   ExportSummary,
@@ -25,22 +25,37 @@ import type {
 } from '../warehouse/index.js';
 import { CliError } from './cli-error.js';
 
+/** The rows of a query as they arrive: its columns, then its rows a batch at a time. */
+export interface QueryAnswer {
+  columns: readonly QueryColumn[];
+  /** Rows (values in the order of the columns); throws a CliError when the query ends early. */
+  batches: AsyncGenerator<Json[][]>;
+}
+
+/** Rows per batch of a {@link QueryAnswer}. */
+const BATCH_ROWS = 2048;
+
+/**
+ * Model builds and exports answer when done, and a query may wait on its first row: no deadline
+ * of the client's own cuts them (the collector keeps the deadline of queries).
+ */
+const patient = new Agent({ headersTimeout: 0, bodyTimeout: 0 });
+
 /** Talks to the collector listening on 127.0.0.1:`port`. */
 export class ControlClient {
   constructor(
     /** The control endpoint's port on 127.0.0.1. */
     readonly port: number,
+    /** The run's token, from the control file. */
+    private readonly token: string,
   ) {}
 
   /** The client of the live collector on this warehouse, or null when none runs. */
   static async find(warehouse: string): Promise<ControlClient | null> {
     try {
-      const control = JSON.parse(await readFile(controlFileOf(warehouse), 'utf8')) as {
-        pid: number;
-        port: number;
-      };
+      const control = JSON.parse(await readFile(controlFileOf(warehouse), 'utf8')) as ControlFile;
       process.kill(control.pid, 0);
-      return new ControlClient(control.port);
+      return new ControlClient(control.port, control.token);
     } catch {
       return null;
     }
@@ -48,31 +63,44 @@ export class ControlClient {
 
   /** The collector's pid and the status of each source. */
   async status(): Promise<StatusAnswer> {
-    return (await this.request('GET', '/status')).json() as Promise<StatusAnswer>;
+    return (await this.request('GET', '/status')).body.json() as Promise<StatusAnswer>;
   }
 
-  /** The rows of one read-only query. */
-  async query(sql: string): Promise<Record<string, unknown>[]> {
-    const answer = (await (await this.request('POST', '/sql', sql)).json()) as SqlAnswer;
-    return answer.rows as Record<string, unknown>[];
+  /**
+   * Starts one read-only query (interrupted by the collector after `timeoutMs`, or its own
+   * deadline) and returns its columns with its rows to read as they arrive.
+   */
+  async streamQuery(sql: string, timeoutMs?: number): Promise<QueryAnswer> {
+    const path = timeoutMs === undefined ? '/sql' : `/sql?timeoutMs=${timeoutMs}`;
+    const lines = readLines((await this.request('POST', path, sql)).body);
+    const first = await nextLine(lines);
+    if (first === null || !('columns' in first))
+      throw new CliError('the collector answered the query without its columns; see its log', 1);
+    return { columns: first.columns, batches: readBatches(lines) };
   }
 
-  /** Writes a read-only query's rows to the parquet file `out` (absolute) and returns how many. */
-  async queryToParquet(sql: string, out: string): Promise<number> {
-    const path = `/sql?out=${encodeURIComponent(out)}`;
-    const answer = (await (await this.request('POST', path, sql)).json()) as SqlAnswer;
-    return answer.rows as number;
+  /** The rows of one read-only query, as objects (for answers that fit in memory). */
+  async query(sql: string): Promise<Record<string, Json>[]> {
+    const { columns, batches } = await this.streamQuery(sql);
+    const rows: Record<string, Json>[] = [];
+    for await (const batch of batches)
+      for (const row of batch) rows.push(Object.fromEntries(columns.map((c, i) => [c.name, row[i] ?? null])));
+    return rows;
   }
 
   /** Builds the selected models (all with none). */
   async runModels(request: ModelsRequest): Promise<ModelRunSummary> {
-    const answer = (await (await this.request('POST', '/models/run', request)).json()) as ModelsRunAnswer;
+    const answer = (await (
+      await this.request('POST', '/models/run', request)
+    ).body.json()) as ModelsRunAnswer;
     return answer.summary;
   }
 
   /** Runs the tests of the selected models (all with none). */
   async testModels(request: ModelsRequest): Promise<ModelTestResult[]> {
-    const answer = (await (await this.request('POST', '/models/test', request)).json()) as ModelsTestAnswer;
+    const answer = (await (
+      await this.request('POST', '/models/test', request)
+    ).body.json()) as ModelsTestAnswer;
     return answer.results;
   }
 
@@ -94,7 +122,6 @@ export class ControlClient {
     onProgress: (progress: P) => void,
   ): Promise<R> {
     const response = await this.request('POST', path, request);
-    if (!response.body) throw new CliError(`the collector answered the ${what} without a body`, 1);
     for await (const line of readLines(response.body)) {
       if (!line.trim()) continue;
       const message = JSON.parse(line) as NdjsonLine<P, R>;
@@ -106,25 +133,65 @@ export class ControlClient {
   }
 
   /** Sends a request (text as text/plain, anything else as JSON) and returns a successful response. */
-  private async request(method: 'GET' | 'POST', path: string, body?: unknown): Promise<Response> {
-    const init: RequestInit = { method };
+  private async request(
+    method: 'GET' | 'POST',
+    path: string,
+    body?: unknown,
+  ): Promise<Dispatcher.ResponseData<unknown>> {
+    const headers: Record<string, string> = { authorization: `Bearer ${this.token}` };
+    const options: Parameters<typeof request>[1] = { method, headers, dispatcher: patient };
     if (body !== undefined) {
       const text = typeof body === 'string';
-      init.body = text ? body : JSON.stringify(body);
-      init.headers = { 'content-type': text ? 'text/plain; charset=utf-8' : 'application/json' };
+      options.body = text ? body : JSON.stringify(body);
+      headers['content-type'] = text ? 'text/plain; charset=utf-8' : 'application/json';
     }
-    let response: Response;
+    let response: Dispatcher.ResponseData<unknown>;
     try {
-      response = await fetch(`http://127.0.0.1:${this.port}${path}`, init);
+      response = await request(`http://127.0.0.1:${this.port}${path}`, options);
     } catch (error) {
       throw new CliError(`the collector on port ${this.port} did not answer: ${(error as Error).message}`, 1);
     }
-    if (response.ok) return response;
-    const answer = (await response.json().catch(() => ({}))) as Partial<ControlErrorBody>;
+    if (response.statusCode < 400) return response;
+    const answer = (await response.body.json().catch(() => ({}))) as Partial<ControlErrorBody>;
     throw new CliError(
-      answer.detail ?? `the collector answered ${response.status} to ${method} ${path}`,
-      response.status < 500 ? 2 : 1,
+      answer.detail ?? `the collector answered ${response.statusCode} to ${method} ${path}`,
+      response.statusCode < 500 ? 2 : 1,
     );
+  }
+}
+
+/** The next JSON line of an answer (blank keep-alive lines skipped), or null at its end. */
+async function nextLine(lines: AsyncGenerator<string>): Promise<SqlLine | null> {
+  for (;;) {
+    const next = await lines.next();
+    if (next.done) return null;
+    if (next.value.trim()) return JSON.parse(next.value) as SqlLine;
+  }
+}
+
+/** The rows of a `POST /sql` answer after its columns line, in batches, to its end line. */
+async function* readBatches(lines: AsyncGenerator<string>): AsyncGenerator<Json[][]> {
+  let batch: Json[][] = [];
+  try {
+    for (;;) {
+      const line = await nextLine(lines);
+      if (line === null)
+        throw new CliError('the collector closed the connection before the query ended; see its log', 1);
+      if (Array.isArray(line)) {
+        batch.push(line);
+        if (batch.length < BATCH_ROWS) continue;
+        yield batch;
+        batch = [];
+      } else if ('end' in line) {
+        if (batch.length > 0) yield batch;
+        return;
+      } else if ('error' in line) {
+        throw new CliError(line.error.detail, 1);
+      }
+    }
+  } finally {
+    // Stops reading (and so the collector's query) when the rows are left unread.
+    await lines.return(undefined);
   }
 }
 

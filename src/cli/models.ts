@@ -10,7 +10,7 @@ import type { ModelRunSummary, ModelTestResult, Warehouse } from '../warehouse/i
 import { CliError } from './cli-error.js';
 import { list, parseConfig, warehouseFlags } from './config.js';
 import { ControlClient } from './control-client.js';
-import { render } from './sql.js';
+import { printRows, rowsOf } from './sql-output.js';
 import { withWarehouse } from './with-warehouse.js';
 
 const modelsConfigSchema = z.object({
@@ -35,7 +35,7 @@ export async function modelsRun(flags: Record<string, unknown>): Promise<void> {
     rows: m.rows,
     ms: Math.round(m.durationMs),
   }));
-  process.stdout.write(render(rows, 'table'));
+  await printRows(rowsOf(rows), 'table', process.stdout);
   process.stdout.write(`built ${summary.models.length} models in ${Math.round(summary.durationMs)} ms\n`);
 }
 

@@ -143,6 +143,12 @@ export function collectOptions(): Option[] {
     ),
     option('--report-dir <path>', 'folder of the scheduled reports', undefined, 'data/reports'),
     option(
+      '--query-timeout <seconds>',
+      'deadline of a query through the collector (market sql), unless the query asks for its own',
+      undefined,
+      '60',
+    ),
+    option(
       '--models-cron <expr>',
       'cron schedule (UTC) of the SQL model refresh, or off',
       undefined,

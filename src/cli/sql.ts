@@ -1,13 +1,17 @@
 /**
  * `market sql`: ad hoc SQL on the warehouse. While a collector runs, the query goes through it
- * (read-only); otherwise the file is opened read-only here. Prints a table, CSV or JSON, or writes
- * the rows to a parquet file (`--out`).
+ * (a single read-only SELECT, with a deadline); otherwise the file is opened read-only here. Rows
+ * stream to the output as a table, CSV or JSON in bounded memory, or into a parquet file (`--out`)
+ * that this process writes.
  */
 import { resolve } from 'node:path';
 import { z } from 'zod';
+import { DEFAULT_QUERY_TIMEOUT_MS, streamQuery } from '../collector/read-only-query.js';
 import { parseConfig, warehouseFlags } from './config.js';
 import { ControlClient } from './control-client.js';
-import { type WarehouseFlags, withWarehouse } from './with-warehouse.js';
+import { writeRowsToParquet } from './rows-to-parquet.js';
+import { printRows, type RowsToPrint } from './sql-output.js';
+import { withWarehouse } from './with-warehouse.js';
 
 const sqlConfigSchema = z.object({
   ...warehouseFlags,
@@ -16,47 +20,46 @@ const sqlConfigSchema = z.object({
     .string()
     .refine((v) => v.endsWith('.parquet'), '--out writes parquet: give a file name ending in .parquet')
     .optional(),
+  queryTimeout: z.coerce
+    .number({ message: '--query-timeout is a number of seconds' })
+    .positive('--query-timeout is a number of seconds above 0')
+    .optional(),
 });
+type SqlConfig = z.infer<typeof sqlConfigSchema>;
 
 /** Runs one query and prints its rows, or writes them to the `--out` parquet file. */
 export async function sql(query: string, flags: Record<string, unknown>): Promise<void> {
   const config = parseConfig(sqlConfigSchema, flags);
-  if (config.out !== undefined) {
-    const out = resolve(config.out);
-    const rows = await runQuery(config, query, out);
-    process.stdout.write(`wrote ${rows as number} rows to ${out}\n`);
-    return;
-  }
-  const rows = await runQuery(config, query);
-  process.stdout.write(render(rows as Record<string, unknown>[], config.format));
+  const out = config.out === undefined ? undefined : resolve(config.out);
+  const use = async (rows: RowsToPrint) => {
+    if (out === undefined) return void (await printRows(rows, config.format, process.stdout));
+    const count = await writeRowsToParquet(rows, out);
+    process.stdout.write(`wrote ${count} rows to ${out}\n`);
+  };
+  const timeoutMs = config.queryTimeout === undefined ? undefined : Math.round(config.queryTimeout * 1000);
+  const control = await ControlClient.find(config.warehouse);
+  if (control) return use(await control.streamQuery(query, timeoutMs));
+  await queryDirectly(config, query, timeoutMs ?? DEFAULT_QUERY_TIMEOUT_MS, use, out);
 }
 
-/** The query's rows, or (with `out`) how many rows it wrote to that parquet file. */
-async function runQuery(
-  flags: WarehouseFlags,
+/** The query on the file opened read-only here, with the same deadline as through the collector. */
+function queryDirectly(
+  config: SqlConfig,
   query: string,
-  out?: string,
-): Promise<Record<string, unknown>[] | number> {
-  const control = await ControlClient.find(flags.warehouse);
-  if (control) return out ? control.queryToParquet(query, out) : control.query(query);
-  return withWarehouse<Record<string, unknown>[] | number>(flags, { readOnly: true }, (warehouse) =>
-    out ? warehouse.queryToParquet(query, out) : warehouse.query(query),
-  );
-}
-
-/** Renders rows as an aligned table, CSV or JSON. */
-export function render(rows: readonly Record<string, unknown>[], format: string): string {
-  const columns = Object.keys(rows[0] ?? {});
-  const text = (v: unknown) =>
-    v === null || v === undefined ? '' : typeof v === 'object' ? JSON.stringify(v) : String(v);
-  if (format === 'json')
-    return `${JSON.stringify(rows, (_, v) => (typeof v === 'bigint' ? Number(v) : v))}\n`;
-  if (format === 'csv') {
-    const quote = (v: string) => (/[",\n]/.test(v) ? `"${v.replaceAll('"', '""')}"` : v);
-    return `${[columns.map(quote).join(','), ...rows.map((r) => columns.map((c) => quote(text(r[c]))).join(','))].join('\n')}\n`;
-  }
-  const widths = columns.map((c) => Math.min(60, Math.max(c.length, ...rows.map((r) => text(r[c]).length))));
-  const line = (cells: string[]) =>
-    cells.map((cell, i) => cell.slice(0, widths[i]).padEnd(widths[i] ?? 0)).join(' | ');
-  return `${[line(columns), widths.map((w) => '-'.repeat(w)).join('-+-'), ...rows.map((r) => line(columns.map((c) => text(r[c]))))].join('\n')}\n(${rows.length} rows)\n`;
+  timeoutMs: number,
+  use: (rows: RowsToPrint) => Promise<void>,
+  out: string | undefined,
+): Promise<void> {
+  return withWarehouse(config, { readOnly: true }, async (warehouse) => {
+    if (out !== undefined) {
+      const count = await warehouse.queryToParquet(query, out);
+      process.stdout.write(`wrote ${count} rows to ${out}\n`);
+      return;
+    }
+    await warehouse.withConnection((connection) =>
+      streamQuery(connection, query, timeoutMs, (rows) =>
+        use({ columns: rows.columns, batches: rows.chunks() }),
+      ),
+    );
+  });
 }

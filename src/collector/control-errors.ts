@@ -10,10 +10,14 @@ export const CONTROL_ERROR_STATUS = {
   not_read_only: 400,
   query_failed: 400,
   models_failed: 400,
+  unauthorized: 401,
+  forbidden: 403,
   not_found: 404,
+  query_timeout: 408,
   body_too_large: 413,
   unsupported_media_type: 415,
   internal_error: 500,
+  stopping: 503,
 } as const;
 
 /** A code of {@link CONTROL_ERROR_STATUS}. */

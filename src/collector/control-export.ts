@@ -14,6 +14,8 @@ import {
   isExportInputError,
   type Warehouse,
 } from '../warehouse/index.js';
+import { ControlError } from './control-errors.js';
+import { isInside } from './lock-down.js';
 import { answerNdjson, type NdjsonLine } from './ndjson-answer.js';
 
 /** The body of `POST /export`: the options of an export, with the folder given as an absolute path. */
@@ -28,11 +30,24 @@ export type ExportRequest = z.infer<typeof exportRequestSchema>;
 /** One line of the answer (see ndjson-answer.ts). */
 export type ExportLine = NdjsonLine<ExportProgress, ExportSummary>;
 
-/** Registers `POST /export`. */
-export function registerExportRoute(app: FastifyInstance, warehouse: Warehouse): void {
+/**
+ * Registers `POST /export`, into `folders` only: the locked-down warehouse writes nowhere else
+ * (see lock-down.ts).
+ */
+export function registerExportRoute(
+  app: FastifyInstance,
+  warehouse: Warehouse,
+  folders: readonly string[],
+): void {
   app
     .withTypeProvider<ZodTypeProvider>()
     .post('/export', { schema: { body: exportRequestSchema } }, (request, reply) => {
+      if (!folders.some((folder) => isInside(folder, request.body.to)))
+        throw new ControlError(
+          'invalid_request',
+          `the running collector exports only into ${folders.join(', ')} (or a folder inside); ` +
+            'give one of them as --to, or stop the collector to export elsewhere',
+        );
       return answerNdjson(
         reply,
         (onProgress: (progress: ExportProgress) => void) =>

@@ -1,26 +1,34 @@
 /**
  * The daemon's control endpoint, a small Fastify app on loopback: `GET /status`, `POST /sql`
- * (read-only queries through the daemon, which alone may open the warehouse while it runs; `?out=`
- * writes the rows to parquet), `POST /models/run` and `/models/test` (see control-models.ts) and
- * `POST /export` (parquet exports, see control-export.ts) and `POST /report` (see control-report.ts). Every error is `{ code, detail }`. Its
- * address is written beside the warehouse (`<warehouse>.collector.json`) so `market status`,
- * `market sql`, `market models` and `market export` find it.
+ * (read-only queries through the daemon, which alone may open the warehouse while it runs; see
+ * control-sql.ts), `POST /models/run` and `/models/test` (control-models.ts), `POST /export`
+ * (control-export.ts) and `POST /report` (control-report.ts). Only the owner gets in (see
+ * control-access.ts); every error is `{ code, detail }`; slow clients are cut. Its address and
+ * per-run token are written beside the warehouse (`<warehouse>.collector.json`, mode 600) so
+ * `market status`, `sql`, `models`, `export` and `report` find it.
  */
-import { unlink, writeFile } from 'node:fs/promises';
+import { randomUUID } from 'node:crypto';
+import { chmod, rename, unlink, writeFile } from 'node:fs/promises';
+import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
+import Fastify, { type FastifyHttpOptions, type FastifyInstance } from 'fastify';
 import { validatorCompiler } from 'fastify-type-provider-zod';
 import type { Logger } from 'pino';
+import { type ClientTimeouts, slowClientOptions } from '../shared/slow-clients.js';
 import type { Warehouse } from '../warehouse/index.js';
+import { createControlToken, registerControlAccess } from './control-access.js';
 import { registerControlErrors } from './control-errors.js';
 import { registerExportRoute } from './control-export.js';
 import { registerModelRoutes } from './control-models.js';
 import { registerReportRoute } from './control-report.js';
+import { registerSqlRoute } from './control-sql.js';
+import { QueryDoor } from './read-only-query.js';
 import type { SourceStatus } from './source-status.js';
 
 /** The running control endpoint. */
 export interface ControlServer {
   port: number;
+  /** Interrupts the queries in progress, stops listening and removes the control file. */
   close(): Promise<void>;
 }
 
@@ -30,49 +38,101 @@ export interface StatusAnswer {
   sources: SourceStatus[];
 }
 
+/** What the control file holds: enough for the owner's CLI to find and enter the endpoint. */
+export interface ControlFile {
+  pid: number;
+  port: number;
+  /** Sent as `Authorization: Bearer <token>`; new on every run. */
+  token: string;
+}
+
+/** Options of {@link startControlServer}. */
+export interface ControlOptions {
+  /** Hears of unexpected failures. */
+  log?: Logger;
+  /** Folders `POST /export` may write into (the locked-down warehouse can write nowhere else). */
+  exportDirs: readonly string[];
+  /** Deadline of a query through `POST /sql`. @default 60_000 */
+  queryTimeoutMs?: number;
+  /** Deadlines of slow clients (tests shorten them). @default see ClientTimeouts */
+  timeouts?: ClientTimeouts;
+}
+
 /** Where a daemon's control address is written for a warehouse file. */
 export function controlFileOf(warehousePath: string): string {
   return `${warehousePath}.collector.json`;
 }
 
-/** Builds the control app (not yet listening); `log` hears of unexpected failures. */
-export function buildControlApp(
-  warehouse: Warehouse,
-  status: () => SourceStatus[],
-  log?: Logger,
-): FastifyInstance {
-  const options: FastifyServerOptions = { bodyLimit: 1024 * 1024 };
-  // Requests are logged at info; only failures are worth the daemon's log.
-  if (log) {
-    const level = log.levelVal > (log.levels.values.warn ?? 40) ? log.level : 'warn';
-    options.loggerInstance = log.child({ component: 'control' }, { level });
-  }
-  const app = Fastify(options);
-  app.setValidatorCompiler(validatorCompiler);
-  registerControlErrors(app);
-  app.get('/status', async (): Promise<StatusAnswer> => ({ pid: process.pid, sources: status() }));
-  registerModelRoutes(app, warehouse);
-  registerExportRoute(app, warehouse);
-  registerReportRoute(app, warehouse);
-  return app;
-}
-
-/** Starts the endpoint on 127.0.0.1 and writes its address file. */
+/** Starts the endpoint on 127.0.0.1 and writes its control file, readable by the owner alone. */
 export async function startControlServer(
   warehouse: Warehouse,
   status: () => SourceStatus[],
-  log?: Logger,
+  options: ControlOptions,
 ): Promise<ControlServer> {
-  const app = buildControlApp(warehouse, status, log);
+  const token = createControlToken();
+  const door = new QueryDoor(warehouse, options.queryTimeoutMs);
+  const app = buildControlApp(warehouse, status, door, token, options);
+  let closing = false;
+  // Answers still under way when closing end their connection, which app.close() would wait on.
+  app.addHook('onSend', async (_request, reply) => {
+    if (closing) reply.header('connection', 'close');
+  });
   await app.listen({ host: '127.0.0.1', port: 0 });
   const port = (app.server.address() as AddressInfo).port;
   const file = controlFileOf(warehouse.path);
-  await writeFile(file, JSON.stringify({ pid: process.pid, port }));
+  await writeOwnerOnly(file, JSON.stringify({ pid: process.pid, port, token } satisfies ControlFile));
   return {
     port,
     async close() {
+      closing = true;
+      door.stop();
       await app.close();
       await unlink(file).catch(() => undefined);
     },
   };
+}
+
+function buildControlApp(
+  warehouse: Warehouse,
+  status: () => SourceStatus[],
+  door: QueryDoor,
+  token: string,
+  options: ControlOptions,
+): FastifyInstance {
+  const fastifyOptions: FastifyHttpOptions<Server> = {
+    bodyLimit: 1024 * 1024,
+    ...slowClientOptions(options.timeouts),
+  };
+  // Requests are logged at info; only failures are worth the daemon's log.
+  const log = options.log;
+  if (log) {
+    const level = log.levelVal > (log.levels.values.warn ?? 40) ? log.level : 'warn';
+    fastifyOptions.loggerInstance = log.child({ component: 'control' }, { level });
+  }
+  const app = Fastify(fastifyOptions);
+  app.setValidatorCompiler(validatorCompiler);
+  registerControlErrors(app);
+  registerControlAccess(app, token, () => `127.0.0.1:${(app.server.address() as AddressInfo).port}`);
+  app.get('/status', async (): Promise<StatusAnswer> => ({ pid: process.pid, sources: status() }));
+  registerSqlRoute(app, door);
+  registerModelRoutes(app, warehouse);
+  registerExportRoute(app, warehouse, options.exportDirs);
+  registerReportRoute(app, warehouse);
+  return app;
+}
+
+/**
+ * Writes `text` to `file` with mode 600, whatever was there before: written aside (created with
+ * that mode), then renamed over, so no other user ever sees the token, even for a moment.
+ */
+async function writeOwnerOnly(file: string, text: string): Promise<void> {
+  const aside = `${file}.${randomUUID()}.tmp`;
+  try {
+    await writeFile(aside, text, { mode: 0o600, flag: 'wx' });
+    await chmod(aside, 0o600);
+    await rename(aside, file);
+  } catch (error) {
+    await unlink(aside).catch(() => undefined);
+    throw error;
+  }
 }

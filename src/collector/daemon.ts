@@ -3,12 +3,14 @@
  * stopped; then it drains and flushes. Only one process may write a warehouse: a second collector
  * on the same file is refused by the warehouse's lock with a clear message.
  */
+import { resolve } from 'node:path';
 import pino, { type Logger } from 'pino';
 import { MarketClient } from '../client/index.js';
 import { APP_IDS } from '../contract/common.js';
 import { isCronExpression, type Job } from '../shared/jobs/index.js';
 import { BatchWriter, Warehouse } from '../warehouse/index.js';
 import { type ControlServer, startControlServer } from './control.js';
+import { lockDownWarehouse } from './lock-down.js';
 import { type SourceTask, startSourceJob } from './source-job.js';
 import type { SourceStatus } from './source-status.js';
 import { createAccountTask } from './sources/account-source.js';
@@ -77,6 +79,8 @@ export interface CollectorOptions {
   modelsCron?: string | null;
   /** DuckDB's memory limit for the warehouse, e.g. `4GB`. @default the warehouse's (1GB) */
   memoryLimit?: string;
+  /** Deadline of a query through the control endpoint (`market sql`). @default 60_000 */
+  queryTimeoutMs?: number;
   /** Where failures and warnings go. @default pino at level warn on stderr */
   logger?: Logger;
 }
@@ -103,6 +107,9 @@ export async function startCollector(options: CollectorOptions): Promise<Running
     ...(options.modelsDir ? { modelsDir: options.modelsDir } : {}),
     ...(options.memoryLimit ? { memoryLimit: options.memoryLimit } : {}),
   });
+  const exportDir = resolve(options.exportDir ?? 'data/exports');
+  const reportDir = resolve(options.reportDir ?? 'data/reports');
+  await lockDownWarehouse(warehouse, [warehouse.stagingDir, exportDir, reportDir]);
   const fatal =
     options.onFatal ??
     ((error: unknown) => log.fatal({ err: error }, 'cannot write the warehouse; a restart resumes'));
@@ -159,12 +166,12 @@ export async function startCollector(options: CollectorOptions): Promise<Running
   };
   const exports = scheduled(
     options.exportCron,
-    () => createExportTask(warehouse, options.exportDir ?? 'data/exports'),
+    () => createExportTask(warehouse, exportDir),
     'scheduled export failed',
   );
   const reports = scheduled(
     options.reportCron,
-    () => createReportTask(warehouse, options.reportDir ?? 'data/reports'),
+    () => createReportTask(warehouse, reportDir),
     'scheduled report failed',
   );
   const boards = () => [
@@ -176,15 +183,19 @@ export async function startCollector(options: CollectorOptions): Promise<Running
     ...(reports ? [reports.board] : []),
   ];
   const status = () => boards().map((b) => ({ ...b.status }));
-  const control = await startControlServer(warehouse, status, log);
+  const control = await startControlServer(warehouse, status, {
+    log,
+    exportDirs: [exportDir],
+    ...(options.queryTimeoutMs ? { queryTimeoutMs: options.queryTimeoutMs } : {}),
+  });
   return {
     warehouse,
     control,
     status,
     async stop() {
-      await Promise.all([...jobs.map((job) => job.stop()), stream?.stop()]);
+      // The control endpoint first: it interrupts the queries in progress.
+      await Promise.all([control.close(), ...jobs.map((job) => job.stop()), stream?.stop()]);
       await writer.close();
-      await control.close();
       await warehouse.close();
       await client.close();
     },

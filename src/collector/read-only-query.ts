@@ -1,73 +1,197 @@
 /**
- * Ad hoc SQL through the daemon, read-only as DuckDB itself sees it: the statement is prepared and
- * refused unless its type only reads, and it runs in a read-only transaction, so that even an
- * `EXPLAIN ANALYZE` of a write cannot change anything.
+ * Ad hoc SQL through the daemon (the analysts' door), read-only as DuckDB itself sees it: DuckDB's
+ * own parser must serialize the text as exactly one SELECT (`json_serialize_sql` refuses every
+ * other statement: COPY, ATTACH, SET, RESET, EXPLAIN, PRAGMA, CALL, INSTALL, LOAD, writes), the
+ * prepared statement must be a SELECT, and it runs in a read-only transaction. What a SELECT could
+ * still reach (files, settings, extensions) is fenced by the warehouse's lock-down (lock-down.ts).
+ * Rows stream a chunk at a time, and every query has a deadline.
  */
-import { type DuckDBConnection, type DuckDBPreparedStatement, StatementType } from '@duckdb/node-api';
+import {
+  type DuckDBConnection,
+  type DuckDBPreparedStatement,
+  type DuckDBResult,
+  type Json,
+  StatementType,
+} from '@duckdb/node-api';
 import { jsonSafeConverter, type Warehouse } from '../warehouse/index.js';
 import { ControlError, failedWith } from './control-errors.js';
 
-/** Statement types that only read (SHOW, DESCRIBE, SUMMARIZE and `FROM t` are SELECTs to DuckDB). */
-const READING = new Set<StatementType>([StatementType.SELECT, StatementType.EXPLAIN]);
-
-const REFUSAL = 'only read-only queries (SELECT, WITH, SHOW, DESCRIBE, EXPLAIN) run through the daemon';
-
-/** The rows of one read-only statement, with JSON-safe values. */
-export function queryReadOnly(warehouse: Warehouse, sql: string): Promise<Record<string, unknown>[]> {
-  return inReadOnlyTransaction(warehouse, async (connection) => {
-    const statement = await prepareReading(connection, sql, READING);
-    try {
-      const reader = await statement.runAndReadAll();
-      return reader.convertRowObjects(jsonSafeConverter);
-    } catch (error) {
-      throw failedWith('query_failed', error);
-    }
-  });
+/** A column of a query's answer, with its DuckDB type, e.g. `DECIMAL(18,2)`. */
+export interface QueryColumn {
+  name: string;
+  type: string;
 }
 
-/** Writes the rows of one SELECT to the parquet file `out` and returns how many it holds. */
-export async function queryReadOnlyToParquet(
-  warehouse: Warehouse,
-  sql: string,
-  out: string,
-): Promise<number> {
-  await inReadOnlyTransaction(warehouse, (connection) =>
-    prepareReading(connection, sql, new Set([StatementType.SELECT])),
-  );
-  try {
-    return await warehouse.queryToParquet(sql, out);
-  } catch (error) {
-    throw failedWith('query_failed', error);
+/** The answer of a query being read. */
+export interface RowStream {
+  readonly columns: readonly QueryColumn[];
+  /**
+   * The rows, a DuckDB chunk (up to 2,048) at a time, with JSON-safe values; throws a ControlError
+   * (`query_timeout`, `stopping`, `query_failed`) when the query ends early.
+   */
+  chunks(): AsyncGenerator<Json[][]>;
+  /** Interrupts the query, e.g. when its reader went away. */
+  cancel(): void;
+}
+
+/** The longest a query through the door runs by default. */
+export const DEFAULT_QUERY_TIMEOUT_MS = 60_000;
+
+const REFUSAL =
+  'only a single read-only query (SELECT, WITH, FROM, VALUES, SHOW, DESCRIBE, SUMMARIZE) runs through the collector';
+
+/** The door: read-only queries on the warehouse, each with a deadline, all interrupted on stop. */
+export class QueryDoor {
+  private readonly running = new Set<(reason: ControlError) => void>();
+  private stopped = false;
+
+  constructor(
+    private readonly warehouse: Warehouse,
+    /** @default {@link DEFAULT_QUERY_TIMEOUT_MS} */
+    private readonly timeoutMs = DEFAULT_QUERY_TIMEOUT_MS,
+  ) {}
+
+  /**
+   * Checks and starts `sql`, then hands its rows to `use` (which must read them to the end or
+   * cancel). A refused or unparsable statement throws a ControlError before `use` is called.
+   */
+  run<T>(sql: string, use: (rows: RowStream) => Promise<T>, timeoutMs = this.timeoutMs): Promise<T> {
+    if (this.stopped) return Promise.reject(stoppingError());
+    return this.warehouse.withConnection(async (connection) => {
+      await connection.run('BEGIN TRANSACTION READ ONLY');
+      try {
+        await refuseUnlessOneSelect(connection, sql);
+        const statement = await prepareSelect(connection, sql);
+        return await streamStatement(connection, statement, { timeoutMs, watch: this.watch }, use);
+      } finally {
+        await connection.run('ROLLBACK').catch(() => undefined);
+      }
+    });
   }
+
+  /** Interrupts every query in progress (they end with `stopping`) and refuses new ones. */
+  stop(): void {
+    this.stopped = true;
+    for (const interrupt of this.running) interrupt(stoppingError());
+  }
+
+  private readonly watch = (interrupt: (reason: ControlError) => void) => {
+    this.running.add(interrupt);
+    if (this.stopped) interrupt(stoppingError());
+    return () => this.running.delete(interrupt);
+  };
 }
 
-function inReadOnlyTransaction<T>(
-  warehouse: Warehouse,
-  use: (connection: DuckDBConnection) => Promise<T>,
-): Promise<T> {
-  return warehouse.withConnection(async (connection) => {
-    await connection.run('BEGIN TRANSACTION READ ONLY');
-    try {
-      return await use(connection);
-    } finally {
-      await connection.run('ROLLBACK');
-    }
-  });
-}
-
-/** Prepares `sql` (one statement) and refuses it unless DuckDB says it is of an allowed type. */
-async function prepareReading(
+/**
+ * Runs `sql` (any statement) on `connection` and hands its rows to `use`, interrupting it after
+ * `timeoutMs`: for the warehouse opened read-only by the CLI, where no door is needed.
+ */
+export async function streamQuery<T>(
   connection: DuckDBConnection,
   sql: string,
-  allowed: ReadonlySet<StatementType>,
-): Promise<DuckDBPreparedStatement> {
+  timeoutMs: number,
+  use: (rows: RowStream) => Promise<T>,
+): Promise<T> {
   let statement: DuckDBPreparedStatement;
   try {
     statement = await connection.prepare(sql);
   } catch (error) {
     throw failedWith('query_failed', error);
   }
-  if (!allowed.has(statement.statementType))
+  return streamStatement(connection, statement, { timeoutMs }, use);
+}
+
+/** DuckDB's parser must read `sql` as one statement that it can serialize, which only a SELECT is. */
+async function refuseUnlessOneSelect(connection: DuckDBConnection, sql: string): Promise<void> {
+  const reader = await connection.runAndReadAll('SELECT json_serialize_sql($sql::VARCHAR)', { sql });
+  const parsed = JSON.parse(String(reader.getRows()[0]?.[0])) as {
+    error: boolean;
+    error_type?: string;
+    error_message?: string;
+    statements?: unknown[];
+  };
+  if (parsed.error && parsed.error_type === 'parser')
+    throw new ControlError(
+      'query_failed',
+      `Parser Error: ${parsed.error_message ?? 'cannot parse the query'}`,
+    );
+  if (parsed.error) throw new ControlError('not_read_only', `${REFUSAL}; ${parsed.error_message ?? ''}`);
+  if (parsed.statements?.length !== 1)
+    throw new ControlError('not_read_only', `${REFUSAL}; send exactly one statement`);
+}
+
+async function prepareSelect(connection: DuckDBConnection, sql: string): Promise<DuckDBPreparedStatement> {
+  let statement: DuckDBPreparedStatement;
+  try {
+    statement = await connection.prepare(sql);
+  } catch (error) {
+    throw failedWith('query_failed', error);
+  }
+  if (statement.statementType !== StatementType.SELECT)
     throw new ControlError('not_read_only', `${REFUSAL}; this is ${StatementType[statement.statementType]}`);
   return statement;
+}
+
+/** Streams a prepared statement with a deadline; `watch` registers the interrupt for a stop. */
+async function streamStatement<T>(
+  connection: DuckDBConnection,
+  statement: DuckDBPreparedStatement,
+  options: { timeoutMs: number; watch?: (interrupt: (reason: ControlError) => void) => () => void },
+  use: (rows: RowStream) => Promise<T>,
+): Promise<T> {
+  let reason: ControlError | null = null;
+  const interrupt = (why: ControlError) => {
+    reason ??= why;
+    connection.interrupt();
+  };
+  const seconds = Math.round(options.timeoutMs / 100) / 10;
+  const timer = setTimeout(
+    () =>
+      interrupt(
+        new ControlError(
+          'query_timeout',
+          `the query ran longer than ${seconds} s and was interrupted; narrow it, or give a longer --query-timeout`,
+        ),
+      ),
+    options.timeoutMs,
+  );
+  const unwatch = options.watch?.(interrupt);
+  try {
+    let result: DuckDBResult;
+    try {
+      result = await statement.stream();
+    } catch (error) {
+      throw reason ?? failedWith('query_failed', error);
+    }
+    return await use({
+      columns: result.columnNames().map((name, i) => ({ name, type: result.columnType(i).toString() })),
+      chunks: () => readChunks(result, () => reason),
+      cancel: () => interrupt(new ControlError('query_failed', 'the reader of the answer went away')),
+    });
+  } finally {
+    clearTimeout(timer);
+    unwatch?.();
+  }
+}
+
+async function* readChunks(
+  result: DuckDBResult,
+  reason: () => ControlError | null,
+): AsyncGenerator<Json[][]> {
+  for (;;) {
+    const early = reason();
+    if (early) throw early;
+    let chunk: Awaited<ReturnType<DuckDBResult['fetchChunk']>>;
+    try {
+      chunk = await result.fetchChunk();
+    } catch (error) {
+      throw reason() ?? failedWith('query_failed', error);
+    }
+    if (!chunk || chunk.rowCount === 0) return;
+    yield chunk.convertRows(jsonSafeConverter) as Json[][];
+  }
+}
+
+function stoppingError(): ControlError {
+  return new ControlError('stopping', 'the collector is stopping; the query was interrupted');
 }

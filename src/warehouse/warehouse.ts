@@ -94,7 +94,8 @@ export class Warehouse {
     private readonly db: Database,
     /** The clock given to `open` (epoch ms), for work that must agree with its timestamps. */
     readonly clock: () => number,
-    private readonly stagingDir: string,
+    /** Where bulk rows are staged during a write ('' when read-only); the collector's downloads go there too. */
+    readonly stagingDir: string,
     private readonly modelsDir: string,
   ) {}
 

@@ -202,7 +202,8 @@ describe('market export through a running collector', () => {
 
   it('runs the export inside the collector, streaming its progress, and prints one line per model', async () => {
     await collector.warehouse.refreshModels();
-    const to = join(dir, 'through-collector');
+    // The collector's export folder: the locked-down warehouse writes nowhere else.
+    const to = scheduled();
     const result = await runMarket(['export', '--warehouse', warehouse, '--to', to]);
     expect(result.code).toBe(0);
     expect(result.stderr).toMatch(/^market export: stg_fx__rates \d+ days, \d+ rows\n/);
@@ -219,8 +220,17 @@ describe('market export through a running collector', () => {
     expect(await readBack(to, 'stg_fx__rates')).toBe(manifest.models.stg_fx__rates?.rows);
   });
 
+  it('refuses an export into another folder than its own, with a way out', async () => {
+    const to = join(dir, 'elsewhere');
+    const result = await runMarket(['export', '--warehouse', warehouse, '--to', to]);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toMatch(/^market: the running collector exports only into .*scheduled-exports/);
+    expect(result.stderr).toMatch(/stop the collector to export elsewhere/);
+    expect(existsSync(to)).toBe(false);
+  });
+
   it('answers bad input through the collector with exit code 2 and writes nothing', async () => {
-    const to = join(dir, 'refused-by-collector');
+    const to = join(scheduled(), 'refused-by-collector');
     const unknown = await runMarket(['export', '--warehouse', warehouse, '--to', to, '--models', 'fct_nope']);
     expect(unknown.code).toBe(2);
     expect(unknown.stderr).toMatch(/^market: no model is named fct_nope/);

@@ -126,7 +126,7 @@ describe('market sql and market models', () => {
   it('refuses bad input through the daemon with a clear message, changing nothing', async () => {
     const write = await runMarket(['sql', 'DELETE FROM loads', '--warehouse', warehouse]);
     expect(write.code).toBe(2);
-    expect(write.stderr).toMatch(/only read-only queries/);
+    expect(write.stderr).toMatch(/only a single read-only query/);
     const unknown = await runMarket(['models', 'run', '--select', 'fct_nope', '--warehouse', warehouse]);
     expect(unknown.code).toBe(2);
     expect(unknown.stderr).toMatch(/no model is named fct_nope/);

@@ -1,223 +1,290 @@
-/** The daemon's control endpoint, by injected requests on a warehouse in memory. */
-import { existsSync } from 'node:fs';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+/**
+ * The daemon's control endpoint over loopback, on a warehouse file locked down as the daemon locks
+ * it: only the owner gets in, SQL only reads and only the warehouse's folders, every query has a
+ * deadline, and every error is `{ code, detail }`.
+ */
+import { existsSync, statSync } from 'node:fs';
+import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { FastifyInstance } from 'fastify';
+import { DuckDBInstance } from '@duckdb/node-api';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildControlApp } from '../../src/collector/control.js';
-import { StatusBoard } from '../../src/collector/source-status.js';
-import { Warehouse } from '../../src/warehouse/index.js';
+import { controlFileOf } from '../../src/collector/control.js';
+import { startTestControl, type TestControl } from '../helpers/control.js';
+import { trickle } from '../helpers/trickle.js';
 
-let dir: string;
-let warehouse: Warehouse;
-let app: FastifyInstance;
+let c: TestControl;
 
 beforeAll(async () => {
-  dir = await mkdtemp(join(tmpdir(), 'market-control-'));
-  warehouse = await Warehouse.open(':memory:');
-  app = buildControlApp(warehouse, () => [new StatusBoard('fx').status]);
-  await app.ready();
+  c = await startTestControl({ queryTimeoutMs: 30_000 });
+  await writeFile(join(c.dir, 'secret.txt'), 'not for the door\n');
 });
-afterAll(async () => {
-  await app.close();
-  await warehouse.close();
-  await rm(dir, { recursive: true, force: true });
+afterAll(() => c?.close());
+
+/** A setting of the daemon's DuckDB, as the door reads it. */
+async function setting(name: string): Promise<unknown> {
+  const answer = await c.sql(`SELECT current_setting('${name}') AS v`);
+  return answer.lines()[1]?.[0];
+}
+
+describe('who gets in', () => {
+  it('writes the port and a random token in a control file only its owner can read', () => {
+    const mode = statSync(controlFileOf(c.warehouse.path)).mode & 0o777;
+    expect(mode.toString(8)).toBe('600');
+    expect(c.file.pid).toBe(process.pid);
+    expect(c.file.token).toMatch(/^[\w-]{43}$/);
+  });
+
+  const copy = () => `COPY (SELECT 'id') TO '${join(c.dir, 'written.csv')}'`;
+  it.each<[string, () => Parameters<TestControl['call']>[1], number, string]>([
+    ['no token', () => ({ noToken: true }), 401, 'unauthorized'],
+    ['a wrong token', () => ({ headers: { authorization: 'Bearer nope' } }), 401, 'unauthorized'],
+    ['a foreign Host', () => ({ headers: { host: 'rebind.attacker.example' } }), 403, 'forbidden'],
+    ['localhost as Host', () => ({ headers: { host: `localhost:${c.file.port}` } }), 403, 'forbidden'],
+    ['an Origin', () => ({ headers: { origin: 'https://evil.example' } }), 403, 'forbidden'],
+    ['a null Origin', () => ({ headers: { origin: 'null' } }), 403, 'forbidden'],
+  ])('refuses a request with %s before reading its SQL', async (_, init, status, code) => {
+    const answer = await c.call('/sql', { ...init(), body: copy(), contentType: 'text/plain' });
+    expect(answer.status).toBe(status);
+    expect(answer.json()).toEqual({ code, detail: expect.any(String) });
+    // Unparsable SQL and an unknown media type get the same answer: nothing was read.
+    const garbled = await c.call('/sql', { ...init(), body: 'SELEC', contentType: 'application/xml' });
+    expect(garbled.status).toBe(status);
+    const status_ = await c.call('/status', { ...init(), method: 'GET' });
+    expect(status_.status).toBe(status);
+    expect(existsSync(join(c.dir, 'written.csv'))).toBe(false);
+  });
 });
-
-function post(url: string, contentType: string, payload: string) {
-  return app.inject({ method: 'POST', url, headers: { 'content-type': contentType }, payload });
-}
-
-function sql(query: string, out?: string) {
-  return post(out ? `/sql?out=${encodeURIComponent(out)}` : '/sql', 'text/plain', query);
-}
-
-/** The JSON lines of an NDJSON answer, blank keep-alive lines skipped. */
-function ndjsonLines(body: string) {
-  return body
-    .split('\n')
-    .filter(Boolean)
-    .map((line) => JSON.parse(line));
-}
-
-async function tableCount(): Promise<number> {
-  const [row] = await warehouse.query(
-    'SELECT count(*) AS n FROM information_schema.tables WHERE table_catalog = current_database()',
-  );
-  return Number(row?.n);
-}
 
 describe('POST /sql', () => {
+  it('streams the columns, one line per row, then the count', async () => {
+    const answer = await c.sql("SELECT 1 AS n, 'a' AS s, 12.5::DECIMAL(18,2) AS usd");
+    expect(answer.status).toBe(200);
+    expect(answer.lines()).toEqual([
+      {
+        columns: [
+          { name: 'n', type: 'INTEGER' },
+          { name: 's', type: 'VARCHAR' },
+          { name: 'usd', type: 'DECIMAL(18,2)' },
+        ],
+      },
+      [1, 'a', 12.5],
+      { end: { rows: 1 } },
+    ]);
+  });
+
   it.each([
     ['SELECT', 'SELECT 1 AS n'],
     ['WITH', 'WITH x AS (SELECT 2 AS n) SELECT n FROM x'],
     ['FROM', 'FROM loads'],
+    ['VALUES', 'VALUES (1), (2)'],
     ['SHOW', 'SHOW TABLES'],
     ['DESCRIBE', 'DESCRIBE loads'],
     ['SUMMARIZE', 'SUMMARIZE loads'],
-    ['EXPLAIN', 'EXPLAIN SELECT * FROM loads'],
-    ['PRAGMA table_info', "PRAGMA table_info('loads')"],
+    ['a set operation', 'SELECT 1 UNION ALL SELECT 2'],
   ])('answers a %s query with its rows', async (_, query) => {
-    const response = await sql(query);
-    expect(response.statusCode).toBe(200);
-    expect(Array.isArray(response.json().rows)).toBe(true);
+    const answer = await c.sql(query);
+    expect(answer.status).toBe(200);
+    expect(answer.lines().at(-1)).toEqual({ end: { rows: expect.any(Number) } });
   });
 
-  it('returns the values of the rows', async () => {
-    const response = await sql("SELECT 1 AS n, 'a' AS s");
-    expect(response.json()).toEqual({ rows: [{ n: 1, s: 'a' }] });
+  it('streams a large answer whole', async () => {
+    const lines = (await c.sql('SELECT range AS n FROM range(200000)')).lines();
+    expect(lines).toHaveLength(200_002);
+    expect(lines.at(-1)).toEqual({ end: { rows: 200_000 } });
   });
 
   it.each([
-    ['INSERT', "INSERT INTO collector_state VALUES ('x', 'k', 'v', now())", 'INSERT'],
-    ['DELETE', 'DELETE FROM loads', 'DELETE'],
-    ['UPDATE', "UPDATE collector_state SET value = 'v'", 'UPDATE'],
-    ['COPY', "COPY loads TO '{dir}/loads.csv'", 'COPY'],
-    ['ATTACH', "ATTACH '{dir}/other.duckdb' AS other", 'ATTACH'],
-    ['CREATE', 'CREATE TABLE made_here (a INTEGER)', 'CREATE'],
-    ['DROP', 'DROP TABLE loads', 'DROP'],
-    ['SET', "SET memory_limit = '10GB'", 'SET'],
-  ])('refuses %s with 400 not_read_only, changing nothing', async (_, template, type) => {
-    const tables = await tableCount();
-    const response = await sql(template.replaceAll('{dir}', dir));
-    expect(response.statusCode).toBe(400);
-    expect(response.json()).toEqual({
+    ['INSERT', "INSERT INTO collector_state VALUES ('x', 'k', 'v', now())"],
+    ['DELETE', 'DELETE FROM loads'],
+    ['UPDATE', "UPDATE collector_state SET value = 'v'"],
+    ['COPY', "COPY (SELECT 'id') TO '{dir}/copied.csv'"],
+    ['EXPLAIN ANALYZE COPY', "EXPLAIN ANALYZE COPY (SELECT 'id') TO '{dir}/explained.csv'"],
+    ['EXPLAIN', 'EXPLAIN SELECT 1'],
+    ['ATTACH', "ATTACH '{dir}/other.duckdb' AS other"],
+    ['CREATE', 'CREATE TABLE made_here (a INTEGER)'],
+    ['DROP', 'DROP TABLE loads'],
+    ['SET', "SET memory_limit = '10GB'"],
+    ['EXPLAIN ANALYZE SET', 'EXPLAIN ANALYZE SET GLOBAL threads = 64'],
+    ['RESET', 'RESET memory_limit'],
+    ['PRAGMA', "PRAGMA table_info('loads')"],
+    ['CALL', 'CALL checkpoint()'],
+    ['INSTALL', 'INSTALL httpfs'],
+    ['LOAD', 'LOAD httpfs'],
+    ['two statements', 'SELECT 1; SELECT 2'],
+    ['a SELECT then a write', 'SELECT 1; DELETE FROM loads'],
+  ])('refuses %s with 400 not_read_only, changing nothing', async (_, template) => {
+    const memory = await setting('memory_limit');
+    const answer = await c.sql(template.replaceAll('{dir}', c.dir));
+    expect(answer.status).toBe(400);
+    expect(answer.json()).toEqual({
       code: 'not_read_only',
-      detail: expect.stringMatching(new RegExp(`^only read-only queries .*; this is ${type}$`)),
+      detail: expect.stringMatching(/^only a single read-only query /),
     });
-    expect(await tableCount()).toBe(tables);
-    expect(existsSync(join(dir, 'loads.csv'))).toBe(false);
-    expect(existsSync(join(dir, 'other.duckdb'))).toBe(false);
+    expect(await setting('memory_limit')).toBe(memory);
+    expect(await setting('enable_external_access')).toBe(false);
+    expect(await setting('lock_configuration')).toBe(true);
+    for (const name of ['copied.csv', 'explained.csv', 'other.duckdb'])
+      expect(existsSync(join(c.dir, name))).toBe(false);
+    const tables = (await c.sql("SELECT 1 FROM duckdb_tables() WHERE table_name = 'made_here'")).lines();
+    expect(tables.at(-1)).toEqual({ end: { rows: 0 } });
   });
 
-  it('runs an EXPLAIN ANALYZE in a read-only transaction, so a write inside it fails', async () => {
-    const response = await sql("EXPLAIN ANALYZE INSERT INTO collector_state VALUES ('x', 'k', 'v', now())");
-    expect(response.statusCode).toBe(400);
-    expect(response.json()).toMatchObject({
+  it.each([
+    ['read_text of a system file', "SELECT * FROM read_text('/etc/passwd')"],
+    ['read_blob of a file beside the warehouse', "SELECT * FROM read_blob('{dir}/secret.txt')"],
+    ['read_text through ..', "SELECT * FROM read_text('{dir}/exports/../secret.txt')"],
+    ['a glob outside', "SELECT * FROM glob('/etc/*')"],
+    ['read_csv outside', "SELECT * FROM read_csv('/etc/hosts')"],
+    ['a URL', "SELECT * FROM 'https://example.com/x.parquet'"],
+    ['the query() table function with a COPY', "SELECT * FROM query('COPY (SELECT 1) TO ''{dir}/q.csv''')"],
+  ])('refuses a SELECT that reaches outside the warehouse folders: %s', async (_, template) => {
+    const answer = await c.sql(template.replaceAll('{dir}', c.dir));
+    expect(answer.status).toBe(400);
+    expect(answer.json()).toEqual({
       code: 'query_failed',
-      detail: expect.stringMatching(/read-only/),
+      detail: expect.stringMatching(/Permission|SELECT/),
     });
-    expect(await warehouse.query("SELECT * FROM collector_state WHERE source = 'x'")).toEqual([]);
+    expect(answer.text).not.toMatch(/not for the door|root:/);
+    expect(existsSync(join(c.dir, 'q.csv'))).toBe(false);
   });
 
-  it('refuses two statements at once and answers a SQL error as query_failed', async () => {
-    const two = await sql('SELECT 1; DELETE FROM loads');
-    expect(two.statusCode).toBe(400);
-    expect(two.json().code).toBe('query_failed');
-    const wrong = await sql('SELECT nope FROM nowhere');
-    expect(wrong.statusCode).toBe(400);
-    expect(wrong.json()).toMatchObject({ code: 'query_failed', detail: expect.stringMatching(/nowhere/) });
+  it('reads the parquet files of the export folder', async () => {
+    // Written by a DuckDB of the test's own, as an export would be.
+    const instance = await DuckDBInstance.create(':memory:');
+    const file = join(c.exportsDir, 'model.parquet');
+    await mkdir(c.exportsDir, { recursive: true });
+    await (await instance.connect()).run(`COPY (SELECT 7 AS n) TO '${file}' (FORMAT parquet)`);
+    instance.closeSync();
+    const answer = await c.sql(`SELECT n FROM read_parquet('${file}')`);
+    expect(answer.lines().slice(1)).toEqual([[7], { end: { rows: 1 } }]);
   });
 
-  it('writes the rows of a SELECT to parquet with ?out=, and refuses a write or a relative path', async () => {
-    const out = join(dir, 'one.parquet');
-    const written = await sql('SELECT 1 AS n UNION ALL SELECT 2', out);
-    expect(written.statusCode).toBe(200);
-    expect(written.json()).toEqual({ rows: 2, out });
-    expect(existsSync(out)).toBe(true);
-    const write = await sql('DELETE FROM loads', join(dir, 'two.parquet'));
-    expect(write.json().code).toBe('not_read_only');
-    const relative = await sql('SELECT 1', 'one.parquet');
-    expect(relative.statusCode).toBe(400);
-    expect(relative.json()).toEqual({
-      code: 'invalid_request',
-      detail: expect.stringMatching(/absolute path/),
+  it('answers a SQL error 400 query_failed', async () => {
+    const wrong = await c.sql('SELECT nope FROM nowhere');
+    expect(wrong.status).toBe(400);
+    expect(wrong.json()).toEqual({ code: 'query_failed', detail: expect.stringMatching(/nowhere/) });
+    const garbled = await c.sql('SELEC 1');
+    expect(garbled.json()).toEqual({ code: 'query_failed', detail: expect.stringMatching(/^Parser Error/) });
+  });
+
+  it('interrupts a runaway query at its deadline with 408 query_timeout, and stays healthy', async () => {
+    const answer = await c.sql('SELECT count(*) FROM range(1000000000000)', '/sql?timeoutMs=300');
+    expect(answer.status).toBe(408);
+    expect(answer.json()).toEqual({
+      code: 'query_timeout',
+      detail: expect.stringMatching(/longer than 0.3 s and was interrupted/),
     });
-    expect(existsSync(join(dir, 'two.parquet'))).toBe(false);
+    expect((await c.sql('SELECT 42 AS n')).lines()[1]).toEqual([42]);
+  });
+
+  it('ends an answer cut by its deadline with a query_timeout line', async () => {
+    // The first rows come at once; the rest take longer than the deadline.
+    const query = 'SELECT count(*) FROM range(1000000000000) UNION ALL SELECT 1 FROM range(1)';
+    const slow = `SELECT * FROM (SELECT range AS n FROM range(5000)) UNION ALL (${query})`;
+    const answer = await c.sql(slow, '/sql?timeoutMs=300');
+    expect([200, 408]).toContain(answer.status);
+    const last = answer.status === 200 ? answer.lines().at(-1).error : answer.json();
+    expect(last).toEqual({ code: 'query_timeout', detail: expect.stringMatching(/interrupted/) });
   });
 });
 
 describe('errors of the control endpoint', () => {
   it('answers an unknown route 404 not_found', async () => {
-    const response = await app.inject({ method: 'GET', url: '/nope?x=1' });
-    expect(response.statusCode).toBe(404);
-    expect(response.json()).toEqual({ code: 'not_found', detail: 'no route GET /nope' });
+    const answer = await c.call('/nope?x=1');
+    expect(answer.status).toBe(404);
+    expect(answer.json()).toEqual({ code: 'not_found', detail: 'no route GET /nope' });
   });
 
   it('answers malformed JSON 400 invalid_request', async () => {
-    const response = await post('/models/run', 'application/json', '{"select": [');
-    expect(response.statusCode).toBe(400);
-    expect(response.json()).toMatchObject({ code: 'invalid_request', detail: expect.any(String) });
+    const answer = await c.call('/models/run', { body: '{"select": [', contentType: 'application/json' });
+    expect(answer.status).toBe(400);
+    expect(answer.json()).toMatchObject({ code: 'invalid_request', detail: expect.any(String) });
   });
 
   it('answers a body of the wrong shape 400 invalid_request naming the field', async () => {
-    const response = await app.inject({ method: 'POST', url: '/models/run', payload: { select: 'fct_x' } });
-    expect(response.statusCode).toBe(400);
-    expect(response.json()).toMatchObject({
+    const answer = await c.call('/models/run', {
+      body: JSON.stringify({ select: 'fct_x' }),
+      contentType: 'application/json',
+    });
+    expect(answer.status).toBe(400);
+    expect(answer.json()).toMatchObject({
       code: 'invalid_request',
       detail: expect.stringMatching(/^invalid select/),
     });
   });
 
   it('answers a body over 1 MiB 413 body_too_large', async () => {
-    const response = await sql(`SELECT '${'x'.repeat(1024 * 1024)}'`);
-    expect(response.statusCode).toBe(413);
-    expect(response.json()).toMatchObject({ code: 'body_too_large' });
+    const answer = await c.sql(`SELECT '${'x'.repeat(1024 * 1024)}'`);
+    expect(answer.status).toBe(413);
+    expect(answer.json()).toMatchObject({ code: 'body_too_large' });
   });
 
   it('answers an unknown media type 415 unsupported_media_type', async () => {
-    const response = await post('/sql', 'application/xml', '<sql/>');
-    expect(response.statusCode).toBe(415);
-    expect(response.json()).toMatchObject({ code: 'unsupported_media_type' });
+    const answer = await c.call('/sql', { body: '<sql/>', contentType: 'application/xml' });
+    expect(answer.status).toBe(415);
+    expect(answer.json()).toMatchObject({ code: 'unsupported_media_type' });
   });
 });
 
 describe('GET /status, POST /models, POST /export and POST /report', () => {
   it('answers the pid and the status of each source', async () => {
-    const response = await app.inject({ method: 'GET', url: '/status' });
-    expect(response.json()).toMatchObject({ pid: process.pid, sources: [{ name: 'fx', landed: 0 }] });
+    const answer = await c.call('/status');
+    expect(answer.json()).toMatchObject({ pid: process.pid, sources: [{ name: 'fx', landed: 0 }] });
   });
 
   it('answers an unknown model 400 models_failed', async () => {
-    const response = await app.inject({
-      method: 'POST',
-      url: '/models/run',
-      payload: { select: ['fct_nope'] },
+    const answer = await c.call('/models/run', {
+      body: JSON.stringify({ select: ['fct_nope'] }),
+      contentType: 'application/json',
     });
-    expect(response.statusCode).toBe(400);
-    expect(response.json()).toEqual({
+    expect(answer.status).toBe(400);
+    expect(answer.json()).toEqual({
       code: 'models_failed',
       detail: expect.stringMatching(/no model is named fct_nope/),
     });
   });
 
-  it('refuses an export to a relative folder before starting it', async () => {
-    const response = await app.inject({ method: 'POST', url: '/export', payload: { to: 'exports' } });
-    expect(response.statusCode).toBe(400);
-    expect(response.json()).toEqual({
-      code: 'invalid_request',
-      detail: expect.stringMatching(/^invalid to: /),
+  it.each([
+    ['a relative folder', () => 'exports', /^invalid to: /],
+    ['a folder outside the export folder', () => join(c.dir, 'elsewhere'), /exports only into .*exports/],
+  ])('refuses an export to %s before starting it', async (_, to, detail) => {
+    const answer = await c.call('/export', {
+      body: JSON.stringify({ to: to() }),
+      contentType: 'application/json',
     });
+    expect(answer.status).toBe(400);
+    expect(answer.json()).toEqual({ code: 'invalid_request', detail: expect.stringMatching(detail) });
+    expect(existsSync(join(c.dir, 'elsewhere'))).toBe(false);
   });
 
   it('streams an export failure as an NDJSON error line', async () => {
-    const response = await app.inject({
-      method: 'POST',
-      url: '/export',
-      payload: { to: join(dir, 'exports'), models: ['fct_nope'] },
+    const answer = await c.call('/export', {
+      body: JSON.stringify({ to: join(c.exportsDir, 'some'), models: ['fct_nope'] }),
+      contentType: 'application/json',
     });
-    expect(response.statusCode).toBe(200);
-    expect(response.headers['content-type']).toMatch(/^application\/x-ndjson/);
-    const lines = ndjsonLines(response.body);
-    expect(lines).toEqual([{ error: expect.stringMatching(/fct_nope/), input: true }]);
+    expect(answer.status).toBe(200);
+    expect(answer.lines()).toEqual([{ error: expect.stringMatching(/fct_nope/), input: true }]);
   });
 
   it.each([
     [{ out: 'reports' }, /^invalid out: out must be an absolute path/],
     [{ out: '/tmp/x', window: '1y' }, /^invalid window: window must be minutes, hours or days/],
   ])('refuses the report request %j before starting it', async (payload, detail) => {
-    const response = await app.inject({ method: 'POST', url: '/report', payload });
-    expect(response.statusCode).toBe(400);
-    expect(response.json()).toEqual({ code: 'invalid_request', detail: expect.stringMatching(detail) });
+    const answer = await c.call('/report', {
+      body: JSON.stringify(payload),
+      contentType: 'application/json',
+    });
+    expect(answer.status).toBe(400);
+    expect(answer.json()).toEqual({ code: 'invalid_request', detail: expect.stringMatching(detail) });
   });
 
   it('streams a report build as NDJSON progress lines, then its summary', async () => {
-    const out = join(dir, 'reports');
-    const response = await app.inject({ method: 'POST', url: '/report', payload: { out, window: '24h' } });
-    expect(response.statusCode).toBe(200);
-    expect(response.headers['content-type']).toMatch(/^application\/x-ndjson/);
-    const lines = ndjsonLines(response.body);
+    const answer = await c.call('/report', {
+      body: JSON.stringify({ out: c.reportsDir, window: '24h' }),
+      contentType: 'application/json',
+    });
+    expect(answer.status).toBe(200);
+    const lines = answer.lines();
     expect(lines.slice(0, -1).map((l) => l.progress?.step)).toEqual([
       'read the models',
       'drew minask',
@@ -230,7 +297,54 @@ describe('GET /status, POST /models, POST /export and POST /report', () => {
     ]);
     const { result } = lines.at(-1);
     expect(existsSync(result.html)).toBe(true);
-    expect(result.html.startsWith(out)).toBe(true);
-    expect(result.missing).toHaveLength(6);
+    expect(result.html.startsWith(c.reportsDir)).toBe(true);
+  });
+});
+
+describe('stopping the control endpoint', () => {
+  it('interrupts a query in progress, which answers 503 stopping, and closes at once', async () => {
+    const control = await startTestControl({ queryTimeoutMs: 600_000 });
+    try {
+      const running = control.sql('SELECT count(*) FROM range(1000000000000)');
+      // The query is under way once DuckDB reports progress on it, or after a moment.
+      await new Promise((r) => setTimeout(r, 300));
+      const closed = control.server.close().then(() => 'closed');
+      const bound = new Promise((r) => setTimeout(() => r('still running'), 10_000));
+      expect(await Promise.race([closed, bound])).toBe('closed');
+      const answer = await running;
+      expect(answer.status).toBe(503);
+      expect(answer.json()).toEqual({ code: 'stopping', detail: expect.stringMatching(/stopping/) });
+    } finally {
+      await control.close();
+    }
+  });
+});
+
+describe('slow clients of the control endpoint', () => {
+  it('cuts a connection whose headers or body trickle in (deadlines shortened here)', async () => {
+    const control = await startTestControl({
+      timeouts: { headersMs: 500, requestMs: 1_000, keepAliveMs: 500, checkEveryMs: 100 },
+    });
+    try {
+      const { port, token } = control.file;
+      const host = `Host: 127.0.0.1:${port}\r\nAuthorization: Bearer ${token}\r\n`;
+      const slowHeaders = await trickle(
+        port,
+        `GET /status HTTP/1.1\r\n${host}`,
+        'X-Slow: 1\r\n'.repeat(100),
+        {
+          everyMs: 100,
+          giveUpMs: 8_000,
+        },
+      );
+      expect(slowHeaders.closedByServer).toBe(true);
+      const body = 'SELECT 1 AS n'.padEnd(200, ' ');
+      const head = `POST /sql HTTP/1.1\r\n${host}content-type: text/plain\r\ncontent-length: ${body.length}\r\n\r\n`;
+      const slowBody = await trickle(port, head, body, { everyMs: 50, giveUpMs: 8_000 });
+      expect(slowBody.closedByServer).toBe(true);
+      expect(slowBody.received).not.toMatch(/columns/);
+    } finally {
+      await control.close();
+    }
   });
 });

@@ -5,7 +5,6 @@
  */
 import { createWriteStream } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import type { Logger } from 'pino';
@@ -36,7 +35,8 @@ export function createSnapshotTask(
         await writer.add({ source, snapshot: { status: 'unchanged', etag: answer.etag, fetchedAt } });
         return 0;
       }
-      const dir = await mkdtemp(join(tmpdir(), 'market-snapshot-'));
+      // Beside the staged rows: the one folder of its own the locked-down warehouse may read.
+      const dir = await mkdtemp(join(warehouse.stagingDir, 'snapshot-'));
       try {
         const file = join(dir, 'snapshot.ndjson.gz');
         await pipeline(answer.body, createWriteStream(file), { signal });

@@ -1,0 +1,73 @@
+/**
+ * `POST /sql` of the control endpoint: one read-only query (see read-only-query.ts), its answer
+ * streamed as NDJSON in bounded memory, so a result of any size reaches the CLI: a
+ * `{"columns": […]}` line, one JSON array per row, then `{"end": {"rows": n}}`, or an
+ * `{"error": {code, detail}}` line when the query ends early (deadline, stop, runtime error). A
+ * statement refused or unparsable is answered 400 `{ code, detail }` before any line.
+ */
+import { Readable } from 'node:stream';
+import type { Json } from '@duckdb/node-api';
+import type { FastifyInstance } from 'fastify';
+import type { ZodTypeProvider } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+import { ControlError, type ControlErrorBody } from './control-errors.js';
+import type { QueryColumn, QueryDoor, RowStream } from './read-only-query.js';
+
+/** One line of the answer of `POST /sql`. */
+export type SqlLine =
+  | { columns: readonly QueryColumn[] }
+  /** A row: its values in the order of the columns. */
+  | Json[]
+  | { end: { rows: number } }
+  | { error: ControlErrorBody };
+
+const sqlQuerySchema = z.object({
+  /** This query's deadline, instead of the daemon's. */
+  timeoutMs: z.coerce.number().int().positive().max(86_400_000).optional(),
+});
+
+/** Registers `POST /sql` on the door. */
+export function registerSqlRoute(app: FastifyInstance, door: QueryDoor): void {
+  app.withTypeProvider<ZodTypeProvider>().post(
+    '/sql',
+    {
+      schema: {
+        body: z.string().min(1, 'send one SQL statement as text/plain'),
+        querystring: sqlQuerySchema,
+      },
+    },
+    async (request, reply) => {
+      await door.run(
+        request.body,
+        async (rows) => {
+          const body = Readable.from(answerLines(rows), { objectMode: false });
+          reply.raw.once('close', () => {
+            if (!reply.raw.writableFinished) rows.cancel();
+          });
+          // The connection stays with this query until its last line is sent or its reader is gone.
+          const sent = new Promise((resolve) => body.once('close', resolve));
+          void reply.type('application/x-ndjson').send(body);
+          await sent;
+        },
+        request.query.timeoutMs,
+      );
+      return reply;
+    },
+  );
+}
+
+async function* answerLines(rows: RowStream): AsyncGenerator<string> {
+  yield `${JSON.stringify({ columns: rows.columns } satisfies SqlLine)}\n`;
+  let count = 0;
+  try {
+    for await (const chunk of rows.chunks()) {
+      count += chunk.length;
+      yield `${chunk.map((row) => JSON.stringify(row)).join('\n')}\n`;
+    }
+    yield `${JSON.stringify({ end: { rows: count } } satisfies SqlLine)}\n`;
+  } catch (error) {
+    const failure =
+      error instanceof ControlError ? error : new ControlError('query_failed', (error as Error).message);
+    yield `${JSON.stringify({ error: { code: failure.code, detail: failure.detail } } satisfies SqlLine)}\n`;
+  }
+}
