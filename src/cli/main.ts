@@ -7,6 +7,12 @@ import { projectPath } from '../shared/project-root.js';
 import { CliError } from './cli-error.js';
 import { collectOptions, exportOptions, reportOptions, serveOptions, shared } from './options.js';
 
+// A reader that stops early (`market sql … | head`) ends the command quietly, not with EPIPE.
+process.stdout.on('error', (error: NodeJS.ErrnoException) => {
+  if (error.code !== 'EPIPE') throw error;
+  process.exit(process.exitCode ?? 0);
+});
+
 const { version } = JSON.parse(readFileSync(projectPath('package.json'), 'utf8')) as { version: string };
 
 const program = new Command('market')
@@ -64,6 +70,7 @@ program
   .addOption(shared.warehouseMemory())
   .option('--format <format>', 'table, csv or json', 'table')
   .option('--out <file.parquet>', 'write the rows to this parquet file instead of printing them')
+  .option('--query-timeout <seconds>', 'interrupt the query after this long (default 60, or the collector’s)')
   .action(async (query, flags) => (await import('./sql.js')).sql(query, flags));
 
 const models = program
