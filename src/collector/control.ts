@@ -58,6 +58,9 @@ export interface ControlOptions {
   timeouts?: ClientTimeouts;
 }
 
+/** How long answers under way may still take once the endpoint closes; a stop stays within 5 s. */
+const CLOSE_GRACE_MS = 2_000;
+
 /** Where a daemon's control address is written for a warehouse file. */
 export function controlFileOf(warehousePath: string): string {
   return `${warehousePath}.collector.json`;
@@ -85,8 +88,12 @@ export async function startControlServer(
     port,
     async close() {
       closing = true;
-      door.stop();
+      const stopped = door.stop();
+      // An answer whose reader stopped reading (a paused pager) would hold the close forever.
+      const grace = setTimeout(() => app.server.closeAllConnections(), CLOSE_GRACE_MS);
       await app.close();
+      clearTimeout(grace);
+      await stopped;
       await unlink(file).catch(() => undefined);
     },
   };

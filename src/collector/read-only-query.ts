@@ -43,6 +43,7 @@ const REFUSAL =
 /** The door: read-only queries on the warehouse, each with a deadline, all interrupted on stop. */
 export class QueryDoor {
   private readonly running = new Set<(reason: ControlError) => void>();
+  private readonly inFlight = new Set<Promise<unknown>>();
   private stopped = false;
 
   constructor(
@@ -57,7 +58,7 @@ export class QueryDoor {
    */
   run<T>(sql: string, use: (rows: RowStream) => Promise<T>, timeoutMs = this.timeoutMs): Promise<T> {
     if (this.stopped) return Promise.reject(stoppingError());
-    return this.warehouse.withConnection(async (connection) => {
+    const run = this.warehouse.withConnection(async (connection) => {
       await connection.run('BEGIN TRANSACTION READ ONLY');
       try {
         await refuseUnlessOneSelect(connection, sql);
@@ -67,12 +68,20 @@ export class QueryDoor {
         await connection.run('ROLLBACK').catch(() => undefined);
       }
     });
+    const settled = run.catch(() => undefined);
+    this.inFlight.add(settled);
+    void settled.then(() => this.inFlight.delete(settled));
+    return run;
   }
 
-  /** Interrupts every query in progress (they end with `stopping`) and refuses new ones. */
-  stop(): void {
+  /**
+   * Interrupts every query in progress (they end with `stopping`), refuses new ones, and resolves
+   * once each has let go of its connection (the warehouse may close then).
+   */
+  async stop(): Promise<void> {
     this.stopped = true;
     for (const interrupt of this.running) interrupt(stoppingError());
+    await Promise.all(this.inFlight);
   }
 
   private readonly watch = (interrupt: (reason: ControlError) => void) => {
@@ -156,21 +165,41 @@ async function streamStatement<T>(
     options.timeoutMs,
   );
   const unwatch = options.watch?.(interrupt);
+  let result: DuckDBResult | undefined;
   try {
-    let result: DuckDBResult;
     try {
       result = await statement.stream();
     } catch (error) {
       throw reason ?? failedWith('query_failed', error);
     }
+    const streamed = result;
     return await use({
-      columns: result.columnNames().map((name, i) => ({ name, type: result.columnType(i).toString() })),
-      chunks: () => readChunks(result, () => reason),
+      columns: streamed.columnNames().map((name, i) => ({ name, type: streamed.columnType(i).toString() })),
+      chunks: () => readChunks(streamed, () => reason),
       cancel: () => interrupt(new ControlError('query_failed', 'the reader of the answer went away')),
     });
   } finally {
     clearTimeout(timer);
     unwatch?.();
+    // A result left half read must end before its connection closes: DuckDB would free the query
+    // under it, and the result's finalizer would then touch freed memory.
+    if (result) await endResult(connection, result);
+    statement.destroySync();
+  }
+}
+
+/** Interrupts what is left of a streaming result and reads it to its end (an error, at once). */
+async function endResult(connection: DuckDBConnection, result: DuckDBResult): Promise<void> {
+  connection.interrupt();
+  try {
+    // Nothing to keep: the interrupt ends the query at its next chunk (an empty one is the end).
+    for (
+      let chunk = await result.fetchChunk();
+      chunk && chunk.rowCount > 0;
+      chunk = await result.fetchChunk()
+    );
+  } catch {
+    // Interrupted, as asked.
   }
 }
 

@@ -3,8 +3,10 @@
  * it: only the owner gets in, SQL only reads and only the warehouse's folders, every query has a
  * deadline, and every error is `{ code, detail }`.
  */
+import { once } from 'node:events';
 import { existsSync, statSync } from 'node:fs';
 import { mkdir, writeFile } from 'node:fs/promises';
+import { connect } from 'node:net';
 import { join } from 'node:path';
 import { DuckDBInstance } from '@duckdb/node-api';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -343,6 +345,29 @@ describe('slow clients of the control endpoint', () => {
       const slowBody = await trickle(port, head, body, { everyMs: 50, giveUpMs: 8_000 });
       expect(slowBody.closedByServer).toBe(true);
       expect(slowBody.received).not.toMatch(/columns/);
+    } finally {
+      await control.close();
+    }
+  });
+});
+
+describe('stopping the control endpoint with a reader that stopped reading', () => {
+  it('closes anyway, cutting the answer', async () => {
+    const control = await startTestControl({ queryTimeoutMs: 600_000 });
+    try {
+      const { port, token } = control.file;
+      // A reader that takes the first bytes of a large answer, then reads no more (a paused pager).
+      const query = "SELECT range AS n, repeat('x', 100) AS s FROM range(5000000)";
+      const head = `POST /sql HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nAuthorization: Bearer ${token}\r\ncontent-type: text/plain\r\ncontent-length: ${query.length}\r\n\r\n${query}`;
+      const socket = connect({ host: '127.0.0.1', port });
+      socket.write(head);
+      await once(socket, 'data');
+      socket.pause();
+      await new Promise((r) => setTimeout(r, 500));
+      const closed = control.server.close().then(() => 'closed');
+      const bound = new Promise((r) => setTimeout(() => r('still open'), 10_000));
+      expect(await Promise.race([closed, bound])).toBe('closed');
+      socket.destroy();
     } finally {
       await control.close();
     }
