@@ -266,9 +266,10 @@ function features(parts: Parts, options: ServiceOptions) {
       ...parts,
       heartbeatMs: options.heartbeatMs ?? 25_000,
       maxBacklogBytes: options.maxStreamBacklogBytes ?? 8 * 1024 * 1024,
+      releaseHolds: () => parts.churn.releaseHolds(),
     }),
     accountsFeature({ db: parts.db, accounts: parts.accounts, due: parts.due, allAppIds: ALL_APP_IDS }),
-    simulatorFeature(parts.churn),
+    simulatorFeature(parts.churn, parts.due),
     platformFeature({
       platform: parts.platform,
       due: parts.due,

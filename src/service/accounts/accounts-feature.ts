@@ -18,7 +18,11 @@ export interface AccountsFeatureDeps {
 
 /** Registers the accounts' due task ('settlement') on `due` and returns the feature's plugins. */
 export function accountsFeature(deps: AccountsFeatureDeps): Feature {
-  deps.due.register('settlement', (now) => deps.accounts.settlement.runDue(now));
+  deps.due.register(
+    'settlement',
+    (now) => deps.accounts.settlement.runDue(now),
+    (from) => deps.accounts.settlement.nextDueFrom(from),
+  );
   return {
     v1: (app) => registerAccountRoutes(app, deps.db),
     sandbox: (app) => registerAccountSandboxRoutes(app, deps.accounts, deps.allAppIds),

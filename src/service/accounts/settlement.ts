@@ -6,6 +6,7 @@
 
 import type { Database } from '../../shared/database.js';
 import { randomId } from '../core/api-keys.js';
+import { readNextDue } from '../core/due-work.js';
 import type { UnitOfWork, UnitOfWorkRunner } from '../core/unit-of-work.js';
 import type { Ledger } from './ledger.js';
 
@@ -31,6 +32,16 @@ export class Settlement {
         amount: amountCents,
         at: uow.now + REVERSAL_WINDOW_MS,
       },
+    );
+  }
+
+  /** When the next deposit from `from` on settles, or null. */
+  nextDueFrom(from: number): Promise<number | null> {
+    return readNextDue(
+      this.db,
+      `SELECT min(settles_at) AS due FROM unsettled_deposits
+       WHERE settled_at IS NULL AND settles_at >= make_timestamp($from * 1000)`,
+      { from },
     );
   }
 

@@ -1,6 +1,7 @@
 /**
- * Sandbox operator endpoints that belong to no feature: the test clock (moving it runs every piece
- * of work that falls due before answering) and a fixed payload that load tests use as a baseline.
+ * Sandbox operator endpoints that belong to no feature: the test clock (moving it walks every due
+ * time inside the jump and answers once the work there is done) and a fixed payload that load
+ * tests use as a baseline.
  */
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
@@ -23,8 +24,7 @@ export function registerCoreSandboxRoutes(app: FastifyInstance, clock: Adjustabl
   api.get('/clock', { schema: hidden }, async () => clockView());
 
   api.post('/clock', { schema: { ...hidden, body: advanceClockBodySchema } }, async (request) => {
-    clock.advance(Math.round(request.body.advance_seconds * 1000));
-    await due.runDue();
+    await due.advance(Math.round(request.body.advance_seconds * 1000));
     return clockView();
   });
 

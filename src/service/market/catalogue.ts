@@ -124,6 +124,11 @@ export class Catalogue {
     }
   }
 
+  /** When the earliest trade lock of a live listing ends (epoch ms), or undefined when none is held. */
+  nextHoldEnd(): number | undefined {
+    return this.holds.at(0)?.untilMs;
+  }
+
   /** Subscribes to committed changes; returns the unsubscribe function. */
   onChange(listener: ChangeListener): () => void {
     this.listeners.add(listener);

@@ -26,12 +26,21 @@ export interface MarketFeatureDeps {
   heartbeatMs: number;
   /** Bytes a stream client may fall behind before it is disconnected. */
   maxBacklogBytes: number;
+  /** Releases every held listing whose trade lock has ended by the clock (the simulator's churn). */
+  releaseHolds: () => Promise<void>;
 }
 
 /** The market feature's plugins. */
 export function marketFeature(deps: MarketFeatureDeps): Feature {
   return {
     v1(app) {
+      // A lock that ended since the last release is released before a read answers, so no
+      // listing reads `delivery: hold` with a tradable_at in the past.
+      app.addHook('preHandler', (_request, _reply, done) => {
+        const end = deps.catalogue.nextHoldEnd();
+        if (end === undefined || end > deps.clock.now()) return done();
+        deps.releaseHolds().then(() => done(), done);
+      });
       registerStatusRoutes(app, deps.prices, deps.clock);
       registerMarketRoutes(app, deps);
       registerStreamRoutes(app, deps);

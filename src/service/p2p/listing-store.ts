@@ -1,6 +1,7 @@
 /** P2P listings in DuckDB: writes and reads in the caller's unit of work, committed reads for pages and due work. */
 import type { P2PListingStatus } from '../../contract/p2p.js';
 import type { Database } from '../../shared/database.js';
+import { readNextDue } from '../core/due-work.js';
 import type { UnitOfWork } from '../core/unit-of-work.js';
 import { accountPageSql, type PageKeyset } from '../http/change-feed.js';
 import type { ListingRecord, SaleStep } from './listing-record.js';
@@ -132,6 +133,15 @@ export class ListingStore {
       { now },
     );
     return rows.map((row) => row.id);
+  }
+
+  /** The earliest step of a P2P listing due from `from` on, or null. */
+  nextDueFrom(from: number): Promise<number | null> {
+    return readNextDue(
+      this.db,
+      'SELECT min(due_at) AS due FROM p2p_listings WHERE due_at >= make_timestamp($from * 1000)',
+      { from },
+    );
   }
 
   private async oneIn(

@@ -13,7 +13,11 @@ export interface P2PFeatureDeps {
 
 /** Registers P2P's due task ('p2p sales') on `due` and returns the feature's plugins. */
 export function p2pFeature(deps: P2PFeatureDeps): Feature {
-  deps.due.register('p2p sales', (now) => deps.p2p.sales.runDue(now));
+  deps.due.register(
+    'p2p sales',
+    (now) => deps.p2p.sales.runDue(now),
+    (from) => deps.p2p.sales.nextDueFrom(from),
+  );
   return {
     v1: (app) => registerP2PRoutes(app, deps.p2p),
     errors: p2pApiError,

@@ -61,6 +61,11 @@ export class Sales {
     await this.deps.store.update(uow, record);
   }
 
+  /** When the next sale step from `from` on falls due, or null. */
+  nextDueFrom(from: number): Promise<number | null> {
+    return this.deps.store.nextDueFrom(from);
+  }
+
   /**
    * Does every step due by `now`, earliest first, one listing per unit of work; failures stay due.
    * Offers sent here may have been answered before `now`, and an answer can make a release due, so

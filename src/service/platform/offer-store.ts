@@ -1,5 +1,6 @@
 /** Trade offers and their items in DuckDB: writes in the caller's unit of work, committed reads for views. */
 import type { Database } from '../../shared/database.js';
+import { readNextDue } from '../core/due-work.js';
 import type { UnitOfWork } from '../core/unit-of-work.js';
 import type { OfferOutcome, OfferState } from './offer-states.js';
 import type { OfferItem } from './offer-types.js';
@@ -135,6 +136,16 @@ export class OfferStore {
       { now },
     );
     return rows.map((row) => row.id);
+  }
+
+  /** The earliest next step of a committed active offer from `from` on, or null. */
+  async nextDueFrom(from: number): Promise<number | null> {
+    return readNextDue(
+      this.db,
+      `SELECT min(due_at) AS due FROM platform_offers
+       WHERE state = 'active' AND due_at >= make_timestamp($from * 1000)`,
+      { from },
+    );
   }
 
   /** Committed active offers per recipient (read at start-up). */

@@ -11,7 +11,11 @@ export interface PlatformFeatureDeps extends PlatformSandboxDeps {
 
 /** Registers the platform's due task ('platform offers') on `due` and returns the feature's plugins. */
 export function platformFeature(deps: PlatformFeatureDeps): Feature {
-  deps.due.register('platform offers', (now) => deps.platform.runDue(now));
+  deps.due.register(
+    'platform offers',
+    (now) => deps.platform.runDue(now),
+    (from) => deps.platform.nextDueFrom(from),
+  );
   return {
     sandbox: (app) => registerPlatformSandboxRoutes(app, deps),
     errors: platformApiError,

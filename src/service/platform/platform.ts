@@ -155,6 +155,11 @@ export class Platform {
       );
   }
 
+  /** When the next offer's timed step from `from` on falls due, or null. */
+  nextDueFrom(from: number): Promise<number | null> {
+    return this.offers.nextDueFrom(from);
+  }
+
   /** Sandbox: accepts or declines an active offer, or rolls back an accepted one, now. */
   async act(offerId: string, action: OfferAction): Promise<OfferView> {
     // A step that fell due before the operator acted happens first, as it would have on the platform.

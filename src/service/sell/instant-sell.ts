@@ -93,6 +93,11 @@ export class InstantSell {
   runDue(now: number): Promise<void> {
     return this.lifecycle.runDue(now);
   }
+
+  /** The earliest time from `from` on at which a sell order has work due, or null. */
+  nextDueFrom(from: number): Promise<number | null> {
+    return this.orders.nextDueFrom(from);
+  }
 }
 
 /** 403 instant_sell_not_enabled without access; a restricted account may read but not sell. */

@@ -13,7 +13,11 @@ export interface SellFeatureDeps {
 
 /** Registers Instant Sell's due task ('sell orders') on `due` and returns the feature's plugins. */
 export function sellFeature(deps: SellFeatureDeps): Feature {
-  deps.due.register('sell orders', (now) => deps.sell.runDue(now));
+  deps.due.register(
+    'sell orders',
+    (now) => deps.sell.runDue(now),
+    (from) => deps.sell.nextDueFrom(from),
+  );
   return {
     v1: (app) => registerSellRoutes(app, deps.sell),
     errors: sellApiError,

@@ -1,6 +1,7 @@
 /** Sell orders in DuckDB: writes and consistent reads in the caller's unit of work, committed reads for pages and due work. */
 import type { SellOrderStatus } from '../../contract/sell.js';
 import type { Database } from '../../shared/database.js';
+import { readNextDue } from '../core/due-work.js';
 import type { UnitOfWork } from '../core/unit-of-work.js';
 import { accountPageSql, type ChangePosition } from '../http/change-feed.js';
 import type { SellOrderRecord } from './sell-order-record.js';
@@ -108,6 +109,15 @@ export class SellOrderStore {
     return (await this.db.read(sql, params)).map(recordOf);
   }
 
+  /** The earliest time from `from` on at which an order has work due, or null. */
+  nextDueFrom(from: number): Promise<number | null> {
+    return readNextDue(
+      this.db,
+      `SELECT min(due) AS due FROM (${DUE_TIMES}) WHERE due >= make_timestamp($from * 1000)`,
+      { from },
+    );
+  }
+
   /** Ids of committed orders with work due by `now`: offers to send, or a trade protection that is over. */
   async dueBy(now: number): Promise<string[]> {
     const rows = await this.db.read<{ id: string }>(
@@ -120,6 +130,10 @@ export class SellOrderStore {
     return rows.map((row) => String(row.id));
   }
 }
+
+/** The first instant of each order's due work: sending at send_at, settling just after settles_at. */
+const DUE_TIMES = `SELECT send_at AS due FROM sell_orders WHERE status = 'pending'
+  UNION ALL SELECT settles_at + INTERVAL 1 MILLISECOND FROM sell_orders WHERE status = 'received'`;
 
 function stamp(name: string): string {
   return `CASE WHEN $${name} IS NULL THEN NULL ELSE make_timestamp($${name} * 1000) END`;

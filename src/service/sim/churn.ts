@@ -1,7 +1,9 @@
 /**
  * Market churn: listings appear and leave at a steady pace while the service runs, and held
- * listings come back as instant ones when their trade lock ends. Every change goes through
- * the catalogue's `apply`, the one code path that records changes to the live set.
+ * listings come back as instant ones when their trade lock ends, whether the churn is paused or
+ * not (on its ticks and on every pass of the due work, so a clock jump releases them before it
+ * answers). Every change goes through the catalogue's `apply`, the one code path that records
+ * changes to the live set.
  */
 
 import type { Listing } from '../../contract/listing.js';
@@ -28,6 +30,8 @@ export interface ChurnCatalogue {
   sample(fraction: number): ChurnListing | undefined;
   /** Held listings whose trade lock has ended by `now`. */
   heldUntil(now: number): Iterable<ChurnListing>;
+  /** When the earliest trade lock ends, or undefined when no listing is held. */
+  nextHoldEnd(): number | undefined;
   /** Applies changes in one transaction, storing the next sequence with them. */
   apply(changes: readonly ChurnChange[], nextSequence: number): Promise<unknown>;
 }
@@ -56,8 +60,8 @@ const RELIST_SHARE = 0.1;
 const RECENTLY_GONE = 2000;
 /** The churn keeps at least this many listings, so an empty catalogue fills up. */
 const MIN_TARGET = 1000;
-/** Hold releases handled per tick at most, so a big clock jump does not stall the service. */
-const MAX_RELEASES_PER_TICK = 500;
+/** Hold releases per transaction at most, so a big clock jump releases in several small commits. */
+const MAX_RELEASES_PER_BATCH = 500;
 
 /** Drives listings in and out of the catalogue on a timer. */
 export class MarketChurn {
@@ -117,16 +121,35 @@ export class MarketChurn {
     };
   }
 
-  /** One step: releases ended holds and makes the changes the elapsed time calls for. */
+  /** Releases every held listing whose lock has ended by the clock, after the tick in flight. */
+  releaseHolds(): Promise<void> {
+    const end = this.catalogue.nextHoldEnd();
+    if (end === undefined || end > this.clock.now()) return Promise.resolve();
+    const released = this.running.then(() => this.releaseDue(this.clock.now()));
+    this.running = released.catch(() => undefined);
+    return released;
+  }
+
+  /** One step: releases ended holds (paused or not) and makes the changes the elapsed time calls for. */
   async tick(): Promise<void> {
     const now = this.clock.now();
     const elapsed = Math.max(0, Math.min(now - this.lastTick, 5_000));
     this.lastTick = now;
+    await this.releaseDue(now);
     if (this.paused) return;
     this.budget += (this.ratePerSecond * elapsed) / 1000;
-    const changes: ChurnChange[] = [...this.holdReleases(now)];
+    const changes: ChurnChange[] = [];
     for (; this.budget >= 1; this.budget -= 1) changes.push(this.nextChange(now));
     await this.catalogue.apply(changes, this.generator.nextSequence);
+  }
+
+  /** Held listings whose lock has ended by `now` come back released, in batches until none is left. */
+  private async releaseDue(now: number): Promise<void> {
+    for (;;) {
+      const changes = [...this.holdReleases(now)];
+      if (changes.length === 0) return;
+      await this.catalogue.apply(changes, this.generator.nextSequence);
+    }
   }
 
   private nextChange(now: number): ChurnChange {
@@ -152,7 +175,7 @@ export class MarketChurn {
   private *holdReleases(now: number): Iterable<ChurnChange> {
     let released = 0;
     for (const entry of this.catalogue.heldUntil(now)) {
-      if (released++ >= MAX_RELEASES_PER_TICK) return;
+      if (released++ >= MAX_RELEASES_PER_BATCH) return;
       const relisted = this.generator.relist({ appId: entry.appId, listing: entry.listing }, now);
       yield { kind: 'add', appId: relisted.appId, listing: relisted.listing };
     }

@@ -10,6 +10,8 @@ import type { UnitOfWork, UnitOfWorkRunner } from '../core/unit-of-work.js';
 import { type ItemEvent, nextItemStatus } from './item-states.js';
 import {
   CLAIM_GRACE_MS,
+  CLAIM_WINDOW_MS,
+  claimWindowEnd,
   deriveStatus,
   type ItemRecord,
   isClaimable,
@@ -44,6 +46,9 @@ const OUTCOME_EVENTS: Record<OfferClosed['outcome'], { event: ItemEvent; reason:
   expired: { event: 'offer_expired', reason: 'trade_timeout' },
   rolled_back: { event: 'rolled_back', reason: 'rolled_back' },
 };
+
+/** The grace after a trade lock and the claim window after it, as the order store reads them. */
+const ORDER_WINDOWS = { graceMs: CLAIM_GRACE_MS, claimMs: CLAIM_WINDOW_MS };
 
 /** Moves orders along as offers close and due times pass. */
 export class OrderLifecycle {
@@ -109,7 +114,7 @@ export class OrderLifecycle {
 
   /** Does everything due by `now`, one order per unit of work. */
   async runDue(now: number): Promise<void> {
-    for (const { id, accountId, due } of await this.deps.store.dueOrders(now, CLAIM_GRACE_MS)) {
+    for (const { id, accountId, due } of await this.deps.store.dueOrders(now, ORDER_WINDOWS)) {
       if (!due && !this.deps.accounts.account(accountId)?.autoclaim) continue;
       await this.deps.units.run(async (uow) => {
         const order = await this.deps.store.getIn(uow, id);
@@ -118,15 +123,24 @@ export class OrderLifecycle {
     }
   }
 
+  /** The earliest time from `from` on at which an order has work due, or null. */
+  nextDueFrom(from: number): Promise<number | null> {
+    return this.deps.store.nextDueFrom(from, ORDER_WINDOWS);
+  }
+
   private async advance(uow: UnitOfWork, order: OrderRecord): Promise<void> {
     const now = uow.now;
     const returned: ItemRecord[] = [];
     for (const item of order.items) {
-      if (item.offerId !== null || item.giveUpAt === null || item.giveUpAt > now) continue;
-      if (item.status === 'delivering' && (item.sendAt === null || item.sendAt > item.giveUpAt))
+      if (item.status !== 'delivering' || item.offerId !== null) continue;
+      if (item.giveUpAt === null || item.giveUpAt > now) continue;
+      if (item.sendAt === null || item.sendAt > item.giveUpAt)
         returned.push(move(item, 'seller_gave_up', 'unavailable'));
-      else if (item.status === 'hold') returned.push(move(item, 'claim_window_over', 'expired'));
     }
+    const windowEnd = claimWindowEnd(order);
+    if (windowEnd !== null && windowEnd <= now)
+      for (const item of order.items)
+        if (item.status === 'hold') returned.push(move(item, 'claim_window_over', 'expired'));
     const sendable = (i: ItemRecord) =>
       i.status === 'delivering' && i.offerId === null && i.sendAt !== null && i.sendAt <= now;
     const sends = order.items.some(sendable);

@@ -12,8 +12,6 @@ import type { UnitOfWork, UnitOfWorkRunner } from '../core/unit-of-work.js';
 import type { Faults } from './faults.js';
 import type { KeyClaim, StoredResponse } from './idempotency.js';
 import {
-  CLAIM_GRACE_MS,
-  CLAIM_WINDOW_MS,
   deliveryEstimate,
   deriveStatus,
   type ItemRecord,
@@ -263,10 +261,7 @@ function newItem(
     offerId: null,
     offerFinishedAt: null,
     sendAt: held || sellerDelay === null ? null : now + sellerDelay,
-    giveUpAt: held
-      ? (tradableAt as number) + CLAIM_GRACE_MS + CLAIM_WINDOW_MS
-      : delivery === 'up_to_12h' && !userListing
-        ? now + SELLER_WINDOW_MS
-        : null,
+    // A held item's claim window is its order's (see claimWindowEnd), never its own.
+    giveUpAt: delivery === 'up_to_12h' && !userListing ? now + SELLER_WINDOW_MS : null,
   };
 }

@@ -27,7 +27,9 @@ export interface ItemRecord {
   returnReason: ReturnReason | null;
   offerId: string | null;
   offerFinishedAt: number | null;
+  /** When trading sends the item (a human seller's delay); null for held items and user listings. */
   sendAt: number | null;
+  /** When an unsent `up_to_12h` item is given up on; held items follow their order's claim window. */
   giveUpAt: number | null;
 }
 
@@ -75,6 +77,16 @@ export function deriveStatus(items: readonly ItemRecord[]): OrderStatus {
 export function holdUntil(order: OrderRecord): number | null {
   const held = order.items.filter((i) => i.status === 'hold' && i.tradableAt !== null);
   return held.length === 0 ? null : Math.max(...held.map((i) => i.tradableAt as number));
+}
+
+/**
+ * When the order's claim window ends: the window belongs to the order and starts once the whole
+ * order is claimable (its latest lock plus the grace), so no item expires before every item could
+ * have been claimed for the full window. Null when nothing is held.
+ */
+export function claimWindowEnd(order: OrderRecord): number | null {
+  const until = holdUntil(order);
+  return until === null ? null : until + CLAIM_GRACE_MS + CLAIM_WINDOW_MS;
 }
 
 /** True when a held order can be claimed at `now`. */

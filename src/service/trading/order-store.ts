@@ -1,6 +1,7 @@
 /** Orders and their items in DuckDB: inserts and updates inside a unit of work, reads of committed rows. */
 import type { OrderItemStatus, OrderStatus, ReturnReason } from '../../contract/order.js';
 import type { Database } from '../../shared/database.js';
+import { readNextDue } from '../core/due-work.js';
 import type { UnitOfWork } from '../core/unit-of-work.js';
 import { accountPageSql, type PageKeyset } from '../http/change-feed.js';
 import { type ItemRecord, type OrderRecord, orderJson } from './order-record.js';
@@ -13,6 +14,11 @@ const ORDER_COLUMNS = `id, seq, account_id, app_id, kind, steam_id, custom_id, s
 const ITEM_COLUMNS = `order_id, position, listing_id, listing, market_hash_name, price_cents, listing_delivery, status,
   epoch_ms(tradable_at) AS tradable_ms, return_reason, offer_id, epoch_ms(offer_finished_at) AS finished_ms,
   epoch_ms(send_at) AS send_ms, epoch_ms(give_up_at) AS give_up_ms`;
+
+/** Orders still moving (the others have ended). */
+const LIVE = `o.status IN ('pending', 'delivering', 'hold')`;
+/** An item trading itself sends and has not sent yet. */
+const UNSENT = `i.offer_id IS NULL AND i.status = 'delivering'`;
 
 /** A filter of an account's orders, newest first (or oldest change first after a change position). */
 export interface OrderPageQuery extends PageKeyset {
@@ -141,22 +147,44 @@ export class OrderStore {
   }
 
   /**
-   * Live orders with work due by `now`: an unsent item whose send or give-up time has come
-   * (`due`), or a held order past its hold and grace (claimable: work only under autoclaim).
+   * Live orders with work due by `now`: an unsent item whose send or give-up time has come, or a
+   * claim window that is over (`due`); or a held order past its hold and grace (claimable: work
+   * only under autoclaim). The claim window is the order's (from its latest lock), so held items'
+   * own give-up times are not read.
    */
-  async dueOrders(now: number, graceMs: number): Promise<{ id: string; accountId: string; due: boolean }[]> {
+  async dueOrders(
+    now: number,
+    window: { graceMs: number; claimMs: number },
+  ): Promise<{ id: string; accountId: string; due: boolean }[]> {
     const rows = await this.db.read<{ id: string; account_id: string; due: boolean }>(
       `SELECT o.id, o.account_id,
-              bool_or(i.offer_id IS NULL AND i.status IN ('delivering', 'hold')
-                      AND (i.send_at <= make_timestamp($now * 1000) OR i.give_up_at <= make_timestamp($now * 1000))) AS due,
-              max(i.tradable_at) FILTER (WHERE i.status = 'hold') AS hold_until
+              max(i.tradable_at) FILTER (WHERE i.status = 'hold') AS hold_until,
+              coalesce(bool_or(${UNSENT} AND (i.send_at <= make_timestamp($now * 1000)
+                                              OR i.give_up_at <= make_timestamp($now * 1000))), false)
+                OR coalesce(hold_until <= make_timestamp(($now - $grace - $claim) * 1000), false) AS due
        FROM orders o JOIN order_items i ON i.order_id = o.id
-       WHERE o.status IN ('pending', 'delivering', 'hold')
+       WHERE ${LIVE}
        GROUP BY o.id, o.account_id, o.status
        HAVING due OR (o.status = 'hold' AND hold_until <= make_timestamp(($now - $grace) * 1000))`,
-      { now, grace: graceMs },
+      { now, grace: window.graceMs, claim: window.claimMs },
     );
     return rows.map((r) => ({ id: String(r.id), accountId: String(r.account_id), due: Boolean(r.due) }));
+  }
+
+  /** The earliest time from `from` on at which a live order has work (as {@link dueOrders} finds it), or null. */
+  nextDueFrom(from: number, window: { graceMs: number; claimMs: number }): Promise<number | null> {
+    return readNextDue(
+      this.db,
+      `SELECT min(due) AS due FROM (
+         SELECT unnest([i.send_at, i.give_up_at]) AS due
+         FROM orders o JOIN order_items i ON i.order_id = o.id WHERE ${LIVE} AND ${UNSENT}
+         UNION ALL
+         SELECT unnest([hold_until + to_milliseconds($grace), hold_until + to_milliseconds($grace + $claim)])
+         FROM (SELECT max(i.tradable_at) AS hold_until FROM orders o JOIN order_items i ON i.order_id = o.id
+               WHERE ${LIVE} AND i.status = 'hold' GROUP BY o.id)
+       ) WHERE due >= make_timestamp($from * 1000)`,
+      { from, grace: window.graceMs, claim: window.claimMs },
+    );
   }
 
   /** Cents charged and not refunded over every order of the account (for the verification threshold). */

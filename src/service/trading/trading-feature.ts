@@ -16,7 +16,11 @@ export interface TradingFeatureDeps extends TradingSandboxDeps {
 
 /** Registers trading's due task ('orders') on `due` and returns the feature's plugins. */
 export function tradingFeature(deps: TradingFeatureDeps): Feature {
-  deps.due.register('orders', (now) => deps.trading.runDue(now));
+  deps.due.register(
+    'orders',
+    (now) => deps.trading.runDue(now),
+    (from) => deps.trading.nextDueFrom(from),
+  );
   return {
     v1: (app) => registerTradingRoutes(app, deps.trading, deps.platform, deps.clock),
     sandbox: (app) => registerTradingSandboxRoutes(app, deps),

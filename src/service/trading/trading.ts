@@ -133,6 +133,11 @@ export class Trading {
     return this.lifecycle.runDue(now);
   }
 
+  /** The earliest time from `from` on at which an order has work due, or null. */
+  nextDueFrom(from: number): Promise<number | null> {
+    return this.lifecycle.nextDueFrom(from);
+  }
+
   private checkBuyer(request: BuyRequest): void {
     const { account } = request;
     if (account.status === 'restricted')
