@@ -9,6 +9,7 @@ import type { ClientTimeouts } from '../shared/slow-clients.js';
 import { Accounts } from './accounts/accounts.js';
 import { accountsFeature } from './accounts/accounts-feature.js';
 import { type AdjustableClock, createClock } from './core/clock.js';
+import { restoreClock, saveClock } from './core/clock-store.js';
 import { DueWork } from './core/due-work.js';
 import { UnitOfWorkRunner } from './core/unit-of-work.js';
 import { FailedAuthGuard } from './http/failed-auth.js';
@@ -130,6 +131,7 @@ export async function openService(options: ServiceOptions = {}): Promise<OpenSer
     throw new Error('the webhook loopback allowance is for the sandbox only');
   const db = await Database.open(options.dbPath ?? 'data/market.duckdb', projectPath('sql', 'service'));
   try {
+    await restoreClock(db, clock);
     const parts = await openParts(db, clock, options);
     const app = await buildApp({
       auth: {
@@ -152,6 +154,7 @@ export async function openService(options: ServiceOptions = {}): Promise<OpenSer
       async close() {
         await parts.webhooks.stop();
         await app.close();
+        await saveClock(parts.units, clock);
         await parts.units.drain();
         await db.close();
       },
@@ -240,7 +243,11 @@ async function openParts(db: Database, clock: AdjustableClock, options: ServiceO
     clock,
     db,
     units,
-    due: new DueWork(clock, (task, error) => parts.reportDueFailure(task, error)),
+    due: new DueWork(
+      clock,
+      (task, error) => parts.reportDueFailure(task, error),
+      (aheadMs) => saveClock(units, clock, aheadMs),
+    ),
     reportDueFailure: () => undefined,
     accounts,
     catalogue,
