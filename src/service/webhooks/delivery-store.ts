@@ -121,6 +121,17 @@ export class DeliveryStore {
     );
   }
 
+  /** The earliest attempt time of a pending delivery from `from` on (committed), or null. */
+  nextDueFrom(from: number): number | null {
+    let earliest: number | null = null;
+    for (const rows of this.pending.values())
+      for (const d of rows.values()) {
+        const at = d.nextAttemptAt;
+        if (at !== null && at >= from && (earliest === null || at < earliest)) earliest = at;
+      }
+    return earliest;
+  }
+
   /** The endpoint's pending delivery due first by `now` (committed; a copy) outside `skip`, or undefined. */
   nextDue(webhookId: string, now: number, skip: ReadonlyMap<string, unknown>): DeliveryRecord | undefined {
     let first: DeliveryRecord | undefined;

@@ -13,7 +13,11 @@ export interface WebhooksFeatureDeps {
 
 /** Registers the webhooks' due task ('webhooks') on `due` and returns the feature's plugins. */
 export function webhooksFeature(deps: WebhooksFeatureDeps): Feature {
-  deps.due.register('webhooks', (now) => deps.webhooks.runDue(now));
+  deps.due.register(
+    'webhooks',
+    (now) => deps.webhooks.runDue(now),
+    (from) => deps.webhooks.nextDueFrom(from),
+  );
   return {
     v1: (app) => registerWebhookRoutes(app, deps.webhooks),
     errors: webhookApiError,

@@ -224,6 +224,14 @@ export class Webhooks {
     return this.dispatcher.runDue(now);
   }
 
+  /**
+   * The earliest attempt due from `from` on, as recorded so far: a walk of the clock stops there.
+   * Sends are not waited for, so a retry becomes known once its failed attempt is recorded.
+   */
+  async nextDueFrom(from: number): Promise<number | null> {
+    return this.deliveries.nextDueFrom(from);
+  }
+
   /** Stops the worker (sends in flight stay queued). */
   stop(): Promise<void> {
     return this.dispatcher.stop();
