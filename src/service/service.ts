@@ -134,12 +134,7 @@ export async function openService(options: ServiceOptions = {}): Promise<OpenSer
     await restoreClock(db, clock);
     const parts = await openParts(db, clock, options);
     const app = await buildApp({
-      auth: {
-        accounts: parts.accounts,
-        guard: new FailedAuthGuard(),
-        limiter: parts.limiter,
-        clock,
-      },
+      auth: { accounts: parts.accounts, guard: new FailedAuthGuard(), limiter: parts.limiter, clock },
       features: features(parts, options),
       sandbox: options.sandbox ?? false,
       trustProxy: options.trustProxy ?? [],
@@ -209,15 +204,18 @@ async function openParts(db: Database, clock: AdjustableClock, options: ServiceO
   await platform.load();
   const seeder = catalogueSeeder({ seed, count: options.listings ?? 20_000, nowMs: clock.now() });
   const catalogue = await Catalogue.open(db, units, seeder, options.retention ?? {});
-  const prices = new PriceList(db, clock);
-  const snapshot = new PriceSnapshot();
-  prices.onBuild((build) => snapshot.update(build));
-  await prices.rebuild();
   const churn = new MarketChurn(catalogue, clock, {
     seed,
     ratePerSecond: options.churnRate ?? 4,
     paused: options.churnPaused ?? false,
   });
+  // Locks that ended while the service was down (or before a new catalogue's "now") end first,
+  // so the first price list and the first read agree.
+  await churn.releaseHolds();
+  const prices = new PriceList(db, clock);
+  const snapshot = new PriceSnapshot();
+  prices.onBuild((build) => snapshot.update(build));
+  await prices.rebuild();
   const trading = new Trading({
     db,
     units,

@@ -1,5 +1,6 @@
 /** The change feed (`updated_after`) of GET /orders, /p2p/listings and /sell/orders over loopback. */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createClock } from '../../src/service/core/clock.js';
 import { listCopy, marketItem, sellerWith } from '../helpers/p2p.js';
 import { createSeller, grant, readyQuote, sellableItems, sellOrder } from '../helpers/sell.js';
 import { startTestService, type TestService } from '../helpers/service.js';
@@ -7,7 +8,14 @@ import { advance, buy, listingsFor } from '../helpers/trading.js';
 
 let t: TestService;
 beforeAll(async () => {
-  t = await startTestService({ listings: 1500, rateLimits: { read: 10_000, orders: 10_000 } });
+  // Time moves only when a test moves it: a slow machine cannot let an offer's answer (5 s) land
+  // between the changes a test orders.
+  const frozenAt = Date.now();
+  t = await startTestService({
+    listings: 1500,
+    rateLimits: { read: 10_000, orders: 10_000 },
+    clock: createClock({ realNow: () => frozenAt }),
+  });
 });
 afterAll(() => t.close());
 

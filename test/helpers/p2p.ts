@@ -13,7 +13,7 @@ export interface TestAccount {
 export async function marketItem(t: TestService, key: string): Promise<{ name: string; marketUsd: number }> {
   const [listing] = await listingsFor(t, key, {
     delivery: 'instant',
-    where: (l: Listing) => l.source !== 'external' && l.price_usd >= 1 && l.api_purchasable !== false,
+    minPriceUsd: 1,
   });
   const name = (listing as Listing).market_hash_name;
   const page = await t.call(`/listings?name=${encodeURIComponent(name)}&sort=price_asc&limit=200`, { key });

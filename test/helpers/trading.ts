@@ -13,6 +13,8 @@ export async function listingsFor(
   options: {
     appId?: number;
     delivery?: 'instant' | 'up_to_12h' | 'hold';
+    /** Only listings at this price or above (the query's min_price). */
+    minPriceUsd?: number;
     count?: number;
     /** Which listings qualify. @default platform listings the API can buy */
     where?: (listing: Listing) => boolean;
@@ -20,6 +22,7 @@ export async function listingsFor(
 ): Promise<Listing[]> {
   const query = new URLSearchParams({ limit: '200', sort: 'price_asc', appId: String(options.appId ?? 730) });
   if (options.delivery) query.set('delivery', options.delivery);
+  if (options.minPriceUsd !== undefined) query.set('min_price', String(options.minPriceUsd));
   const page = await t.call(`/listings?${query}`, { key });
   if (page.status !== 200) throw new Error(`listings: ${page.text}`);
   const where = options.where ?? ((l: Listing) => l.source !== 'external' && l.api_purchasable !== false);
