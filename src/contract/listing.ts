@@ -21,7 +21,7 @@ export type Wear = z.infer<typeof wearSchema>;
 export const DELIVERIES = ['instant', 'up_to_12h', 'hold'] as const;
 export const deliverySchema = z.enum(DELIVERIES).meta({
   description:
-    'instant (bot fulfilment, seconds to minutes), up_to_12h (a human seller must send the trade), hold (inside a platform trade lock until tradable_at)',
+    'instant (bot fulfilment, seconds to minutes), up_to_12h (a human seller must send the trade), hold (inside a platform trade lock until tradable_at; once the lock has ended on the service clock the listing no longer reads hold)',
 });
 export type Delivery = z.infer<typeof deliverySchema>;
 

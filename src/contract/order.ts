@@ -107,7 +107,7 @@ export const orderSchema = z
     }),
     claimable: z.boolean().meta({
       description:
-        'true only on a hold order shortly after hold_until (a small grace follows the unlock instant); POST /orders/{id}/claim then releases it; present on every order (designed)',
+        'true only on a hold order shortly after hold_until (a small grace follows the unlock instant); POST /orders/{id}/claim then releases it; the claim window belongs to the order: 7 days from hold_until plus the grace, after which every held item returns together (expired); present on every order (designed)',
     }),
     refund: refundSchema
       .nullable()
