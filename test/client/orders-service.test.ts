@@ -27,7 +27,7 @@ describe('MarketClient orders against the service', () => {
 
   it('buys, replays with the same key, and reads the order back by id, custom_id and page', async () => {
     await withClient(async (client, key) => {
-      const [listing] = await listingsFor(t, key);
+      const [listing] = await listingsFor(t, key, { delivery: 'instant' });
       const order = await client.createOrder(
         { listing_ids: [listing?.id ?? ''] },
         { idempotencyKey: 'client-1' },

@@ -1,5 +1,6 @@
 /** The order lifecycle on the simulated platform and the test clock: each offer outcome, holds, claims, refunds, re-listing. */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createClock } from '../../src/service/core/clock.js';
 import { sellerDelayMs } from '../../src/service/platform/seller-delay.js';
 import { startTestService, type TestService } from '../helpers/service.js';
 import { openStream } from '../helpers/stream.js';
@@ -8,7 +9,13 @@ import { advance, buy, ledgerOf, ledgerProblems, listingsFor } from '../helpers/
 describe('order lifecycle', () => {
   let t: TestService;
   beforeAll(async () => {
-    t = await startTestService({ listings: 1500, rateLimits: { read: 10_000, orders: 10_000 } });
+    // Time moves only when a test moves it, so a slow machine cannot let an offer's answer land early.
+    const frozenAt = Date.now();
+    t = await startTestService({
+      listings: 1500,
+      rateLimits: { read: 10_000, orders: 10_000 },
+      clock: createClock({ realNow: () => frozenAt }),
+    });
   });
   afterAll(() => t.close());
 
