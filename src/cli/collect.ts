@@ -3,9 +3,9 @@ import { z } from 'zod';
 import { startCollector } from '../collector/daemon.js';
 import { isCronExpression } from '../shared/jobs/index.js';
 import { CliError } from './cli-error.js';
-import { logLevel, parseConfig, warehouseFlags } from './config.js';
+import { logFormat, logLevel, parseConfig, warehouseFlags } from './config.js';
 import { createLogger, logStatusEvery } from './logger.js';
-import { stopOnSignal } from './serve.js';
+import { stopOnSignal } from './stop-on-signal.js';
 
 const collectConfigSchema = z.object({
   baseUrl: z.url({ message: 'give --base-url (or MARKET_BASE_URL), e.g. http://127.0.0.1:8080/v1' }),
@@ -43,12 +43,13 @@ const collectConfigSchema = z.object({
     .string()
     .refine((v) => v === 'off' || isCronExpression(v), 'give a cron expression, e.g. "* * * * *", or off'),
   logLevel,
+  logFormat,
 });
 
 /** Starts the daemon and prints a status line on stderr every `--status-seconds`. */
 export async function collect(flags: Record<string, unknown>): Promise<void> {
   const config = parseConfig(collectConfigSchema, flags);
-  const log = createLogger('collector', config.logLevel);
+  const log = createLogger('collector', config.logLevel, config.logFormat);
   let collector: Awaited<ReturnType<typeof startCollector>>;
   try {
     collector = await startCollector({
@@ -85,7 +86,7 @@ export async function collect(flags: Record<string, unknown>): Promise<void> {
   }
   log.info({ baseUrl: config.baseUrl, warehouse: config.warehouse }, 'collecting');
   const stopStatus = logStatusEvery(log, config.statusSeconds, collector.status);
-  stopOnSignal(async () => {
+  stopOnSignal('the collector', async () => {
     stopStatus();
     await collector.stop();
   });

@@ -3,6 +3,7 @@ import { readFileSync } from 'node:fs';
 import { startService } from '../service/service.js';
 import { CliError } from './cli-error.js';
 import { parseConfig, type ServeConfig, serveConfigSchema } from './config.js';
+import { stopOnSignal } from './stop-on-signal.js';
 
 /** Starts the service and prints its base URL on a line of its own. */
 export async function serve(flags: Record<string, unknown>): Promise<void> {
@@ -23,8 +24,8 @@ export async function serve(flags: Record<string, unknown>): Promise<void> {
     logger: { level: config.logLevel, stream: process.stderr },
     webhooks: webhookOptions(config),
   });
+  stopOnSignal('the service', () => service.close());
   process.stdout.write(`${service.baseUrl}\n`);
-  stopOnSignal(() => service.close());
 }
 
 /**
@@ -43,22 +44,4 @@ function webhookOptions(config: ServeConfig) {
   } catch (error) {
     throw new CliError(`cannot read --webhook-ca ${config.webhookCa}: ${(error as Error).message}`);
   }
-}
-
-/** Runs `close` once on the first SIGINT or SIGTERM, then exits 0 (1 if closing failed). */
-export function stopOnSignal(close: () => Promise<void>): void {
-  let stopping = false;
-  const stop = () => {
-    if (stopping) return;
-    stopping = true;
-    close().then(
-      () => process.exit(0),
-      (error: unknown) => {
-        process.stderr.write(`market: shutdown failed: ${String(error)}\n`);
-        process.exit(1);
-      },
-    );
-  };
-  process.once('SIGINT', stop);
-  process.once('SIGTERM', stop);
 }
