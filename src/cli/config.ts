@@ -4,7 +4,7 @@
  */
 import { z } from 'zod';
 import { CliError } from './cli-error.js';
-import { LOG_LEVELS } from './logger.js';
+import { LOG_FORMATS, LOG_LEVELS } from './logger.js';
 
 /** An integer in [min, max], given as text. */
 export const int = (min: number, max: number) => {
@@ -29,6 +29,9 @@ export const flag = z.union([
 
 /** A pino level. */
 export const logLevel = z.enum(LOG_LEVELS);
+
+/** How the daemon's logs are written: auto (text on a terminal, else JSON), json or text. */
+export const logFormat = z.enum(LOG_FORMATS);
 
 /** A DuckDB memory size such as `512MB` or `4GB` (DuckDB itself judges it). */
 export const memorySize = z.string().min(1, 'give a size such as 1GB or 512MB');

@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 /** The `market` command: subcommands are loaded only when they run. */
 import { readFileSync } from 'node:fs';
-import { Command, type Option } from 'commander';
+import { Command, Option } from 'commander';
 import { DatabaseOpenError } from '../shared/database.js';
 import { projectPath } from '../shared/project-root.js';
 import { CliError } from './cli-error.js';
@@ -48,6 +48,29 @@ keys
   .description('revoke a key')
   .addOption(shared.db())
   .action(async (keyId, flags) => (await import('./keys.js')).revokeKey(keyId, flags));
+
+const webhooks = program.command('webhooks').description('try webhooks against a running sandbox service');
+webhooks
+  .command('listen')
+  .description(
+    "register a local HTTPS receiver as an endpoint of the key's account, print each verified event (and forward it), remove it on exit",
+  )
+  .addOption(
+    new Option('--base-url <url>', 'the API, ending in /v1')
+      .env('MARKET_BASE_URL')
+      .default('http://127.0.0.1:8080/v1'),
+  )
+  .addOption(
+    new Option('--api-key <key>', 'a key of the account whose events to receive').env('MARKET_API_KEY'),
+  )
+  .option('--forward-to <url>', 'also POST each event (raw body and signature headers) to this URL')
+  .addOption(
+    new Option('--tls-dir <path>', "folder of the receiver's certificate, which the service trusts")
+      .env('MARKET_WEBHOOK_TLS')
+      .default('data/webhook-tls'),
+  )
+  .option('--port <port>', 'port of the local receiver; 0 picks a free one', '0')
+  .action(async (flags) => (await import('./webhooks-listen.js')).listenWebhooks(flags));
 
 withOptions(
   program
@@ -120,6 +143,7 @@ program
   .addOption(shared.listings())
   .addOption(shared.warehouse())
   .addOption(shared.warehouseMemory())
+  .addOption(shared.logFormat())
   .action(async (flags) => (await import('./run.js')).run(flags));
 
 /** `command` with `options` added. */

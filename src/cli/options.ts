@@ -35,6 +35,13 @@ export const shared = {
       'MARKET_LOG_LEVEL',
       fallback,
     ),
+  logFormat: () =>
+    option(
+      '--log-format <format>',
+      'auto (short lines on a terminal, JSON otherwise), json or text',
+      'MARKET_LOG_FORMAT',
+      'auto',
+    ),
 };
 
 /** The options of `market serve`. */
@@ -155,6 +162,7 @@ export function collectOptions(): Option[] {
       '* * * * *',
     ),
     shared.logLevel('info'),
+    shared.logFormat(),
   ];
 }
 

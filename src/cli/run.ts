@@ -1,9 +1,9 @@
 /**
  * `market run` (`npm start`): the main job on the embedded default. It starts the sandbox service
- * with its simulator on a local database, makes a funded trading demo account and key for the user,
- * with separate keys of that account for the collector and the demo trader, runs the demo trader
- * and the collector (its account source landing the demo account's activity) into the warehouse,
- * exporting the models to parquet and writing a market report every hour, until interrupted.
+ * with its simulator on a local database (loopback webhook URLs allowed, with the certificate of
+ * `market webhooks listen` trusted), makes a funded trading account and key for the user, and a
+ * demo trader on an account of its own, which the collector lands into the warehouse (exporting
+ * the models to parquet and writing a market report every hour), until SIGINT or SIGTERM.
  */
 import { dirname, join } from 'node:path';
 import { z } from 'zod';
@@ -11,45 +11,56 @@ import { startCollector } from '../collector/daemon.js';
 import { newPlatformId } from '../service/core/platform-ids.js';
 import { ALL_APP_IDS } from '../service/market/games.js';
 import { startService } from '../service/service.js';
-import { int, parseConfig, warehouseFlags } from './config.js';
+import { int, logFormat, parseConfig, warehouseFlags } from './config.js';
 import { startDemoTrader } from './demo-trader.js';
 import { createLogger, logStatusEvery } from './logger.js';
-import { stopOnSignal } from './serve.js';
+import { loopbackTls } from './loopback-tls.js';
+import { stopOnSignal } from './stop-on-signal.js';
 
 const runConfigSchema = z.object({
   port: int(0, 65535),
   db: z.string().min(1),
   listings: int(0, 5_000_000),
+  logFormat,
   ...warehouseFlags,
 });
+
+/** A stop closes everything within this; a supervisor's own limit is often 10 s. */
+const STOP_DEADLINE_MS = 4_000;
 
 /** Starts everything and prints how to use it. */
 export async function run(flags: Record<string, unknown>): Promise<void> {
   const config = parseConfig(runConfigSchema, flags);
+  const dataDir = dirname(config.db);
+  const tlsDir = join(dataDir, 'webhook-tls');
+  const tls = await loopbackTls(tlsDir);
   const service = await startService({
     port: config.port,
     dbPath: config.db,
     listings: config.listings,
     sandbox: true,
     logger: { level: 'warn', stream: process.stderr },
+    webhooks: { allowLoopback: true, loopbackCa: tls.cert },
   });
-  const { rawKey, account } = await service.context.accounts.createAccount({
-    label: 'demo',
-    balanceCents: 100_000,
-    trading: true,
-    appIds: ALL_APP_IDS,
-    steamId: newPlatformId(),
-  });
-  // The collector and the demo trader use keys of their own on the demo account (limits count per
-  // key), so the user's requests never spend their budgets, and the collector's account source
-  // lands the demo account's activity.
   const accounts = service.context.accounts;
-  const { rawKey: collectorKey } = await accounts.createKey(account.id, { label: 'collector' });
-  const { rawKey: traderKey } = await accounts.createKey(account.id, { label: 'demo trader', trading: true });
+  const newAccount = (label: string) =>
+    accounts.createAccount({
+      label,
+      balanceCents: 100_000,
+      trading: true,
+      appIds: ALL_APP_IDS,
+      steamId: newPlatformId(),
+    });
+  // The user's account is theirs alone: the demo trader's orders never move its balance.
+  const { rawKey } = await newAccount('you');
+  // The demo trader and the collector use keys of their own on the trader's account (limits count
+  // per key): the collector's account source lands the trader's activity.
+  const trader = await newAccount('demo trader');
+  const { rawKey: collectorKey } = await accounts.createKey(trader.account.id, { label: 'collector' });
   const warehousePath = config.warehouse;
   const exportDir = join(dirname(warehousePath), 'exports');
   const reportDir = join(dirname(warehousePath), 'reports');
-  const log = createLogger('collector', 'info');
+  const log = createLogger('collector', 'info', config.logFormat);
   const collector = await startCollector({
     baseUrl: service.baseUrl,
     apiKey: collectorKey,
@@ -65,26 +76,61 @@ export async function run(flags: Record<string, unknown>): Promise<void> {
       process.exit(1);
     },
   });
-  process.stdout.write(
-    [
-      service.baseUrl,
-      `demo API key: ${rawKey}`,
-      `try: curl -H "Authorization: Bearer ${rawKey}" "${service.baseUrl}/listings?limit=2"`,
-      `buy one: curl -X POST -H "Authorization: Bearer ${rawKey}" -H "content-type: application/json" -d '{"listing_ids":["<id>"],"custom_id":"first-order"}' "${service.baseUrl}/orders"`,
-      `collecting into ${warehousePath}; query it with: npx market sql "SELECT count(*) FROM live_listings"`,
-      `parquet exports of the models every hour into ${exportDir}; one now: npx market export --warehouse ${warehousePath} --to ${exportDir}`,
-      `a market report (HTML with charts) every hour into ${reportDir}, newest at ${join(reportDir, 'latest.html')}; one now: npx market report --warehouse ${warehousePath} --out ${reportDir}`,
-      'a demo trader buys with the demo account three times a minute (some held, every fourth declined), lists a third of what it receives on P2P for a demo buyer account and sells a third to the Instant Sell bots: its ledger, orders, P2P listings and sell orders land in account_transactions, account_states and the fct_account_daily, fct_order_outcomes, fct_p2p_sales models',
-      'press Ctrl-C to stop',
-      '',
-    ].join('\n'),
-  );
-  const trader = startDemoTrader({ baseUrl: service.baseUrl, accountId: account.id, apiKey: traderKey, log });
-  const stopStatus = logStatusEvery(log, 30, collector.status);
-  stopOnSignal(async () => {
-    stopStatus();
-    await trader.stop();
-    await collector.stop();
-    await service.close();
+  const demo = startDemoTrader({
+    baseUrl: service.baseUrl,
+    accountId: trader.account.id,
+    apiKey: trader.rawKey,
+    log,
   });
+  const stopStatus = logStatusEvery(log, 30, collector.status);
+  stopOnSignal(
+    'the service, the collector and the demo trader',
+    async () => {
+      stopStatus();
+      await demo.stop();
+      // Each closes its own DuckDB file (a checkpoint each): side by side, the stop takes the longer.
+      await Promise.all([collector.stop(), service.close()]);
+    },
+    STOP_DEADLINE_MS,
+  );
+  // Printed once a signal stops everything cleanly: whoever reads these lines may send one at once.
+  process.stdout.write(
+    howToUse({
+      baseUrl: service.baseUrl,
+      rawKey,
+      traderAccount: trader.account.id,
+      warehousePath,
+      exportDir,
+      reportDir,
+      tlsDir,
+    }),
+  );
+}
+
+/** The lines printed once everything runs. */
+function howToUse(at: {
+  baseUrl: string;
+  rawKey: string;
+  traderAccount: string;
+  warehousePath: string;
+  exportDir: string;
+  reportDir: string;
+  tlsDir: string;
+}): string {
+  const { baseUrl, rawKey, warehousePath, exportDir, reportDir } = at;
+  const auth = `-H "Authorization: Bearer ${rawKey}"`;
+  const tlsFlag = at.tlsDir === join('data', 'webhook-tls') ? '' : ` --tls-dir ${at.tlsDir}`;
+  return [
+    baseUrl,
+    `your API key (an account of your own with $1,000 and trading on): ${rawKey}`,
+    `try: curl ${auth} "${baseUrl}/listings?limit=2"`,
+    `buy one: curl -X POST ${auth} -H "content-type: application/json" -d '{"listing_ids":["<id>"],"custom_id":"first-order"}' "${baseUrl}/orders"`,
+    `webhooks of your orders, printed here and forwarded: npx market webhooks listen --base-url ${baseUrl} --api-key ${rawKey}${tlsFlag} [--forward-to http://127.0.0.1:3000/hook]`,
+    `collecting into ${warehousePath}; query it with: npx market sql --warehouse ${warehousePath} "SELECT count(*) FROM live_listings"`,
+    `parquet exports of the models every hour into ${exportDir}; one now: npx market export --warehouse ${warehousePath} --to ${exportDir}`,
+    `a market report (HTML with charts) every hour into ${reportDir}, newest at ${join(reportDir, 'latest.html')}; one now: npx market report --warehouse ${warehousePath} --out ${reportDir}`,
+    `a demo trader on an account of its own (${at.traderAccount}) buys three times a minute (some held, every fourth declined), lists a third of what it receives on P2P for a demo buyer account and sells a third to the Instant Sell bots; the collector lands its ledger, orders, P2P listings and sell orders into account_transactions, account_states and the fct_account_daily, fct_order_outcomes, fct_p2p_sales models`,
+    'stop with Ctrl-C, or SIGINT / SIGTERM to this process (npm start passes it on)',
+    '',
+  ].join('\n');
 }

@@ -116,7 +116,7 @@ describe('market keys', () => {
 });
 
 describe('market run (npm start)', () => {
-  it('runs the sandbox service and the collector, prints a demo key that can buy, answers market status and market sql, and stops on SIGINT', async () => {
+  it('runs the sandbox service and the collector, prints a key of an account of its own that can buy, lands the demo trader, answers market status and market sql, and stops on SIGINT', async () => {
     const warehouse = join(dir, 'run-warehouse.duckdb');
     const child = spawnMarket([
       'run',
@@ -129,7 +129,12 @@ describe('market run (npm start)', () => {
       '--listings',
       '300',
     ]);
-    const buyLine = await waitForLine(child, /^buy one: curl/);
+    const lines: string[] = [];
+    child.stdout?.on('data', (d) => lines.push(String(d)));
+    await waitForLine(child, /^stop with Ctrl-C/);
+    const printed = lines.join('');
+    const buyLine = /^buy one: curl.*$/m.exec(printed)?.[0] ?? '';
+    const traderAccount = /demo trader on an account of its own \((acc_\w+)\)/.exec(printed)?.[1] ?? '';
     const demoKey = /Bearer (svc_pub_\S+)"/.exec(buyLine)?.[1] ?? '';
     const baseUrl = /"(http:\S+\/v1)\/orders"$/.exec(buyLine)?.[1] ?? '';
     const headers = { authorization: `Bearer ${demoKey}`, 'content-type': 'application/json' };
@@ -143,6 +148,16 @@ describe('market run (npm start)', () => {
       body: JSON.stringify({ listing_ids: [first?.id], custom_id: 'demo-order' }),
     });
     expect(order.status).toBe(201);
+    const root = baseUrl.replace(/\/v1$/, '');
+    const traderKey = (
+      (await (
+        await fetch(`${root}/sandbox/accounts/${traderAccount}/keys`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: '{"label":"test"}',
+        })
+      ).json()) as { api_key: string }
+    ).api_key;
     const count = 'SELECT count(*) AS n FROM live_listings';
     // Asked in-process until the first sweep has landed; then `market sql` once, to see it answer.
     await waitFor(async () => Number((await askCollector(warehouse, count))[0]?.n ?? 0) > 0, 20_000);
@@ -169,11 +184,16 @@ describe('market run (npm start)', () => {
       ]),
     );
     expect(body.sources.every((s) => s.stopped === null)).toBe(true);
-    // The demo trader's and the user's orders land through the account source, and once it has
-    // caught up with the ledger, fct_account_daily's last day closes at GET /balance, to the cent.
-    const balanceOf = async () =>
-      ((await (await fetch(`${baseUrl}/balance`, { headers })).json()) as { balance_usd: number })
-        .balance_usd;
+    // The demo trader's orders land through the account source, and once it has caught up with the
+    // ledger, fct_account_daily's last day closes at the trader's GET /balance, to the cent.
+    const balanceOf = async (key = traderKey) =>
+      (
+        (await (
+          await fetch(`${baseUrl}/balance`, { headers: { authorization: `Bearer ${key}` } })
+        ).json()) as {
+          balance_usd: number;
+        }
+      ).balance_usd;
     // The demo trader moves the balance every few seconds: the model built from the landed ledger
     // must close at GET /balance as it was just before or just after the build.
     let closing: string | undefined;
@@ -203,7 +223,13 @@ describe('market run (npm start)', () => {
       warehouse,
       "SELECT count(DISTINCT object_id) AS n FROM account_states WHERE kind = 'order'",
     );
-    expect(Number(orders[0]?.n)).toBeGreaterThanOrEqual(2);
+    expect(Number(orders[0]?.n)).toBeGreaterThanOrEqual(1);
+    // The user's account is theirs alone: its ledger holds the opening deposit and their one order.
+    const userLedger = (await (await fetch(`${baseUrl}/transactions`, { headers })).json()) as {
+      data: { order_id: string | null }[];
+    };
+    const userOrders = new Set(userLedger.data.map((t) => t.order_id).filter(Boolean));
+    expect(userOrders.size).toBe(1);
     const text = await runMarket(['status', '--warehouse', warehouse]);
     expect(text.stdout).toMatch(/^stream\s+(connected|disconnected) received=\d+ landed=\d+/m);
     child.kill('SIGINT');

@@ -1,0 +1,132 @@
+/**
+ * `market webhooks listen`: tries webhooks against a running sandbox service, as `stripe listen`
+ * does. It serves a local HTTPS receiver on 127.0.0.1 with the loopback certificate the service
+ * trusts (see loopback-tls.ts), registers it as an endpoint of the key's account, verifies each
+ * delivery's signature, prints one line per event, forwards the raw body and signature headers to
+ * `--forward-to` when given (answering the service with what that answered), and removes the
+ * endpoint when it stops.
+ */
+import { once } from 'node:events';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { createServer, type Server } from 'node:https';
+import type { AddressInfo } from 'node:net';
+import { z } from 'zod';
+import { isApiError, MarketClient, verifyWebhook } from '../client/index.js';
+import { WEBHOOK_HEADERS, type WebhookEvent } from '../contract/webhook.js';
+import { CliError } from './cli-error.js';
+import { int, parseConfig } from './config.js';
+import { loopbackTls } from './loopback-tls.js';
+import { stopOnSignal } from './stop-on-signal.js';
+
+const listenConfigSchema = z.object({
+  baseUrl: z.url({ message: 'give --base-url, e.g. http://127.0.0.1:8080/v1' }),
+  apiKey: z
+    .string({ message: 'give --api-key (or MARKET_API_KEY): the key npm start printed' })
+    .startsWith('svc_pub_', 'API keys start with svc_pub_'),
+  forwardTo: z.url({ message: 'give --forward-to as a URL, e.g. http://127.0.0.1:3000/hook' }).optional(),
+  tlsDir: z.string().min(1),
+  port: int(0, 65535),
+});
+
+/** Registers the receiver, prints what arrives until SIGINT or SIGTERM, then removes the endpoint. */
+export async function listenWebhooks(flags: Record<string, unknown>): Promise<void> {
+  const config = parseConfig(listenConfigSchema, flags);
+  const tls = await loopbackTls(config.tlsDir);
+  const client = new MarketClient({ baseUrl: config.baseUrl, apiKey: config.apiKey, maxRetries: 1 });
+  const receiver = { secret: '' };
+  const server = createServer({ cert: tls.cert, key: tls.key }, (req, res) => {
+    void receive(req, res, receiver.secret, config.forwardTo);
+  });
+  server.listen(config.port, '127.0.0.1');
+  await once(server, 'listening');
+  const url = `https://127.0.0.1:${(server.address() as AddressInfo).port}/hook`;
+  const endpoint = await register(client, url, tls.certPath).catch(async (error: unknown) => {
+    await Promise.all([closeServer(server), client.close()]);
+    throw error;
+  });
+  receiver.secret = endpoint.secret;
+  process.stdout.write(
+    `ready: endpoint ${endpoint.id} receives at ${url}; signing secret ${endpoint.secret}` +
+      `${config.forwardTo ? `; forwarding to ${config.forwardTo}` : ''} (Ctrl-C removes it)\n`,
+  );
+  stopOnSignal(`endpoint ${endpoint.id} removed`, async () => {
+    try {
+      await client.webhooks.delete(endpoint.id);
+    } finally {
+      await Promise.all([closeServer(server), client.close()]);
+    }
+  });
+}
+
+/** Registers `url`; a refusal of loopback URLs says which service allows them. */
+async function register(client: MarketClient, url: string, certPath: string) {
+  try {
+    return await client.webhooks.create({ url, description: 'market webhooks listen' });
+  } catch (error) {
+    if (isApiError(error) && error.code === 'invalid_webhook_url')
+      throw new CliError(
+        `the service refuses ${url} (${error.detail}); loopback receivers need the sandbox service ` +
+          `of npm start (market run), or market serve --sandbox --webhook-allow-loopback --webhook-ca ${certPath}`,
+      );
+    if (isApiError(error))
+      throw new CliError(`the service refused the endpoint: ${error.code}: ${error.detail}`);
+    throw new CliError(`cannot reach the service: ${(error as Error).message}`);
+  }
+}
+
+/** Verifies one delivery, prints its line, forwards it when asked, and answers the service. */
+async function receive(
+  req: IncomingMessage,
+  res: ServerResponse,
+  secret: string,
+  forwardTo: string | undefined,
+): Promise<void> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of req) chunks.push(chunk as Buffer);
+  const raw = Buffer.concat(chunks);
+  let event: WebhookEvent;
+  try {
+    event = verifyWebhook(secret, req.headers[WEBHOOK_HEADERS.signature], raw);
+  } catch (error) {
+    process.stdout.write(`${new Date().toISOString()} rejected: ${(error as Error).message}\n`);
+    res.writeHead(400).end();
+    return;
+  }
+  const status = forwardTo ? await forward(forwardTo, req, raw) : 200;
+  process.stdout.write(`${eventLine(event)}${forwardTo ? ` -> ${status}` : ''}\n`);
+  res.writeHead(typeof status === 'number' ? status : 502).end();
+}
+
+/** `<time> <type> <event id>`, and the order and its status for an order update. */
+function eventLine(event: WebhookEvent): string {
+  const base = `${new Date().toISOString()} ${event.type} ${event.id}`;
+  if (event.type !== 'order.updated') return base;
+  const order = event.data as { order_id?: string; status?: string };
+  return `${base} ${order.order_id ?? ''} ${order.status ?? ''}`;
+}
+
+/** POSTs the raw body with its content type and signature headers; the status, or the failure's text. */
+async function forward(url: string, req: IncomingMessage, raw: Buffer): Promise<number | string> {
+  const headers: Record<string, string> = {};
+  for (const name of ['content-type', ...Object.values(WEBHOOK_HEADERS)]) {
+    const value = req.headers[name];
+    if (typeof value === 'string') headers[name] = value;
+  }
+  try {
+    const answer = await fetch(url, {
+      method: 'POST',
+      headers,
+      body: raw,
+      signal: AbortSignal.timeout(9_000),
+    });
+    await answer.arrayBuffer();
+    return answer.status;
+  } catch (error) {
+    return `failed (${(error as Error).message})`;
+  }
+}
+
+function closeServer(server: Server): Promise<void> {
+  server.closeAllConnections();
+  return new Promise((resolve) => server.close(() => resolve()));
+}
