@@ -26,6 +26,7 @@ const INTEGRATION = [
   'test/client/p2p-service.test.ts',
   'test/client/instant-sell-service.test.ts',
   'test/client/webhooks-service.test.ts',
+  'test/client/examples.test.ts',
   'test/client/selling-retries.test.ts',
   'test/client/retries.test.ts',
   'test/warehouse/atomicity.test.ts',

@@ -1,5 +1,6 @@
 /** The typed API client: re-exports only. */
 export { ApiError, isApiError } from '../contract/api-error.js';
+export { ClientArgumentError, isClientArgumentError } from './client-argument-error.js';
 export {
   type BudgetLimits,
   type BudgetOptions,

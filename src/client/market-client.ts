@@ -8,6 +8,8 @@ import type { CurrencyResponse, Game, Health, PriceList, PriceRow } from '../con
 import type { CreateOrderBody, MarketBuyBody, Order, OrderPage } from '../contract/order.js';
 import type { P2PListingPage } from '../contract/p2p.js';
 import type { SellOrderPage } from '../contract/sell.js';
+import { checkObject } from './check-arguments.js';
+import { ClientArgumentError } from './client-argument-error.js';
 import type { MarketClientOptions, RequestOptions } from './client-options.js';
 import type {
   ListingsParams,
@@ -26,6 +28,19 @@ import { P2PResource } from './resources/p2p.js';
 import { PricesResource, type SnapshotResult } from './resources/prices.js';
 import { WebhooksResource } from './resources/webhooks.js';
 import { type StreamFetch, Transport } from './transport.js';
+
+/** Refuses options without a usable base URL, or with a key that is not a string. */
+function checkClientOptions(options: MarketClientOptions): void {
+  const example =
+    "new MarketClient({ baseUrl: 'http://127.0.0.1:8080/v1', apiKey: process.env.MARKET_API_KEY })";
+  checkObject('new MarketClient', 'options', options, example);
+  if (typeof options.baseUrl !== 'string' || !URL.canParse(options.baseUrl))
+    throw new ClientArgumentError(
+      `new MarketClient: baseUrl must be an absolute URL ending in /v1; e.g. ${example}`,
+    );
+  if (options.apiKey !== undefined && typeof options.apiKey !== 'string')
+    throw new ClientArgumentError('new MarketClient: apiKey must be a string (svc_pub_…) or left out');
+}
 
 /**
  * The typed client of the marketplace API. The calls a collector repeats take a signal
@@ -52,6 +67,7 @@ export class MarketClient {
   private readonly orders: OrdersResource;
 
   constructor(options: MarketClientOptions) {
+    checkClientOptions(options);
     this.transport = new Transport(options);
     this.baseUrl = this.transport.baseUrl;
     this.info = new MarketInfoResource(this.transport);

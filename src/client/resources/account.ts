@@ -6,6 +6,7 @@ import {
   type Transaction,
   transactionPageSchema,
 } from '../../contract/account.js';
+import { checkOptionalObject } from '../check-arguments.js';
 import type { RequestOptions } from '../client-options.js';
 import { metaPages, metaRows } from '../paginate.js';
 import { type TransactionsParams, toQueryString } from '../query-params.js';
@@ -25,6 +26,8 @@ export class AccountResource {
 
   /** `GET /transactions`: one page of the balance ledger, newest first. */
   transactions(query: TransactionsParams = {}, options: RequestOptions = {}): Promise<TransactionPage> {
+    checkOptionalObject('transactions', 'query', query);
+    checkOptionalObject('transactions', 'options', options);
     return this.transport.json({
       path: `/transactions${toQueryString(query)}`,
       schema: transactionPageSchema,
@@ -34,11 +37,13 @@ export class AccountResource {
 
   /** Every page of `GET /transactions` from `query.cursor` (or the newest) to the oldest. */
   transactionPages(query: TransactionsParams = {}): AsyncGenerator<TransactionPage, void, undefined> {
+    checkOptionalObject('transactionPages', 'query', query);
     return metaPages((q) => this.transactions(q), query);
   }
 
   /** Every ledger row matching `query`, newest first, across all pages. */
   allTransactions(query: TransactionsParams = {}): AsyncGenerator<Transaction, void, undefined> {
+    checkOptionalObject('iterateTransactions', 'query', query);
     return metaRows((q) => this.transactions(q), query);
   }
 }

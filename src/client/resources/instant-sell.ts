@@ -15,6 +15,7 @@ import {
   sellQuoteSchema,
   sellStatusSchema,
 } from '../../contract/sell.js';
+import { checkObject, checkOptionalObject, checkString } from '../check-arguments.js';
 import type { RequestOptions } from '../client-options.js';
 import { metaPages, metaRows } from '../paginate.js';
 import type { SellOrdersParams } from '../query-params.js';
@@ -26,6 +27,7 @@ export class InstantSellResource {
 
   /** `GET /sell/status`: whether this account has Instant Sell, with its terms (spread, bots, settlement). */
   status(options: RequestOptions = {}): Promise<SellStatus> {
+    checkOptionalObject('instantSell.status', 'options', options);
     return this.transport.get('/sell/status', {}, sellStatusSchema, options);
   }
 
@@ -35,6 +37,8 @@ export class InstantSellResource {
    * retry_after_ms; never retried.
    */
   quote(body: SellQuoteBody, options: RequestOptions = {}): Promise<SellQuote> {
+    checkObject('instantSell.quote', 'body', body, 'client.instantSell.quote({ trade_url })');
+    checkOptionalObject('instantSell.quote', 'options', options);
     return this.transport.json({
       method: 'POST',
       path: '/sell/quotes',
@@ -52,6 +56,13 @@ export class InstantSellResource {
    * @example const order = await client.instantSell.createOrder({ quote_id, min_total_usd: 40, external_id: randomUUID() });
    */
   createOrder(body: CreateSellOrderBody, options: RequestOptions = {}): Promise<SellOrder> {
+    checkObject(
+      'instantSell.createOrder',
+      'body',
+      body,
+      'client.instantSell.createOrder({ quote_id, min_total_usd, external_id: randomUUID() })',
+    );
+    checkOptionalObject('instantSell.createOrder', 'options', options);
     const keyed =
       body.external_id === undefined
         ? {}
@@ -68,11 +79,15 @@ export class InstantSellResource {
 
   /** `GET /sell/orders/{id}`: one sell order with its bot offers and credited and settled amounts. */
   getOrder(id: string, options: RequestOptions = {}): Promise<SellOrder> {
+    checkString('instantSell.getOrder', 'id', id);
+    checkOptionalObject('instantSell.getOrder', 'options', options);
     return this.transport.get(`/sell/orders/${encodeURIComponent(id)}`, {}, sellOrderSchema, options);
   }
 
   /** `GET /sell/orders`: one page of the account's sell orders, newest first (`updated_after`: the change feed). */
   orders(query: SellOrdersParams = {}, options: RequestOptions = {}): Promise<SellOrderPage> {
+    checkOptionalObject('instantSell.orders', 'query', query);
+    checkOptionalObject('instantSell.orders', 'options', options);
     return this.transport.get('/sell/orders', query, sellOrderPageSchema, options);
   }
 

@@ -1,6 +1,7 @@
 /** Listings: keyset pages of `GET /listings` and the walk across them. */
 import type { z } from 'zod';
 import { type Listing, listingPageSchema } from '../../contract/listing.js';
+import { checkOptionalObject } from '../check-arguments.js';
 import type { RequestOptions } from '../client-options.js';
 import { pagesOf, rowsOf } from '../paginate.js';
 import { type ListingsParams, toQueryString } from '../query-params.js';
@@ -15,6 +16,8 @@ export class ListingsResource {
 
   /** `GET /listings`: one keyset page of live listings. */
   list(query: ListingsParams = {}, options: RequestOptions = {}): Promise<ListingPage> {
+    checkOptionalObject('listings', 'query', query);
+    checkOptionalObject('listings', 'options', options);
     return this.transport.json({
       path: `/listings${toQueryString(query)}`,
       schema: listingPageSchema,
@@ -24,6 +27,7 @@ export class ListingsResource {
 
   /** Every page of `GET /listings` from `query.cursor` (or the start) to the last. */
   pages(query: ListingsParams = {}): AsyncGenerator<ListingPage, void, undefined> {
+    checkOptionalObject('iterateListingPages', 'query', query);
     return pagesOf(
       (q) => this.list(q),
       query,
@@ -33,6 +37,7 @@ export class ListingsResource {
 
   /** Every listing matching `query`, across all keyset pages. */
   all(query: ListingsParams = {}): AsyncGenerator<Listing, void, undefined> {
+    checkOptionalObject('iterateListings', 'query', query);
     return rowsOf(this.pages(query), (page) => page.items);
   }
 }

@@ -7,6 +7,7 @@ import {
   type Health,
   healthSchema,
 } from '../../contract/market.js';
+import { checkOptionalObject } from '../check-arguments.js';
 import type { RequestOptions } from '../client-options.js';
 import type { Transport } from '../transport.js';
 
@@ -26,6 +27,7 @@ export class MarketInfoResource {
 
   /** `GET /currency`: units of each currency per 1 USD. */
   currency(options: RequestOptions = {}): Promise<CurrencyResponse> {
+    checkOptionalObject('currency', 'options', options);
     return this.transport.json({ path: '/currency', schema: currencyResponseSchema, ...options });
   }
 }

@@ -17,6 +17,13 @@ import {
   p2pListingSchema,
   p2pPublishBatchResponseSchema,
 } from '../../contract/p2p.js';
+import {
+  checkIdempotencyKey,
+  checkNumber,
+  checkObject,
+  checkOptionalObject,
+  checkString,
+} from '../check-arguments.js';
 import type { RequestOptions } from '../client-options.js';
 import { metaPages, metaRows } from '../paginate.js';
 import type { P2PListingsParams } from '../query-params.js';
@@ -46,12 +53,18 @@ export interface PublishedBatch {
   replayed: boolean;
 }
 
+const PUBLISH_EXAMPLE =
+  'client.p2p.publish({ operational_asset_id, asset_revision, price_usd: 12.5 }, { idempotencyKey: randomUUID() })';
+const PUBLISH_BATCH_EXAMPLE =
+  'client.p2p.publishBatch([{ operational_asset_id, asset_revision, price_usd }], { idempotencyKey: randomUUID() })';
+
 /** The P2P endpoints over a shared {@link Transport}. */
 export class P2PResource {
   constructor(private readonly transport: Transport) {}
 
   /** `GET /p2p/inventory`: one row per copy, with the inventory proof (pending: call again after retry_after_ms). */
   inventory(options: RequestOptions = {}): Promise<P2PInventoryResponse> {
+    checkOptionalObject('p2p.inventory', 'options', options);
     return this.transport.get('/p2p/inventory', {}, p2pInventoryResponseSchema, options);
   }
 
@@ -62,6 +75,8 @@ export class P2PResource {
    * @example const { listing } = await client.p2p.publish({ operational_asset_id, asset_revision, price_usd: 12.5 }, { idempotencyKey: randomUUID() });
    */
   async publish(item: P2PPublishItem, options: PublishOptions): Promise<PublishedListing> {
+    checkObject('p2p.publish', 'item', item, PUBLISH_EXAMPLE);
+    checkIdempotencyKey('p2p.publish', options, PUBLISH_EXAMPLE);
     const answer = await this.transport.keyed({
       ...this.publishing(item, options),
       schema: p2pListingSchema,
@@ -75,6 +90,9 @@ export class P2PResource {
    * them twice. Retried like {@link publish}.
    */
   async publishBatch(items: P2PPublishItem[], options: PublishOptions): Promise<PublishedBatch> {
+    if (!Array.isArray(items))
+      checkObject('p2p.publishBatch', 'items (an array)', items, PUBLISH_BATCH_EXAMPLE);
+    checkIdempotencyKey('p2p.publishBatch', options, PUBLISH_BATCH_EXAMPLE);
     const request = this.publishing({ items }, options);
     const answer = await this.transport.keyed({ ...request, schema: p2pPublishBatchResponseSchema });
     return { data: answer.data.data, replayed: answer.replayed };
@@ -82,6 +100,9 @@ export class P2PResource {
 
   /** `PATCH /p2p/listings/{id}`: a new price for an active listing; commission and payout are recomputed. Never retried. */
   reprice(id: string, priceUsd: number, options: RequestOptions = {}): Promise<P2PListing> {
+    checkString('p2p.reprice', 'id', id);
+    checkNumber('p2p.reprice', 'priceUsd', priceUsd);
+    checkOptionalObject('p2p.reprice', 'options', options);
     return this.transport.json({
       method: 'PATCH',
       path: listingPath(id),
@@ -93,6 +114,8 @@ export class P2PResource {
 
   /** `DELETE /p2p/listings/{id}`: withdraws an active or reconciliation_required listing (delisted). Never retried. */
   unlist(id: string, options: RequestOptions = {}): Promise<P2PListingDeleted> {
+    checkString('p2p.unlist', 'id', id);
+    checkOptionalObject('p2p.unlist', 'options', options);
     return this.transport.json({
       method: 'DELETE',
       path: listingPath(id),
@@ -103,6 +126,8 @@ export class P2PResource {
 
   /** `GET /p2p/listings`: one page of the account's listings, newest first (`updated_after`: the change feed). */
   listings(query: P2PListingsParams = {}, options: RequestOptions = {}): Promise<P2PListingPage> {
+    checkOptionalObject('p2p.listings', 'query', query);
+    checkOptionalObject('p2p.listings', 'options', options);
     return this.transport.get('/p2p/listings', query, p2pListingPageSchema, options);
   }
 

@@ -1,5 +1,6 @@
 /** Prices: pages of the minAsk price list, and the bulk gzip snapshot held to its own budget. */
 import { type PriceList, type PriceRow, priceListSchema } from '../../contract/market.js';
+import { checkOptionalObject } from '../check-arguments.js';
 import type { RequestOptions } from '../client-options.js';
 import { headerOf, type StreamedAnswer } from '../http-attempt.js';
 import { pagesOf, rowsOf } from '../paginate.js';
@@ -33,6 +34,8 @@ export class PricesResource {
 
   /** `GET /prices`: one page of the minAsk price list (402 insufficient_settled_balance before funding). */
   list(query: PricesParams = {}, options: RequestOptions = {}): Promise<PriceList> {
+    checkOptionalObject('prices', 'query', query);
+    checkOptionalObject('prices', 'options', options);
     return this.transport.json({
       path: `/prices${toQueryString(query)}`,
       schema: priceListSchema,
@@ -42,6 +45,7 @@ export class PricesResource {
 
   /** Every page of `GET /prices` from `query.cursor` (or the start) to the last. */
   pages(query: PricesParams = {}): AsyncGenerator<PriceList, void, undefined> {
+    checkOptionalObject('iteratePricePages', 'query', query);
     return pagesOf(
       (q) => this.list(q),
       query,
@@ -51,6 +55,7 @@ export class PricesResource {
 
   /** Every price row matching `query`, across all pages. */
   all(query: PricesParams = {}): AsyncGenerator<PriceRow, void, undefined> {
+    checkOptionalObject('iteratePrices', 'query', query);
     return rowsOf(this.pages(query), (page) => page.items);
   }
 
@@ -60,6 +65,7 @@ export class PricesResource {
    * @example const result = await prices.snapshot({ etag }); if (result.status === 200) await pipeline(result.body, createWriteStream(file));
    */
   async snapshot(options: { etag?: string | undefined } & RequestOptions = {}): Promise<SnapshotResult> {
+    checkOptionalObject('snapshot', 'options', options);
     const { etag, signal } = options;
     const answer = await this.transport.download(
       '/prices/snapshot.ndjson.gz',

@@ -20,6 +20,7 @@ import {
   webhookResponseSchema,
   webhookTestResultSchema,
 } from '../../contract/webhook.js';
+import { checkObject, checkOptionalObject, checkString } from '../check-arguments.js';
 import type { RequestOptions } from '../client-options.js';
 import type { HttpMethod } from '../http-attempt.js';
 import { metaPages, metaRows } from '../paginate.js';
@@ -38,6 +39,7 @@ export class WebhooksResource {
 
   /** `GET /webhooks`: every endpoint of the account with its health, oldest first (no secrets). */
   async list(options: RequestOptions = {}): Promise<WebhookEndpoint[]> {
+    checkOptionalObject('webhooks.list', 'options', options);
     return (await this.send('GET', '/webhooks', webhookListSchema, options)).data;
   }
 
@@ -46,32 +48,51 @@ export class WebhooksResource {
    * @example const { id, secret } = await client.webhooks.create({ url: 'https://bot.example.com/hooks' });
    */
   async create(body: CreateWebhookInput, options: RequestOptions = {}): Promise<WebhookEndpointWithSecret> {
+    checkObject(
+      'webhooks.create',
+      'body',
+      body,
+      "client.webhooks.create({ url: 'https://bot.example.com/hooks' })",
+    );
+    checkOptionalObject('webhooks.create', 'options', options);
     return (await this.send('POST', '/webhooks', createWebhookResponseSchema, options, body)).data;
   }
 
   /** `PATCH /webhooks/{id}`: changes url, events, enabled or description; re-enabling resets the failure counter. */
   async update(id: string, body: UpdateWebhookBody, options: RequestOptions = {}): Promise<WebhookEndpoint> {
+    checkString('webhooks.update', 'id', id);
+    checkObject('webhooks.update', 'body', body, 'client.webhooks.update(id, { enabled: true })');
+    checkOptionalObject('webhooks.update', 'options', options);
     return (await this.send('PATCH', webhookPath(id), webhookResponseSchema, options, body)).data;
   }
 
   /** `DELETE /webhooks/{id}`: removes an endpoint with its deliveries. */
   delete(id: string, options: RequestOptions = {}): Promise<WebhookDeleted> {
+    checkString('webhooks.delete', 'id', id);
+    checkOptionalObject('webhooks.delete', 'options', options);
     return this.send('DELETE', webhookPath(id), webhookDeletedSchema, options);
   }
 
   /** `POST /webhooks/{id}/test`: sends a webhook.test event now; the real status and error text the receiver gave. */
   test(id: string, options: RequestOptions = {}): Promise<WebhookTestResult> {
+    checkString('webhooks.test', 'id', id);
+    checkOptionalObject('webhooks.test', 'options', options);
     return this.send('POST', `${webhookPath(id)}/test`, webhookTestResultSchema, options);
   }
 
   /** `POST /webhooks/{id}/rotate-secret`: a new signing secret, shown once; queued deliveries are signed with it. */
   async rotateSecret(id: string, options: RequestOptions = {}): Promise<WebhookEndpointWithSecret> {
+    checkString('webhooks.rotateSecret', 'id', id);
+    checkOptionalObject('webhooks.rotateSecret', 'options', options);
     const path = `${webhookPath(id)}/rotate-secret`;
     return (await this.send('POST', path, rotateWebhookSecretResponseSchema, options)).data;
   }
 
   /** `GET /webhooks/{id}/deliveries`: one page of the endpoint's deliveries, newest first. */
   deliveries(id: string, query: DeliveriesParams = {}, options: RequestOptions = {}): Promise<DeliveryPage> {
+    checkString('webhooks.deliveries', 'id', id);
+    checkOptionalObject('webhooks.deliveries', 'query', query);
+    checkOptionalObject('webhooks.deliveries', 'options', options);
     return this.transport.get(`${webhookPath(id)}/deliveries`, query, deliveryPageSchema, options);
   }
 
@@ -96,6 +117,9 @@ export class WebhooksResource {
     deliveryId: string,
     options: RequestOptions = {},
   ): Promise<WebhookDelivery> {
+    checkString('webhooks.retryDelivery', 'id', id);
+    checkString('webhooks.retryDelivery', 'deliveryId', deliveryId);
+    checkOptionalObject('webhooks.retryDelivery', 'options', options);
     const path = `${webhookPath(id)}/deliveries/${encodeURIComponent(deliveryId)}/retry`;
     return (await this.send('POST', path, deliveryRetryResponseSchema, options)).data;
   }

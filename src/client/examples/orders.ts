@@ -1,0 +1,33 @@
+/**
+ * Example: buying with the typed client. Places one order for the cheapest CS2 listing the key can
+ * buy (the idempotency key doubles as custom_id: keep it, it finds the order again), reads it back
+ * by id and by custom_id, and shows the ledger rows it made.
+ *
+ * Run against `npm start` (it prints the key): MARKET_API_KEY=svc_pub_… npx tsx src/client/examples/orders.ts
+ */
+import { randomUUID } from 'node:crypto';
+import { isApiError, MarketClient } from '../index.js';
+
+const client = new MarketClient({
+  baseUrl: process.env.MARKET_BASE_URL ?? 'http://127.0.0.1:8080/v1',
+  apiKey: process.env.MARKET_API_KEY,
+});
+try {
+  const { items } = await client.listings({ appId: 730, sort: 'price_asc', limit: 20 });
+  const listing = items.find((l) => l.tradable && l.api_purchasable !== false);
+  if (!listing) throw new Error('no listing to buy');
+  const key = randomUUID();
+  const order = await client.createOrder({ listing_ids: [listing.id] }, { idempotencyKey: key });
+  console.log('placed', order.order_id, order.status, order.charged_total_usd);
+  console.log('by id', (await client.getOrder(order.order_id)).status);
+  console.log('by custom_id', (await client.getOrderByCustomId(key)).order_id);
+  for await (const row of client.iterateTransactions({ limit: 5 }))
+    if (row.order_id === order.order_id) console.log('ledger', row.type, row.amount_usd);
+  console.log('balance', (await client.balance()).balance_usd);
+} catch (error) {
+  // Every refusal is an ApiError with the specification's status and code.
+  if (isApiError(error)) console.error('refused:', error.status, error.code, error.detail);
+  process.exitCode = 1;
+} finally {
+  await client.close();
+}

@@ -1,0 +1,99 @@
+import { afterAll, describe, expect, it } from 'vitest';
+import { isClientArgumentError, MarketClient } from '../../src/client/index.js';
+
+// Nothing listens here: every call below must be refused before a request is sent.
+const client = new MarketClient({ baseUrl: 'http://127.0.0.1:9/v1', apiKey: 'svc_pub_test', maxRetries: 0 });
+afterAll(() => client.close());
+
+/** Calls made the way a newcomer's first script gets them wrong. */
+const wrongCalls: [string, () => unknown, RegExp][] = [
+  [
+    'createOrder without its options',
+    () => (client.createOrder as any)({ listing_ids: ['x'] }),
+    /createOrder: the second argument must be \{ idempotencyKey: string \}.*got nothing; e\.g\. client\.createOrder/,
+  ],
+  [
+    'createOrder with no body',
+    () => (client.createOrder as any)(undefined, { idempotencyKey: 'k' }),
+    /createOrder: body must be an object, got nothing/,
+  ],
+  [
+    'marketBuy with a string key',
+    () => (client.marketBuy as any)({}, 'key'),
+    /marketBuy: the second argument must be \{ idempotencyKey: string \}.*got the string "key"/,
+  ],
+  [
+    'getOrder without an id',
+    () => (client.getOrder as any)(),
+    /getOrder: id must be a non-empty string, got nothing/,
+  ],
+  [
+    'getOrder with a game name',
+    () => (client.getOrder as any)('ord_1', 'cs2'),
+    /getOrder: appId must be a game's app id/,
+  ],
+  [
+    'claimOrder with a number id',
+    () => (client.claimOrder as any)(42),
+    /claimOrder: id must be a non-empty string, got number 42/,
+  ],
+  [
+    'listings with a string query',
+    () => (client.listings as any)('limit=2'),
+    /listings: query must be an object or left out/,
+  ],
+  [
+    'transactions with an array',
+    () => (client.transactions as any)([]),
+    /transactions: query must be an object or left out, got an array/,
+  ],
+  [
+    'p2p.publish without a key',
+    () => (client.p2p.publish as any)({ price_usd: 1 }),
+    /p2p\.publish: the second argument must be \{ idempotencyKey: string \}/,
+  ],
+  [
+    'p2p.publishBatch with one item',
+    () => (client.p2p.publishBatch as any)('x', { idempotencyKey: 'kkkkkkkk' }),
+    /p2p\.publishBatch: items \(an array\) must be an object/,
+  ],
+  [
+    'p2p.reprice with a string price',
+    () => (client.p2p.reprice as any)('p2p_1', '12.50'),
+    /p2p\.reprice: priceUsd must be a number/,
+  ],
+  [
+    'instantSell.createOrder without a body',
+    () => (client.instantSell.createOrder as any)(),
+    /instantSell\.createOrder: body must be an object/,
+  ],
+  [
+    'webhooks.create with a URL string',
+    () => (client.webhooks.create as any)('https://x.example'),
+    /webhooks\.create: body must be an object, got the string/,
+  ],
+  [
+    'webhooks.retryDelivery without a delivery',
+    () => (client.webhooks.retryDelivery as any)('we_1'),
+    /webhooks\.retryDelivery: deliveryId must be a non-empty string/,
+  ],
+];
+
+describe('MarketClient arguments', () => {
+  it.each(wrongCalls)('refuses %s with a sentence naming the call', async (_name, call, message) => {
+    let thrown: unknown;
+    try {
+      await call();
+    } catch (error) {
+      thrown = error;
+    }
+    expect(isClientArgumentError(thrown)).toBe(true);
+    expect(thrown).toBeInstanceOf(TypeError);
+    expect((thrown as Error).message).toMatch(message);
+  });
+
+  it('refuses options without a base URL when it is made', () => {
+    expect(() => new MarketClient({} as any)).toThrow(/new MarketClient: baseUrl must be an absolute URL/);
+    expect(() => new (MarketClient as any)()).toThrow(/new MarketClient: options must be an object/);
+  });
+});
