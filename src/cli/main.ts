@@ -1,8 +1,12 @@
 #!/usr/bin/env node
-/** The `market` command: subcommands are loaded only when they run. */
+/**
+ * The `market` command: subcommands are loaded only when they run, so `--help` or `market status`
+ * start without DuckDB, Fastify or the charts.
+ */
 import { readFileSync } from 'node:fs';
 import { Command, Option } from 'commander';
-import { DatabaseOpenError } from '../shared/database.js';
+// A type only: the DuckDB binding takes a second to load, and most commands never open a file.
+import type { DatabaseOpenError } from '../shared/database.js';
 import { projectPath } from '../shared/project-root.js';
 import { CliError } from './cli-error.js';
 import { collectOptions, exportOptions, reportOptions, serveOptions, shared } from './options.js';
@@ -146,6 +150,11 @@ program
   .addOption(shared.logFormat())
   .action(async (flags) => (await import('./run.js')).run(flags));
 
+/** A {@link DatabaseOpenError}, known by its name so that this module does not load DuckDB. */
+function isDatabaseOpenError(error: unknown): error is DatabaseOpenError {
+  return error instanceof Error && error.name === 'DatabaseOpenError';
+}
+
 /** `command` with `options` added. */
 function withOptions(command: Command, options: Option[]): Command {
   for (const option of options) command.addOption(option);
@@ -159,7 +168,7 @@ try {
     process.stderr.write(`market: ${error.message}\n`);
     process.exit(error.exitCode);
   }
-  if (error instanceof DatabaseOpenError) {
+  if (isDatabaseOpenError(error)) {
     // Most often another process holds the file: `npm start` already runs the service on it.
     process.stderr.write(
       `market: ${error.path} is in use or cannot be opened (${error.reason.split('. See')[0]}); ` +
