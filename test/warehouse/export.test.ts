@@ -106,6 +106,35 @@ describe('exportModels: layout and contents', () => {
     expect(summary.manifest).toBe(join(to, 'manifest.json'));
   });
 
+  it('gives every model of the manifest a folder readers can open, empty or not, as pyarrow and polars read it', async () => {
+    // Built on an empty warehouse: no model has a row.
+    await warehouse.refreshModels();
+    await exportModels(warehouse, { to });
+    const manifest = readManifest();
+    expect(Object.keys(manifest.models)).toEqual(EXPORTED_TEST_MODELS);
+    for (const [model, entry] of Object.entries(manifest.models)) {
+      expect(entry.rows).toBe(0);
+      expect(entry.files.map((f) => f.path)).toEqual([`${model}/date=2026-11-03/part-0.parquet`]);
+      // polars.scan_parquet('<model>/**/*.parquet', hive_partitioning=True) and pyarrow's dataset of
+      // the folder both expand a glob of the folder's files; no file is their error.
+      const types = await warehouse.query(
+        `SELECT column_name FROM (DESCRIBE SELECT * FROM read_parquet('${to}/${model}/**/*.parquet', hive_partitioning = true))`,
+      );
+      expect(types.map((t) => t.column_name)).toEqual(entry.schema.map((c) => c.name));
+      expect(await exported(model)).toEqual([]);
+    }
+    // Once rows arrive, the day of no rows goes: only days with rows have files.
+    await landThreeDays(warehouse);
+    await warehouse.refreshModels();
+    await exportModels(warehouse, { to });
+    expect(tree(to).filter((f) => f.startsWith('fct_fx_daily/'))).toEqual([
+      'fct_fx_daily/date=2026-11-01/part-0.parquet',
+      'fct_fx_daily/date=2026-11-02/part-0.parquet',
+      'fct_fx_daily/date=2026-11-03/part-0.parquet',
+    ]);
+    await expectSameRows('fct_fx_daily', 'day');
+  });
+
   it('gives back exactly the rows of each model when read with hive_partitioning, date as a DATE column', async () => {
     await exportedFixture();
     await expectSameRows('stg_fx__rates', 'CAST(updated_at AS DATE)');

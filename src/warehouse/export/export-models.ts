@@ -4,7 +4,7 @@
  * place, so a reader never sees a partly written one; exporting a day again replaces its file.
  */
 import { rm, stat } from 'node:fs/promises';
-import { join, resolve } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { inTransaction } from '../../shared/transaction.js';
 import type { Warehouse } from '../warehouse.js';
@@ -177,7 +177,12 @@ async function writeModel(
   const modelDir = join(context.to, name);
   for (const [day, file] of staged) await moveIntoPlace(file, join(modelDir, `date=${day}`, PART));
   const rowsByDay = new Map(days.map((d) => [d.day, d.rows]));
-  const { files, obsolete } = await reconcileDays(connection, context.to, name, rowsByDay, covered, previous);
+  let { files, obsolete } = await reconcileDays(connection, context.to, name, rowsByDay, covered, previous);
+  if (files.length === 0) {
+    const empty = await writeEmptyDay(connection, plan, context);
+    files = [empty];
+    obsolete = obsolete.filter((path) => path !== join(context.to, dirname(empty.path)));
+  }
   return {
     entry: {
       export: plan.model.exportDate ?? '',
@@ -256,6 +261,26 @@ async function describeKeptFile(
       { cause },
     );
   }
+}
+
+/**
+ * A model without a row anywhere gets one file of no rows with its columns, in the folder of the
+ * export's day, so that readers given the model's folder (pyarrow and polars with Hive
+ * partitioning, which fail on a folder without files) read its schema and no rows.
+ */
+async function writeEmptyDay(
+  connection: DuckDBConnection,
+  plan: ModelPlan,
+  context: ExportContext,
+): Promise<ManifestFile> {
+  const day = dayOf(context.now);
+  const staged = join(context.aside, `${plan.model.name}-empty.parquet`);
+  await connection.run(
+    `COPY (SELECT ${plan.select} FROM "${plan.model.name}" WHERE false) TO ${sqlString(staged)} (FORMAT parquet)`,
+  );
+  const path = `${plan.model.name}/date=${day}/${PART}`;
+  await moveIntoPlace(staged, join(context.to, path));
+  return { path, date: day, rows: 0, bytes: await sizeOf(join(context.to, path)) };
 }
 
 async function sizeOf(file: string): Promise<number> {
