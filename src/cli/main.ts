@@ -10,6 +10,7 @@ import type { DatabaseOpenError } from '../shared/database.js';
 import { projectPath } from '../shared/project-root.js';
 import { CliError } from './cli-error.js';
 import { collectOptions, exportOptions, reportOptions, serveOptions, shared } from './options.js';
+import { STATUS_LEGEND } from './status-legend.js';
 
 // A reader that stops early (`market sql … | head`) ends the command quietly, not with EPIPE.
 process.stdout.on('error', (error: NodeJS.ErrnoException) => {
@@ -88,6 +89,7 @@ program
   .description('show what each source of the running collector is doing')
   .addOption(shared.warehouse())
   .option('--json', 'print JSON')
+  .addHelpText('after', STATUS_LEGEND)
   .action(async (flags) => (await import('./status.js')).status(flags));
 
 program

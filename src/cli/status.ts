@@ -3,6 +3,13 @@ import type { SourceStatus } from '../collector/source-status.js';
 import { CliError } from './cli-error.js';
 import { ControlClient } from './control-client.js';
 
+/** The boards of warehouse work, with what their `landed` counts. */
+const WORK: Record<string, string> = {
+  models: 'built=%d rows',
+  export: 'exported=%d rows',
+  report: 'drawn=%d charts',
+};
+
 /** Prints the status of the collector that holds the warehouse. */
 export async function status(flags: { warehouse: string; json?: boolean }): Promise<void> {
   const { warehouse } = flags;
@@ -12,17 +19,19 @@ export async function status(flags: { warehouse: string; json?: boolean }): Prom
   process.stdout.write(
     flags.json
       ? `${JSON.stringify(body, null, 2)}\n`
-      : `collector pid ${body.pid}\n${formatStatus(body.sources)}\n`,
+      : `collector pid ${body.pid} (market status --help explains each figure)\n${formatStatus(body.sources)}\n`,
   );
 }
 
-/** One line per source: connected, received, landed, lag, last error. */
+/** One line per source: its state and figures, and its last error. */
 export function formatStatus(sources: readonly SourceStatus[]): string {
   return sources
     .map((s) => {
+      const error = s.lastError ? ` last_error="${s.lastError}" at ${s.lastErrorAt}` : '';
+      const work = WORK[s.name];
+      if (work) return `${s.name.padEnd(14)} ${work.replace('%d', String(s.landed))}${error}`;
       const state = s.stopped ? `STOPPED (${s.stopped})` : s.connected ? 'connected' : 'disconnected';
       const lag = s.lagSeconds === null ? '' : ` lag=${s.lagSeconds.toFixed(1)}s`;
-      const error = s.lastError ? ` last_error="${s.lastError}" at ${s.lastErrorAt}` : '';
       return `${s.name.padEnd(14)} ${state} received=${s.received} landed=${s.landed}${lag}${error}`;
     })
     .join('\n');

@@ -18,7 +18,12 @@ import { createPollTask } from './sources/poll-source.js';
 import { createFxTask, createPricesTask, createSnapshotTask } from './sources/price-sources.js';
 import { StreamSource } from './sources/stream-source.js';
 import { createSweepTask } from './sources/sweep-source.js';
-import { createExportTask, createModelsTask, createReportTask } from './warehouse-tasks.js';
+import {
+  createExportTask,
+  createModelsTask,
+  createReportTask,
+  watchWarehouseWork,
+} from './warehouse-tasks.js';
 
 /** What the daemon collects and where; every interval has a default that suits the published limits. */
 export interface CollectorOptions {
@@ -159,19 +164,18 @@ export async function startCollector(options: CollectorOptions): Promise<Running
     jobs.push(startSourceJob(models, log, { cron: modelsCron, failure: 'model refresh failed' }));
   /** A task on a cron schedule that first runs at its first tick, not at start. */
   const scheduled = (cron: string | undefined, make: () => SourceTask, failure: string) => {
-    if (!cron) return null;
-    const task = make();
-    jobs.push(startSourceJob(task, log, { cron, runAtStart: false, failure }));
-    return task;
+    if (cron) jobs.push(startSourceJob(make(), log, { cron, runAtStart: false, failure }));
   };
-  const exports = scheduled(
+  // Their boards count every export and report of this process, scheduled or not.
+  const work = watchWarehouseWork(warehouse);
+  scheduled(
     options.exportCron,
-    () => createExportTask(warehouse, exportDir),
+    () => createExportTask(warehouse, exportDir, work.exports),
     'scheduled export failed',
   );
-  const reports = scheduled(
+  scheduled(
     options.reportCron,
-    () => createReportTask(warehouse, reportDir),
+    () => createReportTask(warehouse, reportDir, work.reports),
     'scheduled report failed',
   );
   const boards = () => [
@@ -179,8 +183,8 @@ export async function startCollector(options: CollectorOptions): Promise<Running
     ...(snapshot ? [snapshot.board] : []),
     ...tasks.map((t) => t.board),
     ...(models ? [models.board] : []),
-    ...(exports ? [exports.board] : []),
-    ...(reports ? [reports.board] : []),
+    work.exports,
+    work.reports,
   ];
   const status = () => boards().map((b) => ({ ...b.status }));
   const control = await startControlServer(warehouse, status, {

@@ -3,21 +3,41 @@
  * the days since yesterday, and market reports. A failed run is reported, never fatal: the next
  * one retries.
  */
+import { onExport } from '../warehouse/export/index.js';
 import { buildReport, exportModels, type Warehouse } from '../warehouse/index.js';
+import { onReport } from '../warehouse/report/index.js';
 import type { SourceTask } from './source-job.js';
 import { StatusBoard } from './source-status.js';
 
 const DAY_MS = 86_400_000;
 
-/** The export task: status named `export`, `landed` counts rows exported into `dir`. */
-export function createExportTask(warehouse: Warehouse, dir: string): SourceTask {
+/**
+ * The boards of the exports and reports of `warehouse`: `export` counts the rows and `report` the
+ * charts of every one this process makes, scheduled or asked for through the control endpoint.
+ */
+export function watchWarehouseWork(warehouse: Warehouse): { exports: StatusBoard; reports: StatusBoard } {
+  const exports = new StatusBoard('export');
+  const reports = new StatusBoard('report');
+  exports.status.connected = true;
+  reports.status.connected = true;
+  onExport(warehouse, (summary) => {
+    exports.status.landed += summary.models.reduce((sum, m) => sum + m.rows, 0);
+  });
+  onReport(warehouse, (summary) => {
+    reports.status.landed += summary.svgs.length;
+  });
+  return { exports, reports };
+}
+
+/** The scheduled export task on `board` (see {@link watchWarehouseWork}, which counts its rows). */
+export function createExportTask(warehouse: Warehouse, dir: string, board: StatusBoard): SourceTask {
   return {
-    board: new StatusBoard('export'),
+    board,
     async run() {
       // Yesterday too: rows of a day keep arriving after midnight, until that day's last refresh.
       const since = new Date(warehouse.clock() - DAY_MS).toISOString().slice(0, 10);
-      const summary = await exportModels(warehouse, { to: dir, since });
-      return summary.models.reduce((sum, m) => sum + m.rows, 0);
+      await exportModels(warehouse, { to: dir, since });
+      return 0;
     },
   };
 }
@@ -34,13 +54,13 @@ export function createModelsTask(warehouse: Warehouse): SourceTask {
   };
 }
 
-/** The report task: status named `report`, `landed` counts the charts drawn into `dir`. */
-export function createReportTask(warehouse: Warehouse, dir: string): SourceTask {
+/** The scheduled report task on `board` (see {@link watchWarehouseWork}, which counts its charts). */
+export function createReportTask(warehouse: Warehouse, dir: string, board: StatusBoard): SourceTask {
   return {
-    board: new StatusBoard('report'),
+    board,
     async run() {
-      const summary = await buildReport(warehouse, { out: dir });
-      return summary.svgs.length;
+      await buildReport(warehouse, { out: dir });
+      return 0;
     },
   };
 }

@@ -204,6 +204,7 @@ describe('market export through a running collector', () => {
     await collector.warehouse.refreshModels();
     // The collector's export folder: the locked-down warehouse writes nowhere else.
     const to = scheduled();
+    const exportedBefore = collector.status().find((s) => s.name === 'export')?.landed ?? 0;
     const result = await runMarket(['export', '--warehouse', warehouse, '--to', to]);
     expect(result.code).toBe(0);
     expect(result.stderr).toMatch(/^market export: stg_fx__rates \d+ days, \d+ rows\n/);
@@ -218,6 +219,11 @@ describe('market export through a running collector', () => {
     expect(manifest.models.fct_fx_daily?.rows).toBe(daily?.n);
     expect(await readBack(to, 'fct_fx_daily')).toBe(daily?.n);
     expect(await readBack(to, 'stg_fx__rates')).toBe(manifest.models.stg_fx__rates?.rows);
+    // market status counts an export asked for through the collector like a scheduled one.
+    const exportedRows = Object.values(manifest.models).reduce((sum, m) => sum + m.rows, 0);
+    expect(collector.status().find((s) => s.name === 'export')?.landed).toBeGreaterThanOrEqual(
+      exportedBefore + exportedRows,
+    );
   });
 
   it('refuses an export into another folder than its own, with a way out', async () => {

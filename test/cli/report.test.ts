@@ -79,6 +79,7 @@ describe('market report through a running collector, and --report-cron', () => {
 
   it('builds the report inside the collector, which alone holds the file', async () => {
     const out = join(dir, 'through-collector');
+    const drawnBefore = collector.status().find((s) => s.name === 'report')?.landed ?? 0;
     const result = await runMarket([
       'report',
       '--warehouse',
@@ -94,6 +95,8 @@ describe('market report through a running collector, and --report-cron', () => {
     expect(existsSync(html)).toBe(true);
     expect(dirname(dirname(html))).toBe(out);
     expect(readReportPage(html).specs.get('float')?.data.values.length).toBeGreaterThan(0);
+    // market status counts a report asked for through the collector like a scheduled one.
+    expect(collector.status().find((s) => s.name === 'report')?.landed).toBeGreaterThan(drawnBefore);
   });
 
   it('refuses a schedule that is not a cron expression before starting anything', async () => {

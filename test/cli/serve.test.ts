@@ -232,6 +232,10 @@ describe('market run (npm start)', () => {
     expect(userOrders.size).toBe(1);
     const text = await runMarket(['status', '--warehouse', warehouse]);
     expect(text.stdout).toMatch(/^stream\s+(connected|disconnected) received=\d+ landed=\d+/m);
+    expect(text.stdout).toMatch(/^models\s+built=\d+ rows/m);
+    expect(text.stdout).toMatch(/^export\s+exported=\d+ rows/m);
+    const help = await runMarket(['status', '--help']);
+    expect(help.stdout).toContain('landed=N       rows committed to the warehouse');
     child.kill('SIGINT');
     const [code] = await once(child, 'exit');
     expect(code).toBe(0);

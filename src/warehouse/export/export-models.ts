@@ -79,6 +79,20 @@ export interface ExportSummary {
   durationMs: number;
 }
 
+/** Who hears of the exports of each warehouse in this process (see {@link onExport}). */
+const exportListeners = new WeakMap<Warehouse, Set<(summary: ExportSummary) => void>>();
+
+/**
+ * Calls `listener` after every export of `warehouse` done in this process, whoever asked for it (a
+ * schedule, or `market export` through the collector); returns what stops it.
+ */
+export function onExport(warehouse: Warehouse, listener: (summary: ExportSummary) => void): () => void {
+  const listeners = exportListeners.get(warehouse) ?? new Set();
+  exportListeners.set(warehouse, listeners);
+  listeners.add(listener);
+  return () => listeners.delete(listener);
+}
+
 /** The name of every day's file. */
 const PART = 'part-0.parquet';
 
@@ -123,7 +137,10 @@ export async function exportModels(
         return { to, manifest: join(to, MANIFEST), models, durationMs: performance.now() - started };
       }),
     ),
-  );
+  ).then((summary) => {
+    for (const listener of exportListeners.get(warehouse) ?? []) listener(summary);
+    return summary;
+  });
 }
 
 /** Writes each model's files and, after each model, the manifest. */

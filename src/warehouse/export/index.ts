@@ -6,6 +6,7 @@ export {
   type ExportSummary,
   exportModels,
   type ModelExportSummary,
+  onExport,
 } from './export-models.js';
 export { type ExportColumn, isDay } from './export-plan.js';
 export {

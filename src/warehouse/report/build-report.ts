@@ -98,11 +98,27 @@ export async function buildReport(warehouse: Warehouse, options: ReportOptions =
   const html = reportHtml({ generatedAt, window, freshness: data.freshness, charts });
   const written = await writeRun(out, runName(window.toMs), html, svgs);
   progress('wrote the report');
-  return {
+  const summary = {
     ...written,
     missing: charts.flatMap((c) => (c.missing === null ? [] : [{ chart: c.id, reason: c.missing }])),
     durationMs: performance.now() - started,
   };
+  for (const listener of reportListeners.get(warehouse) ?? []) listener(summary);
+  return summary;
+}
+
+/** Who hears of the reports of each warehouse in this process (see {@link onReport}). */
+const reportListeners = new WeakMap<Warehouse, Set<(summary: ReportSummary) => void>>();
+
+/**
+ * Calls `listener` after every report of `warehouse` built in this process, whoever asked for it
+ * (a schedule, or `market report` through the collector); returns what stops it.
+ */
+export function onReport(warehouse: Warehouse, listener: (summary: ReportSummary) => void): () => void {
+  const listeners = reportListeners.get(warehouse) ?? new Set();
+  reportListeners.set(warehouse, listeners);
+  listeners.add(listener);
+  return () => listeners.delete(listener);
 }
 
 /** `2026-11-23T12-00-00.000Z`: the report's time, a valid file name everywhere. */
