@@ -20,11 +20,11 @@ ORDER BY t`,
   };
 }
 
-/** Orders per day of the window by outcome: their status, or `returned: <reason>` for returned ones. */
+/** Orders per grain of the window by outcome: their status, or `returned: <reason>` for returned ones. */
 export function orderOutcomesQuery(window: ReportWindow): SectionQuery {
   return {
     needs: { fct_order_outcomes: ['ordered_at', 'status', 'return_reason'] },
-    sql: `SELECT CAST(date_trunc('day', ordered_at) AS TIMESTAMP) AS t,
+    sql: `SELECT CAST(date_trunc('${window.grain}', ordered_at) AS TIMESTAMP) AS t,
   coalesce('returned: ' || return_reason, status) AS outcome, count(*) AS orders
 FROM fct_order_outcomes
 WHERE ordered_at BETWEEN ${timestampSql(window.fromMs)} AND ${timestampSql(window.toMs)}

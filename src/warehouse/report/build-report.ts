@@ -13,7 +13,7 @@ import { numberTable } from './number-tables.js';
 import { readReport } from './read-report.js';
 import { inlineSvg, renderSvg } from './render-chart.js';
 import { type PageChart, reportHtml } from './report-html.js';
-import { reportWindow } from './report-window.js';
+import { fitWindow, reportWindow } from './report-window.js';
 
 /** Options of {@link buildReport}. */
 export interface ReportOptions {
@@ -59,7 +59,9 @@ const ASIDE_MAX_AGE_MS = 3_600_000;
  */
 export async function buildReport(warehouse: Warehouse, options: ReportOptions = {}): Promise<ReportSummary> {
   const started = performance.now();
-  const window = reportWindow(options.window ?? '7d', warehouse.clock());
+  const asked = reportWindow(options.window ?? '7d', warehouse.clock());
+  const [first] = await warehouse.query('SELECT epoch_ms(min(started_at)) AS ms FROM loads');
+  const window = fitWindow(asked, first?.ms == null ? null : Number(first.ms));
   const out = resolve(options.out ?? 'data/reports');
   const data = await readReport(warehouse, { window, items: options.items ?? 8 });
   const total = data.sections.length + 2;

@@ -15,6 +15,11 @@ export interface ChartCard {
 }
 
 const WIDTH = 640;
+const DAY_MS = 86_400_000;
+
+/** Calendar days (UTC) the window touches. */
+const days = (window: ReportWindow) =>
+  Math.floor(window.toMs / DAY_MS) - Math.floor(window.fromMs / DAY_MS) + 1;
 const GRAIN_WORD = { minute: 'minute', hour: 'hour', day: 'day' } as const;
 
 /** The card of a section with rows. */
@@ -54,36 +59,49 @@ export function describeChart(
       };
     case 'fx':
       return {
-        title: `minAsk in every currency: ${item}`,
-        caption: `The cheapest price-list ask of ${item} per ${grain}, converted at the rate in force at the time, in each currency of the FX table (fct_prices_fx).`,
+        title: `minAsk in every currency, change since the window's start: ${item}`,
+        caption: `The cheapest price-list ask of ${item} per ${grain}, converted at the rate in force at the time into each currency of the FX table, as its change in percent since the first ${grain} of the window, all currencies on one scale (fct_prices_fx; the amounts are in the table below).`,
       };
     case 'net-flow':
       return {
         title: 'Daily net flow',
-        caption: 'Money in minus money out per day, all accounts (fct_account_daily).',
+        caption: `Money in minus money out per day of the account the collector's key reads (every account it has landed, summed), the opening deposit included on its first day (fct_account_daily).${days(window) <= 1 ? ' The window lies within one day: one bar.' : ''}`,
       };
     case 'order-outcomes':
       return {
         title: 'Order outcomes',
-        caption: 'Orders per day by outcome: completed, or returned by reason (fct_order_outcomes).',
+        caption: `Orders of the collected account per ${grain} they were placed in, by outcome: their status, or returned by reason (fct_order_outcomes).`,
       };
   }
 }
 
-/** Tick labels of a time axis per grain. */
-const TIME_FORMAT = { minute: '%H:%M', hour: '%b %d %H:%M', day: '%b %d' } as const;
-const timeAxis = (title: string, window?: ReportWindow) => ({
+/**
+ * A time axis over the whole window (so charts of one report line up), with Vega's own labels:
+ * they name each tick once at the coarsest unit that tells them apart (no repeated day labels).
+ */
+const timeAxis = (title: string, window: ReportWindow) => ({
   field: 't',
   type: 'temporal' as const,
   title,
-  axis: { labelOverlap: true, format: TIME_FORMAT[window?.grain ?? 'day'] },
+  scale: { domain: [window.fromMs, window.toMs] },
+  axis: { labelOverlap: true, labelFlush: true },
 });
+/** Amounts with at most 2 decimals: `5.9`, not `5.900000`. */
+const AMOUNT = '.2~f';
 const usd = (field: string, title: string) => ({
   field,
   type: 'quantitative' as const,
   title,
   scale: { zero: false },
+  axis: { format: AMOUNT },
 });
+
+/** The time unit of a bar per grain. */
+const UTC_UNIT = {
+  minute: 'utcyearmonthdatehoursminutes',
+  hour: 'utcyearmonthdatehours',
+  day: 'utcyearmonthdate',
+} as const;
 
 /** Per chart, its specification without data. */
 const SPECS: Record<ChartId, (window: ReportWindow) => object> = {
@@ -101,6 +119,7 @@ const SPECS: Record<ChartId, (window: ReportWindow) => object> = {
             type: 'quantitative',
             title: 'minAsk (USD, log scale)',
             scale: { type: 'log' },
+            axis: { format: AMOUNT },
           },
           color: {
             field: 'item',
@@ -114,10 +133,11 @@ const SPECS: Record<ChartId, (window: ReportWindow) => object> = {
       {
         width: WIDTH,
         height: 140,
-        mark: { type: 'line', strokeDash: [4, 2] },
+        // Points too: a line of one point draws nothing.
+        mark: { type: 'line', strokeDash: [4, 2], point: { size: 12 } },
         encoding: {
           x: timeAxis('time (UTC)', window),
-          y: { field: 'listed_count', type: 'quantitative', title: 'listed' },
+          y: { field: 'listed_count', type: 'quantitative', title: 'listed', axis: { format: 'd' } },
           color: { field: 'item', type: 'nominal', sort: { field: 'rank' } },
         },
       },
@@ -150,9 +170,10 @@ const SPECS: Record<ChartId, (window: ReportWindow) => object> = {
     ],
   }),
   stickers: () => ({
-    width: WIDTH - 160,
+    // Room for the longest sticker names (`Sticker | … (Holo) | Stockholm 2021`) within the page.
+    width: WIDTH - 280,
     encoding: {
-      y: { field: 'sticker_name', type: 'nominal', title: null, sort: null, axis: { labelLimit: 320 } },
+      y: { field: 'sticker_name', type: 'nominal', title: null, sort: null, axis: { labelLimit: 420 } },
       x: { field: 'median_premium_pct', type: 'quantitative', title: 'median premium (%)' },
     },
     layer: [
@@ -163,24 +184,21 @@ const SPECS: Record<ChartId, (window: ReportWindow) => object> = {
       },
     ],
   }),
-  fx: () => ({
-    facet: { field: 'currency', type: 'nominal', title: null },
-    columns: 4,
-    resolve: { scale: { y: 'independent' } },
-    spec: {
-      width: 130,
-      height: 70,
-      mark: 'line',
-      encoding: {
-        x: { field: 't', type: 'temporal', title: null, axis: { labels: false, ticks: false } },
-        y: {
-          field: 'min_ask',
-          type: 'quantitative',
-          title: null,
-          scale: { zero: false },
-          axis: { tickCount: 3 },
-        },
+  // Every currency's change since the window's start on one scale: a 0.01 move of one currency is
+  // as small as it is, where a scale per currency made it look like a crash.
+  fx: (window) => ({
+    width: WIDTH,
+    height: 260,
+    mark: { type: 'line', point: { size: 10 } },
+    encoding: {
+      x: timeAxis('time (UTC)', window),
+      y: {
+        field: 'change_pct',
+        type: 'quantitative',
+        title: "change since the window's start (%)",
+        axis: { format: '.2~f' },
       },
+      color: { field: 'currency', type: 'nominal', title: 'currency', legend: { columns: 2 } },
     },
   }),
   'net-flow': () => ({
@@ -188,17 +206,17 @@ const SPECS: Record<ChartId, (window: ReportWindow) => object> = {
     height: 200,
     mark: 'bar',
     encoding: {
-      x: timeAxis('day (UTC)'),
-      y: { field: 'net_flow_usd', type: 'quantitative', title: 'net flow (USD)' },
+      x: { field: 't', type: 'ordinal', timeUnit: 'utcyearmonthdate', title: 'day (UTC)' },
+      y: { field: 'net_flow_usd', type: 'quantitative', title: 'net flow (USD)', axis: { format: AMOUNT } },
     },
   }),
-  'order-outcomes': () => ({
+  'order-outcomes': (window) => ({
     width: WIDTH,
     height: 200,
     mark: 'bar',
     encoding: {
-      x: timeAxis('day (UTC)'),
-      y: { field: 'orders', type: 'quantitative', title: 'orders', stack: true },
+      x: { ...timeAxis(`${window.grain} (UTC)`, window), timeUnit: UTC_UNIT[window.grain] },
+      y: { field: 'orders', type: 'quantitative', title: 'orders', stack: true, axis: { format: 'd' } },
       color: { field: 'outcome', type: 'nominal' },
     },
   }),

@@ -177,14 +177,18 @@ export function fxQuery(options: MarketOptions, group: PriceGroup | null): Secti
       fct_prices_fx: ['kind', 'market_hash_name', 'priced_at', 'currency', 'amount'],
       ...minAskQuery(options).needs,
     },
-    sql: `SELECT ${sqlLiteral(group?.item ?? null)} AS item, f.currency, date_trunc('${window.grain}', f.priced_at) AS t,
-  min(f.amount) AS min_ask
-FROM fct_prices_fx f
-WHERE f.kind = 'price_list' AND f.amount IS NOT NULL AND ${is('app_id')} AND ${is('market_hash_name')}
-  AND ${is('wear')} AND ${is('doppler_phase')}
-  AND f.priced_at BETWEEN ${windowStart(window)} AND ${timestampSql(window.toMs)}
-GROUP BY ALL
-ORDER BY f.currency, t`,
+    sql: `WITH amounts AS (
+  SELECT f.currency, date_trunc('${window.grain}', f.priced_at) AS t, min(f.amount) AS min_ask
+  FROM fct_prices_fx f
+  WHERE f.kind = 'price_list' AND f.amount IS NOT NULL AND ${is('app_id')} AND ${is('market_hash_name')}
+    AND ${is('wear')} AND ${is('doppler_phase')}
+    AND f.priced_at BETWEEN ${windowStart(window)} AND ${timestampSql(window.toMs)}
+  GROUP BY ALL
+)
+SELECT ${sqlLiteral(group?.item ?? null)} AS item, currency, t, min_ask,
+  round(100 * (min_ask / nullif(first_value(min_ask) OVER (PARTITION BY currency ORDER BY t), 0) - 1), 4) AS change_pct
+FROM amounts
+ORDER BY currency, t`,
   };
 }
 

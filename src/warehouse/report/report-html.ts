@@ -79,10 +79,16 @@ function header(title: string, page: ReportPage): string {
   return [
     '<header>',
     `<h1>${escapeHtml(title)}</h1>`,
-    `<p class="caption">Window: the last ${escapeHtml(window.text)}, ${escapeHtml(span)}, per ${window.grain}. Freshness of the warehouse, per collector source:</p>`,
+    `<p class="caption">${escapeHtml(windowSentence(window, span))} Freshness of the warehouse, per collector source:</p>`,
     fresh,
     '</header>',
   ].join('\n');
+}
+
+/** What the window covers, and why when it was fitted to the data. */
+function windowSentence(window: ReportWindow, span: string): string {
+  if (!window.fitted) return `Window: the last ${window.text}, ${span}, per ${window.grain}.`;
+  return `Window: ${span}, per ${window.grain}: the last ${window.text} was asked for, and the warehouse has data only since ${stamp(window.fromMs)} UTC, so the report is fitted to that.`;
 }
 
 function chartSection(chart: PageChart): string {

@@ -10,6 +10,8 @@ export interface ReportWindow {
   fromMs: number;
   toMs: number;
   grain: Grain;
+  /** True when the window was cut to the data the warehouse has: it starts later than asked. */
+  fitted: boolean;
 }
 
 const UNIT_MS = { m: 60_000, h: 3_600_000, d: 86_400_000 } as const;
@@ -27,8 +29,24 @@ export function isWindow(text: string): boolean {
 export function reportWindow(text: string, toMs: number): ReportWindow {
   const ms = windowMs(text);
   if (ms === null) throw new Error(`the window "${text}" is not a number of minutes, hours or days, e.g. 7d`);
-  const grain: Grain = ms <= 6 * UNIT_MS.h ? 'minute' : ms <= 3 * UNIT_MS.d ? 'hour' : 'day';
-  return { text, fromMs: toMs - ms, toMs, grain };
+  return { text, fromMs: toMs - ms, toMs, grain: grainOf(ms), fitted: false };
+}
+
+/**
+ * The window cut to start at `firstDataMs` (the first landing, to the minute before) when the
+ * warehouse's data starts later than the window, with the grain of what is left: a fresh
+ * collector's 7-day report draws its minutes, not one dot per item.
+ */
+export function fitWindow(window: ReportWindow, firstDataMs: number | null): ReportWindow {
+  if (firstDataMs === null) return window;
+  const fromMs = Math.floor(firstDataMs / UNIT_MS.m) * UNIT_MS.m;
+  if (fromMs <= window.fromMs || fromMs >= window.toMs) return window;
+  return { ...window, fromMs, grain: grainOf(window.toMs - fromMs), fitted: true };
+}
+
+/** Minutes up to 6 hours, hours up to 3 days, days beyond. */
+function grainOf(ms: number): Grain {
+  return ms <= 6 * UNIT_MS.h ? 'minute' : ms <= 3 * UNIT_MS.d ? 'hour' : 'day';
 }
 
 function windowMs(text: string): number | null {

@@ -174,6 +174,14 @@ describe('the market report, 7 days over a generated warehouse', () => {
     const shown = new Map(values.map((v) => [`${v.currency}|${v.t}`, Number(v.min_ask)]));
     expect(shown).toEqual(cheapest);
     expect(new Set(values.map((v) => v.currency)).size).toBeGreaterThan(10);
+    // Drawn as each currency's change since its first figure of the window, on one scale.
+    for (const v of values) {
+      const first = values.find((f) => f.currency === v.currency);
+      expect(Number(v.change_pct)).toBeCloseTo(100 * (Number(v.min_ask) / Number(first?.min_ask) - 1), 3);
+    }
+    const spec = page.specs.get('fx') as { encoding?: { y?: { field?: string } }; resolve?: unknown };
+    expect(spec.encoding?.y?.field).toBe('change_pct');
+    expect(spec.resolve).toBeUndefined();
   });
 
   it('prints under each chart a table of its numbers', () => {

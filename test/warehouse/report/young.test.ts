@@ -67,6 +67,19 @@ describe('the report of an empty or young warehouse', () => {
     expect(page.html).toMatch(/<td>stream<\/td><td>2026-11-01 00:01:00<\/td><td class="n">2<\/td>/);
   });
 
+  it('fits a window longer than the data to the data, per minute, and says so', async () => {
+    clock.now = T0 + 60_000;
+    await warehouse.write([{ source: 'stream', events: [newEvent('e-1', 'l-1', T0)] }]);
+    clock.now = T0 + 45 * 60_000;
+    await warehouse.refreshModels();
+    const summary = await buildReport(warehouse, { out: join(dir, 'reports'), window: '7d' });
+    const page = readReportPage(summary.html);
+    expect(page.errors).toEqual([]);
+    expect(page.html).toContain(
+      'Window: 2026-11-01 00:01 to 2026-11-01 00:45 UTC, per minute: the last 7d was asked for, and the warehouse has data only since 2026-11-01 00:01 UTC, so the report is fitted to that.',
+    );
+  });
+
   it('draws the account charts from fct_account_daily and fct_order_outcomes once they exist', async () => {
     clock.now = T0 + 3 * 86_400_000;
     await warehouse.withConnection(async (c) => {
