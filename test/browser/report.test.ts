@@ -63,6 +63,11 @@ describe('the report in headless Chromium', () => {
     );
     expect(problems).toEqual([]);
     expect(requests).toEqual([url]);
+    // Every chart fits the page: no horizontal scrollbar.
+    const widths = (await page.evaluate(
+      '({ scroll: document.documentElement.scrollWidth, client: document.documentElement.clientWidth })',
+    )) as { scroll: number; client: number };
+    expect(widths.scroll).toBeLessThanOrEqual(widths.client);
     expect(sizes).toHaveLength(summary.svgs.length);
     for (const size of sizes) {
       expect(size.width).toBeGreaterThan(100);
