@@ -76,16 +76,28 @@ export function describeChart(
 }
 
 /**
- * A time axis over the whole window (so charts of one report line up), with Vega's own labels:
- * they name each tick once at the coarsest unit that tells them apart (no repeated day labels).
+ * A time axis over the whole window (so charts of one report line up) in UTC, 24-hour: each tick
+ * names the coarsest unit that tells it apart (a day once, then its hours), never a bare `:30`.
  */
 const timeAxis = (title: string, window: ReportWindow) => ({
   field: 't',
   type: 'temporal' as const,
   title,
-  scale: { domain: [window.fromMs, window.toMs] },
-  axis: { labelOverlap: true, labelFlush: true },
+  scale: { type: 'utc' as const, domain: [window.fromMs, window.toMs] },
+  axis: { labelOverlap: true, labelFlush: true, tickMinStep: GRAIN_MS[window.grain], format: UTC_LABELS },
 });
+const GRAIN_MS = { minute: 60_000, hour: 3_600_000, day: 86_400_000 } as const;
+const UTC_LABELS = {
+  year: '%Y',
+  quarter: '%b %Y',
+  month: '%b %Y',
+  week: '%b %d',
+  date: '%b %d',
+  hours: '%H:%M',
+  minutes: '%H:%M',
+  seconds: '%H:%M:%S',
+  milliseconds: '%H:%M:%S',
+};
 /** Amounts with at most 2 decimals: `5.9`, not `5.900000`. */
 const AMOUNT = '.2~f';
 const usd = (field: string, title: string) => ({

@@ -45,8 +45,9 @@ export function numberTable(id: ChartId, rows: readonly Row[]): NumberTable {
       };
     case 'order-outcomes':
       return {
-        columns: ['day', 'outcome', 'orders'],
-        rows: rows.map((r) => [day(r.t), text(r.outcome), text(r.orders)]),
+        // Per the window's grain: a day, or its hour or minute.
+        columns: ['placed (UTC)', 'outcome', 'orders'],
+        rows: rows.map((r) => [minute(r.t), text(r.outcome), text(r.orders)]),
       };
   }
 }
@@ -89,3 +90,4 @@ const fixed = (v: unknown, digits: number) =>
 /** `2026-11-23 12:00` from an ISO time. */
 const time = (v: unknown) => text(v).slice(0, 16).replace('T', ' ');
 const day = (v: unknown) => text(v).slice(0, 10);
+const minute = (v: unknown) => text(v).slice(0, 16).replace('T', ' ');
