@@ -23,6 +23,13 @@ export async function status(flags: { warehouse: string; json?: boolean }): Prom
   );
 }
 
+/** What a source's payloads carried: rejected and partly typed ones, fields the contract does not name. */
+function payloads(s: SourceStatus): string {
+  if (s.rejected === undefined) return '';
+  const fields = (s.newFields ?? []).map((f) => ` new_field=${f.field}(${f.count}, since ${f.firstSeenAt})`);
+  return ` rejected=${s.rejected} partly_typed=${s.partlyTyped ?? 0}${fields.join('')}`;
+}
+
 /** One line per source: its state and figures, and its last error. */
 export function formatStatus(sources: readonly SourceStatus[]): string {
   return sources
@@ -32,7 +39,7 @@ export function formatStatus(sources: readonly SourceStatus[]): string {
       if (work) return `${s.name.padEnd(14)} ${work.replace('%d', String(s.landed))}${error}`;
       const state = s.stopped ? `STOPPED (${s.stopped})` : s.connected ? 'connected' : 'disconnected';
       const lag = s.lagSeconds === null ? '' : ` lag=${s.lagSeconds.toFixed(1)}s`;
-      return `${s.name.padEnd(14)} ${state} received=${s.received} landed=${s.landed}${lag}${error}`;
+      return `${s.name.padEnd(14)} ${state} received=${s.received} landed=${s.landed}${lag}${payloads(s)}${error}`;
     })
     .join('\n');
 }

@@ -135,7 +135,7 @@ export async function startCollector(options: CollectorOptions): Promise<Running
   let stream: StreamSource | null = null;
   let snapshot: SourceTask | null = null;
   if (games.includes(APP_IDS.cs2)) {
-    stream = new StreamSource(client, warehouse, writer, { watchdogMs: options.watchdogMs ?? 40_000 });
+    stream = new StreamSource(client, warehouse, writer, { watchdogMs: options.watchdogMs ?? 40_000, log });
     tasks.push(createPollTask(client, warehouse, writer, { intervalMs: options.pollIntervalMs ?? 30_000 }));
     snapshot = createSnapshotTask(client, warehouse, writer, log);
   }

@@ -15,6 +15,21 @@ export interface SourceStatus {
   lastErrorAt: string | null;
   /** A source stopped for good says why here. */
   stopped: string | null;
+  /** Payloads landed that could not be typed at all (see `rejected_payloads`), for sources that count them. */
+  rejected?: number;
+  /** Payloads landed typed with a note: a field missing or not cast (null). */
+  partlyTyped?: number;
+  /** Fields of the payloads the contract does not name, each with when it was first seen and how often. */
+  newFields?: NewField[];
+}
+
+/** A field the upstream sends that the contract does not name. */
+export interface NewField {
+  field: string;
+  /** ISO 8601 UTC. */
+  firstSeenAt: string;
+  /** Landed payloads that carry it. */
+  count: number;
 }
 
 /** A mutable status with helpers. */

@@ -18,9 +18,9 @@ export interface WarehouseBatch extends LandedFields {
 export interface LoadSummary {
   loadId: string;
   source: string;
-  /** Rows the batch landed in the landing tables (`loads.rows`); changes to `live_listings` and state are not counted. */
+  /** Rows the batch landed in the landing tables (`loads.rows`); state is not counted. */
   rows: number;
-  /** Rows inserted, updated or deleted per table, `live_listings` included, for the tables the batch touched. */
+  /** Rows inserted or updated per table, for the tables the batch touched. */
   tables: Record<string, number>;
 }
 

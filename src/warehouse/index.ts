@@ -28,6 +28,7 @@ export type { GoneRow } from './land-gone.js';
 export type { MinAskList } from './land-minask.js';
 export type { ObservationRow } from './land-observations.js';
 export type { SnapshotFetch } from './land-snapshot.js';
+export { LISTING_KEYS } from './listing-shape.js';
 export { mergeBatches } from './merge-batches.js';
 export type { Model, ModelRunResult, ModelRunSummary, ModelTestResult } from './models/index.js';
 export {

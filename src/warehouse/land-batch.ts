@@ -7,8 +7,7 @@ import { type LandingContext, msToTimestamp, run } from './sql.js';
 
 /**
  * Lands the fields of `batch` in registry order on `connection` (inside the open transaction) and
- * records the batch in `loads` with the rows it landed; `live_listings` changes are counted per
- * table but not as landed rows.
+ * records the batch in `loads` with the rows it landed.
  */
 export async function landBatch(
   connection: DuckDBConnection,
@@ -31,10 +30,7 @@ export async function landBatch(
     const value = batch[lander.field];
     if (value !== undefined) await lander.land(context, value);
   }
-  const rows = Object.entries(tables).reduce(
-    (sum, [table, n]) => (table === 'live_listings' ? sum : sum + n),
-    0,
-  );
+  const rows = Object.values(tables).reduce((sum, n) => sum + n, 0);
   await landLoad(context, rows);
   return { loadId: context.loadId, source: batch.source, rows, tables };
 }

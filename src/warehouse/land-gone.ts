@@ -22,9 +22,8 @@ export const goneLander = defineLander({
 });
 
 /**
- * Lands `gone` rows in `listing_gone`, once per (via, listing id, detected time), and deletes each
- * fresh one's listing from `live_listings` when present, unless it was seen live after the
- * detection time (a later sighting wins over an older verdict).
+ * Lands `gone` rows in `listing_gone`, once per (via, listing id, detected time). The live set
+ * (a view, see `views.ts`) drops a listing for a verdict unless it was seen live after it.
  */
 async function landGone(context: LandingContext, gone: readonly GoneRow[]): Promise<void> {
   if (gone.length === 0) return;
@@ -46,13 +45,5 @@ async function landGone(context: LandingContext, gone: readonly GoneRow[]): Prom
     { load: context.loadId, now: context.now },
   );
   context.count('listing_gone', landed);
-  if (landed > 0) {
-    const deleted = await run(
-      context,
-      `DELETE FROM live_listings l USING _wh_gone g
-       WHERE l.listing_id = g.listing_id AND l.last_seen_at <= g.detected_at`,
-    );
-    context.count('live_listings', deleted);
-  }
   await run(context, 'DROP TABLE _wh_gone');
 }

@@ -1,15 +1,8 @@
 /** Lands what polls, sweeps and catch-ups saw live: observations, deduplicated per pass. */
 import type { Listing } from '../contract/listing.js';
 import { defineLander } from './lander.js';
-import {
-  firstOfEachKey,
-  type LandingContext,
-  LISTING_TYPE,
-  listingColumnList,
-  msToTimestamp,
-  run,
-  selectListingColumns,
-} from './sql.js';
+import { LISTING_TYPE, listingColumnList } from './listing-shape.js';
+import { firstOfEachKey, type LandingContext, msToTimestamp, run, selectListingColumns } from './sql.js';
 import { stageFreshRows } from './staging.js';
 
 const OBSERVATION_COLUMNS = {
@@ -41,13 +34,9 @@ export const observationsLander = defineLander({
 
 /**
  * Lands `observations` in `listing_observations`, once per (via, passId, listing id): a replayed
- * observation is skipped entirely. Each fresh one upserts `live_listings`: inserted with
- * `first_seen_at` = `last_seen_at` = observed time when absent; otherwise its fields and
- * `last_seen_at` are updated, unless the row already reflects a later sighting (an observation
- * older than `last_seen_at` does not roll a listing back, and one no newer than the listing's last
- * landed departure — a `gone` event or a sweep's verdict — does not revive it; collectors stamp
- * `observedAt` when the request starts, so a page can never postdate that stamp). `last_event_id`
- * is left as it was.
+ * observation is skipped entirely. The live set is a view over what landed (see `views.ts`):
+ * an observation no newer than the listing's last departure does not revive it; collectors stamp
+ * `observedAt` when the request starts, so a page can never postdate that stamp.
  */
 async function landObservations(
   context: LandingContext,
@@ -82,43 +71,5 @@ async function landObservations(
     { load: context.loadId, now: context.now },
   );
   context.count('listing_observations', landed);
-  if (landed > 0) {
-    // Each listing's latest fresh sighting, merged with its live row (first seen and last event kept),
-    // replaces that row by a delete and a plain insert: live_listings carries no index.
-    await run(
-      context,
-      `CREATE OR REPLACE TEMP TABLE _wh_observed_live AS
-       SELECT s.listing_id, s.app_id, ${listingColumnList('s')}, coalesce(l.first_seen_at, s.observed_at) AS first_seen_at,
-              s.observed_at AS last_seen_at, l.last_event_id, $source AS source, $load AS load_id,
-              ${msToTimestamp('$now')} AS ingested_at
-       FROM (
-         SELECT * FROM _wh_observations s
-         -- A page read before a listing left must not bring it back once its departure has landed.
-         WHERE NOT EXISTS (
-           SELECT 1 FROM listing_events e
-           WHERE e.listing_id = s.listing_id AND e.kind = 'gone' AND e.received_at >= s.observed_at
-         )
-         AND NOT EXISTS (
-           SELECT 1 FROM listing_gone g WHERE g.listing_id = s.listing_id AND g.detected_at >= s.observed_at
-         )
-         QUALIFY row_number() OVER (PARTITION BY listing_id ORDER BY observed_at DESC, ord DESC) = 1
-       ) s
-       LEFT JOIN live_listings l ON l.listing_id = s.listing_id
-       WHERE l.listing_id IS NULL OR s.observed_at >= l.last_seen_at`,
-      { source: context.source, load: context.loadId, now: context.now },
-    );
-    await run(
-      context,
-      'DELETE FROM live_listings WHERE listing_id IN (SELECT listing_id FROM _wh_observed_live)',
-    );
-    const upserted = await run(
-      context,
-      `INSERT INTO live_listings (listing_id, app_id, ${listingColumnList()}, first_seen_at, last_seen_at,
-                                  last_event_id, source, load_id, ingested_at)
-       SELECT * FROM _wh_observed_live`,
-    );
-    await run(context, 'DROP TABLE _wh_observed_live');
-    context.count('live_listings', upserted);
-  }
   await run(context, 'DROP TABLE _wh_observations');
 }

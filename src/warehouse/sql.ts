@@ -1,6 +1,7 @@
 /** SQL building blocks of the landing code: time conversions, the listing's columns, staging JSON rows. */
 import type { DuckDBConnection } from '@duckdb/node-api';
 import type { Params } from '../shared/database.js';
+import { LISTING_FIELDS } from './listing-shape.js';
 
 /** The write in progress: one batch inside the open transaction. */
 export interface LandingContext {
@@ -25,69 +26,12 @@ export function isoToTimestamp(expression: string): string {
   return `(CAST(${expression} AS TIMESTAMPTZ) AT TIME ZONE 'UTC')`;
 }
 
-/** The SQL type of a Listing as the contract defines it (timestamps kept as ISO text). */
-export const LISTING_TYPE =
-  'STRUCT(id VARCHAR, market_hash_name VARCHAR, wear VARCHAR, doppler_phase VARCHAR, float_value DOUBLE, ' +
-  'paint_seed INTEGER, stickers STRUCT(name VARCHAR, image VARCHAR, slot INTEGER, wear DOUBLE)[], ' +
-  'price_usd DECIMAL(18,2), category VARCHAR, rarity VARCHAR, image VARCHAR, inspect_link VARCHAR, ' +
-  'tradable BOOLEAN, tradable_at VARCHAR, delivery VARCHAR, refund_percent DOUBLE, listed_at VARCHAR)';
-
-/**
- * The JSON structure of a Listing for DuckDB's `from_json_strict`: every key must be there (null
- * allowed) and every value must cast to its type, else the statement fails; other keys are ignored.
- */
-export const LISTING_JSON_STRUCTURE = JSON.stringify({
-  id: 'VARCHAR',
-  market_hash_name: 'VARCHAR',
-  wear: 'VARCHAR',
-  doppler_phase: 'VARCHAR',
-  float_value: 'DOUBLE',
-  paint_seed: 'INTEGER',
-  stickers: [{ name: 'VARCHAR', image: 'VARCHAR', slot: 'INTEGER', wear: 'DOUBLE' }],
-  price_usd: 'DECIMAL(18,2)',
-  category: 'VARCHAR',
-  rarity: 'VARCHAR',
-  image: 'VARCHAR',
-  inspect_link: 'VARCHAR',
-  tradable: 'BOOLEAN',
-  tradable_at: 'VARCHAR',
-  delivery: 'VARCHAR',
-  refund_percent: 'DOUBLE',
-  listed_at: 'VARCHAR',
-});
-
-/** The listing's columns in the landing tables (after `listing_id`), in table order. */
-export const LISTING_COLUMNS = [
-  'market_hash_name',
-  'wear',
-  'doppler_phase',
-  'float_value',
-  'paint_seed',
-  'stickers',
-  'price_usd',
-  'category',
-  'rarity',
-  'image',
-  'inspect_link',
-  'tradable',
-  'tradable_at',
-  'delivery',
-  'refund_percent',
-  'listed_at',
-] as const;
-
-/** Select items reading the listing's columns from a struct expression of {@link LISTING_TYPE}. */
+/** Select items reading the listing's columns from a struct expression of `LISTING_TYPE`. */
 export function selectListingColumns(struct: string): string {
-  return LISTING_COLUMNS.map((column) => {
-    const field = `${struct}.${column}`;
-    if (column === 'tradable_at' || column === 'listed_at') return `${isoToTimestamp(field)} AS ${column}`;
-    return `${field} AS ${column}`;
+  return LISTING_FIELDS.map(({ name, kind }) => {
+    const field = `${struct}.${name}`;
+    return kind === 'timestamp' ? `${isoToTimestamp(field)} AS ${name}` : `${field} AS ${name}`;
   }).join(', ');
-}
-
-/** The listing's column names, comma-separated, optionally prefixed (`prefix.column`). */
-export function listingColumnList(prefix?: string): string {
-  return LISTING_COLUMNS.map((c) => (prefix ? `${prefix}.${c}` : c)).join(', ');
 }
 
 /**

@@ -23,6 +23,7 @@ import {
 } from './models/index.js';
 import { clearStagingDir } from './staging.js';
 import { WarehouseThreads } from './threads.js';
+import { createDerivedViews } from './views.js';
 
 /** Options of {@link Warehouse.open}. */
 export interface WarehouseOptions {
@@ -111,6 +112,7 @@ export class Warehouse {
     let db: Database | undefined;
     try {
       db = await openDatabase(path, options);
+      if (!readOnly) await createDerivedViews(db);
       const stagingDir = readOnly ? '' : await prepareStagingDir(path, options.stagingDir);
       const modelsDir = options.modelsDir ?? findSqlDir('models');
       return new Warehouse(path, readOnly, key, db, options.clock ?? Date.now, stagingDir, modelsDir);

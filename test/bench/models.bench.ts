@@ -149,7 +149,7 @@ async function generate(warehouse: Warehouse, dir: string, endMs: number): Promi
   for (const [table, rows] of Object.entries(counts))
     print(`  ${table}`, `${rows.toLocaleString('en')} rows`);
   print(
-    `generated ${DAYS} days, ${GROUPS} groups, ${counts.listing_events?.toLocaleString('en')} events`,
+    `generated ${DAYS} days, ${GROUPS} groups, ${counts.raw_listing_events?.toLocaleString('en')} events`,
     `${seconds(generationMs)}, ${await sizeOnDisk(warehouse.path)} on disk`,
   );
   return plan;

@@ -39,7 +39,7 @@ export async function run(): Promise<void> {
       const plan = planWarehouse({ events: EVENTS, days: DAYS, groups: GROUPS, endMs });
       const counts = await generateWarehouse(warehouse, plan, dir);
       print(
-        `generated ${DAYS} days, ${GROUPS} groups, ${counts.listing_events?.toLocaleString('en')} events`,
+        `generated ${DAYS} days, ${GROUPS} groups, ${counts.raw_listing_events?.toLocaleString('en')} events`,
         seconds(performance.now() - started),
       );
       started = performance.now();

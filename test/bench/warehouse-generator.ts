@@ -8,14 +8,13 @@ import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { DuckDBConnection } from '@duckdb/node-api';
 import type { Warehouse } from '../../src/warehouse/index.js';
-import { listingColumnList } from '../../src/warehouse/sql.js';
+import { LISTING_FIELDS, listingColumnList } from '../../src/warehouse/listing-shape.js';
 import { benchGroups, benchMinAskItems, benchStickers } from './warehouse-groups.js';
 import {
   defineMacros,
   eventsSql,
   fxSql,
   goneSql,
-  listingColumnsSql,
   minAskSql,
   observationsSql,
   planTableSql,
@@ -89,10 +88,9 @@ export async function generateWarehouse(
 
 /** The landing tables the generator fills. */
 const TABLES = [
-  'listing_events',
+  'raw_listing_events',
   'listing_observations',
   'listing_gone',
-  'live_listings',
   'price_snapshots',
   'snapshot_fetches',
   'minask_prices',
@@ -125,7 +123,6 @@ async function generateAll(
     const day = (w0 + WINDOW_US - plan.startUs) / DAY_US;
     if (Number.isInteger(day)) onDay(day, days);
   }
-  await landLiveListings(connection, plan);
   await connection.run(
     `INSERT INTO collector_state VALUES ('stream', 'last_event_id', '${plan.logId}-${position - 1}', bts(${plan.endUs}))`,
   );
@@ -167,9 +164,15 @@ async function landWindow(
   position: number,
 ): Promise<number> {
   const listing = listingColumnList();
+  // Events land raw, as the stream sends them: a listing's JSON (times as ISO 8601 UTC), {"id":…} when gone.
+  const json = LISTING_FIELDS.map(({ name, kind }) =>
+    kind === 'timestamp' ? `'${name}': strftime(${name}, '%Y-%m-%dT%H:%M:%S.%gZ')` : `'${name}': ${name}`,
+  ).join(', ');
   const events = await connection.run(
-    `INSERT INTO listing_events
-     SELECT event_id, kind, listing_id, app_id, ${listing}, received_at, ${streamLoad('t_at')}, bts(${streamIngest('t_at')})
+    `INSERT INTO raw_listing_events (event_id, kind, app_id, listing_id, data, received_at, load_id, ingested_at)
+     SELECT event_id, kind, app_id, NULL,
+            CASE WHEN kind = 'new' THEN to_json({'id': listing_id, ${json}}) ELSE to_json({'id': listing_id}) END,
+            received_at, ${streamLoad('t_at')}, bts(${streamIngest('t_at')})
      FROM (${eventsSql(plan, w0, w1, position)}) ORDER BY t_at, seq, kind`,
   );
   await connection.run(
@@ -238,7 +241,7 @@ async function landLoads(connection: DuckDBConnection, w0: number, w1: number): 
     `INSERT INTO loads
      SELECT load_id, source, started_at, sum(n) FROM (
        SELECT load_id, 'stream' AS source, ingested_at AS started_at, count(*) AS n
-       FROM listing_events WHERE ${within('received_at')} GROUP BY ALL
+       FROM raw_listing_events WHERE ${within('received_at')} GROUP BY ALL
        UNION ALL
        SELECT load_id, via || ':730', ingested_at, count(*) FROM listing_observations WHERE ${within('observed_at')} GROUP BY ALL
        UNION ALL
@@ -252,36 +255,5 @@ async function landLoads(connection: DuckDBConnection, w0: number, w1: number): 
        UNION ALL
        SELECT load_id, 'fx', ingested_at, count(*) FROM fx_rates WHERE ${within('fetched_at')} GROUP BY ALL
      ) GROUP BY load_id, source, started_at ORDER BY started_at, load_id`,
-  );
-}
-
-/**
- * The live set at the end: listings first seen and neither gone by an event nor found gone by a
- * sweep, as their last writer (the stream, or a later poll or sweep sighting) left them.
- */
-async function landLiveListings(connection: DuckDBConnection, plan: WarehousePlan): Promise<void> {
-  const end = plan.endUs;
-  const valid = (column: string) =>
-    `CASE WHEN ${column} < least(coalesce(p.t_gone, 9e18), ${end}) THEN ${column} END`;
-  await connection.run(
-    `INSERT INTO live_listings
-     SELECT b_listing_id(p.seq), 730, ${listingColumnsSql()}, bts(p.t_new), bts(greatest(p.t_new, s.t_at)), e.event_id,
-            coalesce(s.source, 'stream'),
-            CASE WHEN s.t_at IS NULL THEN ${streamLoad('p.t_new')} ELSE ${sightingLoad('s.source', 's.t_at')} END,
-            bts(CASE WHEN s.t_at IS NULL THEN ${streamIngest('p.t_new')} ELSE ${sightingIngest('s.source', 's.t_at')} END)
-     FROM (
-       SELECT *, ${valid('p.poll_at')} AS poll, ${valid('p.sweep_at')} AS sweep
-       FROM bench_plan p
-       WHERE p.t_new < ${end}
-         AND (p.fate = 'stays' OR (p.fate = 'gone' AND p.t_gone >= ${end}) OR (p.fate = 'swept' AND p.detected >= ${end}))
-     ) p
-     JOIN bench.groups g ON g.idx = p.grp
-     JOIN listing_events e ON e.listing_id = b_listing_id(p.seq) AND e.kind = 'new'
-     LEFT JOIN LATERAL (
-       SELECT greatest(p.poll, p.sweep) AS t_at,
-              CASE WHEN p.sweep IS NULL OR p.poll > p.sweep THEN 'poll:730' ELSE 'sweep:730' END AS source
-       WHERE greatest(p.poll, p.sweep) IS NOT NULL
-     ) s ON true
-     ORDER BY p.seq`,
   );
 }

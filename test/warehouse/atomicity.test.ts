@@ -19,7 +19,7 @@ afterEach(() => {
 
 const TABLES = [
   'loads',
-  'listing_events',
+  'raw_listing_events',
   'listing_observations',
   'live_listings',
   'fx_rates',
@@ -42,12 +42,11 @@ describe('Warehouse.write atomicity', () => {
       },
     ],
     [
-      'an event kind outside new | gone',
-      { source: 'stream', events: [{ ...newEvent('e2', 'B', T0), kind: 'moved' as 'new' }] },
-    ],
-    [
-      'a listing without a required field',
-      { source: 'stream', events: [newEvent('e2', 'B', T0, { category: undefined as unknown as string })] },
+      'an observed listing without a required field',
+      {
+        source: 'poll:730',
+        observations: [observation('B', T0, 'w1', { category: undefined as unknown as string })],
+      },
     ],
     [
       'a snapshot file that does not exist',
@@ -83,11 +82,11 @@ describe('Warehouse.write atomicity', () => {
     }
   });
 
-  it('rejects a listing whose fields do not match the contract rather than landing nulls', async () => {
+  it('rejects an observed listing whose fields do not match the contract rather than landing nulls', async () => {
     const warehouse = await Warehouse.open(join(dir, 'wh.duckdb'));
     const listing = { paint_seed: 'seed' } as unknown as Partial<Listing>;
     await expect(
-      warehouse.write([{ source: 'stream', events: [newEvent('e1', 'A', T0, listing)] }]),
+      warehouse.write([{ source: 'poll:730', observations: [observation('A', T0, 'w1', listing)] }]),
     ).rejects.toThrow(/rolled back/);
     await warehouse.close();
   });

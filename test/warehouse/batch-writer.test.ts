@@ -97,9 +97,15 @@ describe('BatchWriter', () => {
       maxDelayMs: 60_000,
       onError: (e) => errors.push(e),
     });
-    const bad = { ...newEvent('bad', 'X', T0), kind: 'moved' as 'new' };
+    const bad = {
+      status: 'downloaded',
+      etag: 'x',
+      generatedAt: null,
+      fetchedAt: T0,
+      file: '/nope.ndjson.gz',
+    } as const;
     const first = writer.add(streamBatch(1));
-    const second = writer.add({ source: 'stream', events: [bad] });
+    const second = writer.add({ source: 'stream', snapshot: bad });
     await expect(first).rejects.toThrow(/rolled back/);
     await expect(second).rejects.toThrow(/rolled back/);
     expect(errors).toHaveLength(1);

@@ -207,20 +207,68 @@ describe('Warehouse.write: stream events', () => {
     }
   });
 
-  it('refuses a data event whose listing lacks a field or has one of the wrong type, landing nothing', async () => {
-    const { category: _, ...noCategory } = newEvent('e1', 'A', T0).listing ?? {};
-    for (const listing of [noCategory, { ...noCategory, category: 'Rifle', price_usd: 'cheap' }]) {
-      const write = warehouse.write([
-        {
-          source: 'stream',
-          events: [{ eventId: 'e1', kind: 'new', appId: 730, receivedAt: T0, data: JSON.stringify(listing) }],
-          state: { last_event_id: 'e1' },
-        },
-      ]);
-      await expect(write).rejects.toThrow(/rolled back/);
-    }
-    expect(await count('listing_events')).toBe(0);
-    expect(await warehouse.readState('stream')).toEqual({});
+  it('lands any data as sent: a missing key or a value that does not cast is null with a note, a payload that is not JSON is rejected', async () => {
+    const { refund_percent: _, ...noRefund } = newEvent('e1', 'A', T0).listing ?? {};
+    const listing = newEvent('e2', 'B', T0).listing;
+    const data = [
+      JSON.stringify(noRefund),
+      JSON.stringify({ ...listing, price_usd: 'cheap', seller_rating: 4.5 }),
+      JSON.stringify(listing).slice(0, 40),
+      '{"market_hash_name":"no id"}',
+    ];
+    const summary = await warehouse.write([
+      {
+        source: 'stream',
+        events: data.map((d, i) => ({
+          eventId: `e${i + 1}`,
+          kind: 'new',
+          appId: 730,
+          receivedAt: T0,
+          data: d,
+        })),
+        state: { last_event_id: 'e4' },
+      },
+    ]);
+    expect(summary.loads[0]?.tables.raw_listing_events).toBe(4);
+    expect(await warehouse.readState('stream')).toEqual({ last_event_id: 'e4' });
+    const typed = await warehouse.query(
+      `SELECT event_id, listing_id, refund_percent, price_usd, category, typing_notes, extra_fields
+       FROM listing_events_typed ORDER BY event_id`,
+    );
+    expect(typed).toEqual([
+      {
+        event_id: 'e1',
+        listing_id: 'A',
+        refund_percent: null,
+        price_usd: 12.34,
+        category: 'Rifle',
+        typing_notes: [{ field: 'refund_percent', reason: 'missing' }],
+        extra_fields: null,
+      },
+      {
+        event_id: 'e2',
+        listing_id: 'B',
+        refund_percent: 50,
+        price_usd: null,
+        category: 'Rifle',
+        typing_notes: [{ field: 'price_usd', reason: 'expected a number, got VARCHAR' }],
+        extra_fields: '{"seller_rating":4.5}',
+      },
+    ]);
+    expect(await count('listing_events')).toBe(2);
+    expect(
+      await warehouse.query('SELECT source, event_id, reason FROM rejected_payloads ORDER BY event_id'),
+    ).toEqual([
+      { source: 'stream', event_id: 'e3', reason: 'not valid JSON' },
+      { source: 'stream', event_id: 'e4', reason: 'no listing id' },
+    ]);
+    expect(await warehouse.query('SELECT payloads, rejected, partly_typed FROM payload_checks')).toEqual([
+      { payloads: 4, rejected: 2, partly_typed: 2 },
+    ]);
+    const [rating] = await warehouse.query(
+      "SELECT payloads FROM payload_fields WHERE source = 'stream' AND field = 'seller_rating'",
+    );
+    expect(rating?.payloads).toBe(1);
   });
 
   it('lands a batch of 5,000 events, news and gones, in one write', async () => {
@@ -228,7 +276,7 @@ describe('Warehouse.write: stream events', () => {
       i % 5 === 4 ? goneEvent(`e${i}`, `L${i - 1}`, T0 + i) : newEvent(`e${i}`, `L${i}`, T0 + i),
     );
     const summary = await warehouse.write([{ source: 'stream', events, state: { last_event_id: 'e4999' } }]);
-    expect(summary.loads[0]?.tables.listing_events).toBe(5000);
+    expect(summary.loads[0]?.tables.raw_listing_events).toBe(5000);
     expect(await count('live_listings')).toBe(3000);
   });
 });

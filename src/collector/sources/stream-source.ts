@@ -9,12 +9,14 @@
  * up on the listings that appeared since the last landed event (see `resync-recovery.ts`).
  */
 import { EventSource } from 'eventsource';
+import type { Logger } from 'pino';
 import type { MarketClient } from '../../client/index.js';
 import { APP_IDS } from '../../contract/common.js';
 import type { Listing } from '../../contract/listing.js';
 import { Backoff } from '../../shared/jobs/index.js';
 import type { BatchWriter, StreamEventRow, Warehouse } from '../../warehouse/index.js';
 import { isKeyRefused, keyRefusedReason } from '../key-refusal.js';
+import { PayloadWatch } from '../payload-watch.js';
 import { sleep } from '../sleep.js';
 import { StatusBoard } from '../source-status.js';
 import { ResyncRecovery } from './resync-recovery.js';
@@ -25,6 +27,8 @@ export interface StreamSourceOptions {
   watchdogMs?: number;
   /** Filters passed to the stream (query string without `?`). @default '' */
   query?: string;
+  /** Where a new upstream field is reported. */
+  log?: Logger;
 }
 
 const SOURCE = 'stream';
@@ -43,6 +47,7 @@ export class StreamSource {
   private current: EventSource | null = null;
   private running: Promise<void> | null = null;
   private readonly recovery: ResyncRecovery;
+  private readonly watch: PayloadWatch;
 
   constructor(
     private readonly client: MarketClient,
@@ -51,6 +56,7 @@ export class StreamSource {
     private readonly options: StreamSourceOptions = {},
   ) {
     this.recovery = new ResyncRecovery(client, warehouse, writer, SOURCE, this.board, this.stopping.signal);
+    this.watch = new PayloadWatch(warehouse, this.board, options.log);
   }
 
   /** Reads the committed resume point (and any catch-up still owed) and starts following. */
@@ -58,6 +64,7 @@ export class StreamSource {
     const state = await this.warehouse.readState(SOURCE);
     this.lastEventId = state.last_event_id ?? '';
     this.recovery.restore(state);
+    await this.watch.refresh();
     this.running = this.loop();
   }
 
@@ -68,6 +75,7 @@ export class StreamSource {
     await this.running;
     this.handOver();
     await this.recovery.stop();
+    this.watch.stop();
   }
 
   private async loop(): Promise<void> {
@@ -225,6 +233,7 @@ export class StreamSource {
       .add({ source: SOURCE, events, state: { last_event_id: last.eventId } })
       .then(() => {
         this.board.status.landed += events.length;
+        this.watch.refreshSoon();
       })
       .catch((error: unknown) => this.board.error(error));
   }

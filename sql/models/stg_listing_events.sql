@@ -1,0 +1,15 @@
+-- Every landed stream event typed from what the stream sent (`listing_events_typed`, the typed
+-- rows of the former layout included): listing_events' columns, then `typing_notes` (the fields
+-- that were missing or did not cast, null in their column, with why) and `extra_fields` (JSON of
+-- the keys no column types, e.g. a field the upstream added). A new column here, e.g.
+-- `extra_fields->>'seller_rating' AS seller_rating`, is filled for the whole history by
+-- `market models run --full-refresh`. Events that could not be typed at all are in `rejected_payloads`.
+-- materialized: incremental
+-- unique_key: event_id
+-- test: unique(event_id)
+-- test: not_null(listing_id, received_at)
+SELECT * EXCLUDE (raw)
+FROM listing_events_typed
+{% if is_incremental %}
+WHERE ingested_at >= {{ since }}
+{% endif %}

@@ -1,0 +1,99 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { RunningCollector } from '../../src/collector/daemon.js';
+import { churnUntil } from '../helpers/churn.js';
+import {
+  apiLiveIds,
+  startTestCollector,
+  waitForStreamHead,
+  waitForSweeps,
+  warehouseLiveIds,
+} from '../helpers/collector.js';
+import { type DriftProxy, startDriftProxy } from '../helpers/drift-proxy.js';
+import { startTestService, type TestService } from '../helpers/service.js';
+
+const GAMES = [730, 570, 252490];
+
+describe('the collector behind an upstream that drifts', () => {
+  let t: TestService;
+  let key: string;
+  let proxy: DriftProxy;
+  let collector: RunningCollector | null = null;
+  const fatal: unknown[] = [];
+
+  beforeAll(async () => {
+    t = await startTestService({ listings: 600, rateLimits: { read: 1_000_000 } });
+    ({ key } = await t.account({ balance_usd: 50 }));
+    proxy = await startDriftProxy(t.origin, {
+      field: 'seller_rating',
+      value: 4.5,
+      spoil: { no_refund_percent: 3, price_as_string: 6, cut_short: 9 },
+    });
+  });
+  afterAll(async () => {
+    await collector?.stop();
+    await proxy.close();
+    await t.close();
+  });
+
+  it('keeps running, keeps the live set, the new field and every malformed event', async () => {
+    collector = await startTestCollector({ ...t, baseUrl: proxy.baseUrl }, key, {
+      onFatal: (error) => fatal.push(error),
+    });
+    await churnUntil(t, { changes: 120, rate: 40, appId: 730 });
+    const pausedAt = Date.now();
+    await waitForStreamHead(t, collector);
+    await waitForSweeps(collector, GAMES, pausedAt);
+    expect(fatal).toEqual([]);
+    expect(Object.keys(proxy.malformed).sort()).toEqual([
+      'cut_short',
+      'no_refund_percent',
+      'price_as_string',
+    ]);
+    for (const appId of GAMES)
+      expect(await warehouseLiveIds(collector, appId), `live listings of ${appId}`).toEqual(
+        await apiLiveIds(t, key, appId),
+      );
+    const stream = collector.status().find((s) => s.name === 'stream');
+    expect(stream?.stopped).toBeNull();
+    expect(stream?.connected).toBe(true);
+
+    const warehouse = collector.warehouse;
+    const ids = Object.values(proxy.malformed);
+    const landed = await warehouse.query(
+      `SELECT event_id FROM raw_listing_events WHERE event_id IN (${ids.map((id) => `'${id}'`).join(', ')})`,
+    );
+    expect(landed.map((r) => r.event_id).sort()).toEqual([...ids].sort());
+    const [rejected] = await warehouse.query(
+      `SELECT source, event_id, raw, reason FROM rejected_payloads WHERE event_id = '${proxy.malformed.cut_short}'`,
+    );
+    expect(rejected?.source).toBe('stream');
+    expect(String(rejected?.reason)).toMatch(/JSON/);
+    const notes = await warehouse.query(
+      `SELECT event_id, typing_notes::VARCHAR AS notes FROM listing_events_typed
+       WHERE event_id IN ('${proxy.malformed.no_refund_percent}', '${proxy.malformed.price_as_string}')
+       ORDER BY event_id`,
+    );
+    expect(notes).toHaveLength(2);
+    const noteOf = (id: string | undefined) => String(notes.find((n) => n.event_id === id)?.notes);
+    expect(noteOf(proxy.malformed.no_refund_percent)).toContain('refund_percent');
+    expect(noteOf(proxy.malformed.price_as_string)).toContain('price_usd');
+
+    // The new field: kept with the events, noticed once, and counted.
+    const [extra] = await warehouse.query(
+      `SELECT count(*) AS n FROM listing_events_typed
+       WHERE kind = 'new' AND json_extract(extra_fields, '$.seller_rating')::DOUBLE = 4.5`,
+    );
+    expect(Number(extra?.n)).toBeGreaterThan(50);
+    await collector.warehouse.refreshModels({ select: ['stg_listing_events'] });
+    const [staged] = await warehouse.query(
+      "SELECT count(*) AS n FROM stg_listing_events WHERE extra_fields->>'seller_rating' = '4.5'",
+    );
+    expect(Number(staged?.n)).toBe(Number(extra?.n));
+    await new Promise((r) => setTimeout(r, 1200));
+    const status = collector.status().find((s) => s.name === 'stream');
+    expect(status?.rejected).toBe(1);
+    expect(status?.partlyTyped).toBe(2);
+    expect(status?.newFields?.map((f) => f.field)).toEqual(['seller_rating']);
+    expect(status?.newFields?.[0]?.count).toBe(Number(extra?.n));
+  }, 120_000);
+});
