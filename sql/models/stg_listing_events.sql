@@ -8,6 +8,7 @@
 -- unique_key: event_id
 -- test: unique(event_id)
 -- test: not_null(listing_id, received_at)
+-- test: typing_errors(warn)
 SELECT * EXCLUDE (raw)
 FROM listing_events_typed
 {% if is_incremental %}

@@ -47,15 +47,18 @@ export async function modelsTest(flags: Record<string, unknown>): Promise<void> 
     warehouse.testModels({ select: request.select ?? [] }),
   )) as ModelTestResult[];
   for (const r of results) {
-    const verdict = r.failures === 0 ? 'PASS' : `FAIL ${r.failures}`;
+    const verdict = r.failures === 0 ? 'PASS' : `${r.warn ? 'WARN' : 'FAIL'} ${r.failures}`;
     // A test that runs with each build compares the model with the data of that build.
     const when = r.builtFrom ? ` (with the build of the data landed up to ${r.builtFrom})` : '';
     process.stdout.write(`${verdict.padEnd(10)} ${r.model}: ${r.name}${when}\n`);
     if (r.error) process.stdout.write(`           ${r.error}\n`);
     for (const row of r.sample) process.stdout.write(`           ${JSON.stringify(row)}\n`);
   }
-  const failed = results.filter((r) => r.failures > 0).length;
-  process.stdout.write(`${results.length - failed} passed, ${failed} failed\n`);
+  const failed = results.filter((r) => r.failures > 0 && !r.warn).length;
+  const warned = results.filter((r) => r.failures > 0 && r.warn).length;
+  process.stdout.write(
+    `${results.length - failed - warned} passed, ${failed} failed${warned ? `, ${warned} warned` : ''}\n`,
+  );
   if (failed > 0) throw new CliError(`${failed} model test(s) failed`, 1);
 }
 

@@ -93,13 +93,28 @@ export const LISTING_TYPE = `STRUCT(id VARCHAR, ${LISTING_FIELDS.map(
   (f) => `${f.name} ${f.kind === 'timestamp' ? 'VARCHAR' : f.sqlType}`,
 ).join(', ')})`;
 
+/**
+ * A SQL condition that a listing's JSON structure (`json_structure` of its text) types cleanly:
+ * every field is there with a JSON type its column takes (null only where the contract allows).
+ * It judges by JSON types alone: a string that is not a timestamp passes here and is noted by
+ * {@link typedListingColumns}.
+ */
+export function typesCleanly(structure: string): string {
+  return LISTING_FIELDS.map((f) => {
+    const type =
+      f.kind === 'stickers' ? `json_type(${structure} -> '$.${f.name}')` : `${structure} ->> '$.${f.name}'`;
+    const accepted = [...ACCEPTED[f.kind], ...(f.nullable ? ['NULL'] : [])].map((t) => `'${t}'`).join(', ');
+    return `coalesce(${type} IN (${accepted}), false)`;
+  }).join(' AND ');
+}
+
 /** The listing's column names, comma-separated, optionally prefixed (`prefix.column`). */
 export function listingColumnList(prefix?: string): string {
   return LISTING_COLUMNS.map((c) => (prefix ? `${prefix}.${c}` : c)).join(', ');
 }
 
 /** The JSON types (`json_type`) a field's value may have. */
-const ACCEPTED: Record<JsonKind, string[]> = {
+export const ACCEPTED: Record<JsonKind, string[]> = {
   string: ['VARCHAR'],
   number: ['DOUBLE', 'UBIGINT', 'BIGINT'],
   integer: ['UBIGINT', 'BIGINT'],

@@ -8,6 +8,9 @@
  * - `relationships(a, b -> other)`: every (a, b) without a null has a row of `other` with the same values
  * - `expression(<condition>)`: every row satisfies the SQL condition
  * - `row_count(<op> <SQL scalar>)`: the row count compares so, e.g. `row_count(= SELECT count(*) FROM x)`
+ * - `typing_errors(<= 1%)`: of the rows typed from what landed (a model with `typing_notes`) and the
+ *   payloads rejected (`rejected_payloads`), at most that share was typed with a note or rejected;
+ *   `typing_errors(warn)` reports any as a warning, which does not fail the run
  */
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { jsonSafeConverter } from '../json-values.js';
@@ -20,6 +23,8 @@ export interface ModelTest {
   name: string;
   /** Returns the failing rows. */
   sql: string;
+  /** Failing rows are a warning: reported, but the tests still pass. */
+  warn?: boolean;
 }
 
 /** Outcome of one test. */
@@ -32,6 +37,8 @@ export interface ModelTestResult {
   sample: Record<string, unknown>[];
   /** Set when the test's query could not run (also a failure). */
   error?: string;
+  /** The test reports a warning rather than a failure (see `typing_errors(warn)`). */
+  warn?: boolean;
   /**
    * Set when the test ran with the model's last build, inside its transaction (it reads data that
    * moves on after a build): the newest load that build read, e.g. `2026-11-07 13:00:01.112`.
@@ -105,10 +112,31 @@ export function compileTests(model: Model): ModelTest[] {
           },
         ];
       }
+      case 'typing_errors':
+        return [typingErrors(m, line, args)];
       default:
         throw new Error(`model ${m}: unknown test ${kind} in "${line}"`);
     }
   });
+}
+
+/** `typing_errors(warn)` or `typing_errors(<= N%)`: see the file's comment. */
+function typingErrors(m: string, line: string, args: string): ModelTest {
+  const warn = args.trim() === 'warn';
+  const share = /^\s*<=\s*(\d+(?:\.\d+)?)\s*%\s*$/.exec(args)?.[1];
+  if (!warn && share === undefined)
+    throw new Error(`model ${m}: typing_errors takes "warn" or a share such as "<= 1%", not "${line}"`);
+  const over = warn ? '' : ` AND (partly_typed + rejected) * 100.0 > ${share} * (rows + rejected)`;
+  return {
+    model: m,
+    name: line,
+    sql: `SELECT partly_typed, rejected, rows FROM (
+            SELECT count(*) FILTER (WHERE len(typing_notes) > 0) AS partly_typed,
+                   (SELECT count(*) FROM rejected_payloads) AS rejected, count(*) AS rows
+            FROM ${m})
+          WHERE partly_typed + rejected > 0${over}`,
+    ...(warn ? { warn } : {}),
+  };
 }
 
 /** Runs one compiled test on `connection`: its failing rows counted, and up to 5 of them kept. */
@@ -120,7 +148,13 @@ export async function runTest(connection: DuckDBConnection, test: ModelTest): Pr
       failures > 0
         ? (await connection.runAndReadAll(`${test.sql} LIMIT 5`)).convertRowObjects(jsonSafeConverter)
         : [];
-    return { model: test.model, name: test.name, failures, sample: sample as Record<string, unknown>[] };
+    return {
+      model: test.model,
+      name: test.name,
+      failures,
+      sample: sample as Record<string, unknown>[],
+      ...(test.warn ? { warn: true } : {}),
+    };
   } catch (error) {
     return { model: test.model, name: test.name, failures: 1, sample: [], error: (error as Error).message };
   }
