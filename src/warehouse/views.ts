@@ -4,7 +4,7 @@
  * `listing_events_typed`, `listing_events`, `live_listings` and `rejected_payloads`.
  */
 import type { Database } from '../shared/database.js';
-import { LISTING_FIELDS, listingColumnList } from './listing-shape.js';
+import { listingColumnList } from './listing-shape.js';
 import { rejectionReason, typedEventsSql } from './typed-events.js';
 
 /** Columns of listing_events, in table order. */
@@ -31,17 +31,22 @@ const POSITION = "try_cast(nullif(event_id[length(rtrim(event_id, '0123456789'))
  * its latest one, first seen at the first, and its last `new` event of that stay.
  */
 const LIVE_LISTINGS = `
-  WITH happenings AS (
-    SELECT listing_id, app_id, kind = 'gone' AS departure, received_at AS happened_at, ${POSITION} AS pos,
-           CASE WHEN kind = 'new' THEN event_id END AS event_id, load_id, ingested_at, ${listingColumnList()}
-    FROM listing_events
+  WITH events AS (
+    -- Narrow: only the id is read from each event's data; the winners alone are typed below.
+    SELECT event_id, kind, app_id, coalesce(listing_id, CASE WHEN json_type(id) = 'VARCHAR' THEN id ->> '$' END) AS listing_id,
+           received_at, load_id, ingested_at
+    FROM (SELECT *, try(json_extract(data, '$.id')) AS id FROM raw_listing_events WHERE kind IN ('new', 'gone'))
     UNION ALL
-    SELECT listing_id, app_id, false, observed_at, NULL, NULL, load_id, ingested_at, ${listingColumnList()}
+    SELECT event_id, kind, app_id, listing_id, received_at, load_id, ingested_at FROM legacy_listing_events
+  ), happenings AS (
+    SELECT listing_id, app_id, kind = 'gone' AS departure, received_at AS happened_at, ${POSITION} AS pos,
+           CASE WHEN kind = 'new' THEN event_id END AS event_id, NULL AS via, NULL AS pass_id, load_id, ingested_at
+    FROM events WHERE listing_id IS NOT NULL
+    UNION ALL
+    SELECT listing_id, app_id, false, observed_at, NULL, NULL, via, pass_id, load_id, ingested_at
     FROM listing_observations
     UNION ALL
-    SELECT listing_id, app_id, true, detected_at, NULL, NULL, load_id, ingested_at,
-           ${LISTING_FIELDS.map((f) => `CAST(NULL AS ${f.sqlType})`).join(', ')}
-    FROM listing_gone
+    SELECT listing_id, app_id, true, detected_at, NULL, NULL, NULL, NULL, load_id, ingested_at FROM listing_gone
   ), departed AS (
     SELECT listing_id, happened_at AS left_at, pos AS left_pos FROM happenings WHERE departure
     QUALIFY row_number() OVER (PARTITION BY listing_id ORDER BY happened_at DESC, pos DESC NULLS FIRST) = 1
@@ -55,11 +60,26 @@ const LIVE_LISTINGS = `
     FROM happenings h LEFT JOIN departed d ON d.listing_id = h.listing_id
     WHERE NOT h.departure
       AND (d.left_at IS NULL OR h.happened_at > d.left_at OR (h.happened_at = d.left_at AND h.pos > d.left_pos))
+  ), winners AS (
+    SELECT * FROM stay
+    QUALIFY row_number() OVER (PARTITION BY listing_id ORDER BY happened_at DESC, pos DESC NULLS LAST) = 1
+  ), event_fields AS (
+    -- The listing's fields of a winning event: typed here, for the winners only.
+    SELECT event_id, ${listingColumnList()}
+    FROM (${typedEventsSql('(SELECT * FROM raw_listing_events WHERE event_id IN (SELECT event_id FROM winners))')})
+    UNION ALL
+    SELECT event_id, ${listingColumnList()}
+    FROM legacy_listing_events WHERE event_id IN (SELECT event_id FROM winners)
+  ), live AS (
+    SELECT w.*, ${listingColumnList('f')} FROM winners w JOIN event_fields f ON f.event_id = w.event_id
+    UNION ALL
+    SELECT w.*, ${listingColumnList('o')}
+    FROM winners w JOIN listing_observations o
+      ON w.listing_id = o.listing_id AND w.via = o.via AND w.pass_id = o.pass_id AND o.observed_at = w.happened_at
   )
   SELECT s.listing_id, s.app_id, ${listingColumnList('s')}, s.first_seen_at, s.last_seen_at, s.last_event_id,
          coalesce(l.source, 'stream') AS source, s.load_id, s.ingested_at
-  FROM stay s LEFT JOIN loads l ON l.load_id = s.load_id
-  QUALIFY row_number() OVER (PARTITION BY s.listing_id ORDER BY s.happened_at DESC, s.pos DESC NULLS LAST) = 1`;
+  FROM live s LEFT JOIN loads l ON l.load_id = s.load_id`;
 
 /** Every payload that could not be typed at all, with why. */
 const REJECTED_PAYLOADS = `
