@@ -3,8 +3,10 @@
 -- event log (the number ending its id; null for observations): it orders events received in the
 -- same millisecond. `sighting_id` tells a listing's sightings apart (`stream:` and the event id, or
 -- `via:pass_id` of an observation): it orders sightings of one instant that nothing else orders,
--- such as a poll and a sweep that started in the same millisecond. Grain: one row per landed sighting.
+-- such as a poll and a sweep that started in the same millisecond. Stream events are read typed from
+-- stg_listing_events, so each is parsed once, as it is built. Grain: one row per landed sighting.
 -- materialized: view
+-- depends_on: stg_listing_events
 -- test: not_null(app_id, listing_id, seen_at, market_hash_name, price_usd, ingested_at, sighting_id)
 -- test: accepted_values(via: 'stream', 'poll', 'sweep', 'catch_up')
 -- test: unique(app_id, listing_id, sighting_id)
@@ -12,7 +14,7 @@ SELECT app_id, listing_id, received_at AS seen_at, try_cast(regexp_extract(event
   'stream' AS via, market_hash_name, wear, doppler_phase,
   float_value, paint_seed, coalesce(stickers, []) AS stickers, price_usd, category, rarity, listed_at, ingested_at,
   'stream:' || event_id AS sighting_id
-FROM listing_events
+FROM stg_listing_events
 WHERE kind = 'new'
 UNION ALL
 SELECT app_id, listing_id, observed_at, NULL, via, market_hash_name, wear, doppler_phase,

@@ -2,7 +2,7 @@ import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { DuckDBInstance } from '@duckdb/node-api';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { findMigrationsDir, Warehouse } from '../../src/warehouse/index.js';
+import { findMigrationsDir, findSqlDir, Warehouse } from '../../src/warehouse/index.js';
 import { makeTempDir } from './fixtures.js';
 
 /**
@@ -50,7 +50,17 @@ describe('a warehouse of the typed landing layout', () => {
     mkdirSync(layout);
     for (const file of readdirSync(findMigrationsDir()).filter((f) => f < '009'))
       writeFileSync(join(layout, file), readFileSync(join(findMigrationsDir(), file)));
-    const old = await Warehouse.open(path, { migrationsDir: layout });
+    // The models as that layout had them: staging read the typed listing_events table.
+    const oldModels = join(dir, 'models-typed-layout');
+    mkdirSync(oldModels);
+    for (const file of readdirSync(findSqlDir('models')).filter((f) => f.endsWith('.sql'))) {
+      if (file === 'stg_listing_events.sql') continue;
+      const sql = readFileSync(join(findSqlDir('models'), file), 'utf8')
+        .replace('-- depends_on: stg_listing_events\n', '')
+        .replaceAll('FROM stg_listing_events', 'FROM listing_events');
+      writeFileSync(join(oldModels, file), sql);
+    }
+    const old = await Warehouse.open(path, { migrationsDir: layout, modelsDir: oldModels });
     const before = new Map<string, string[]>();
     const models = new Set<string>();
     try {
