@@ -62,7 +62,7 @@ describe('the collector behind an upstream that drifts', () => {
     const landed = await warehouse.query(
       `SELECT event_id FROM raw_listing_events WHERE event_id IN (${ids.map((id) => `'${id}'`).join(', ')})`,
     );
-    expect(landed.map((r) => r.event_id).sort()).toEqual([...ids].sort());
+    expect(landed.map((r) => r.event_id).sort(), JSON.stringify(proxy.malformed)).toEqual([...ids].sort());
     const [rejected] = await warehouse.query(
       `SELECT source, event_id, raw, reason FROM rejected_payloads WHERE event_id = '${proxy.malformed.cut_short}'`,
     );

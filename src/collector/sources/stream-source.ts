@@ -241,8 +241,7 @@ export class StreamSource {
   /** Lag of the batch's last `new` event: how long after its listing appeared it was received. */
   private noteLag(events: readonly StreamEventRow[]): void {
     const last = events.findLast((e) => e.kind === 'new');
-    const listedAt =
-      last?.data === undefined ? undefined : (JSON.parse(last.data.toString()) as Listing).listed_at;
+    const listedAt = last?.data === undefined ? undefined : listedAtOf(last.data);
     if (last && listedAt)
       this.board.status.lagSeconds = Math.max(0, (last.receivedAt - Date.parse(listedAt)) / 1000);
   }
@@ -253,6 +252,19 @@ type FollowOutcome =
   | { kind: 'watchdog_reconnect'; reason: string }
   | { kind: 'resync'; detail: string }
   | { kind: 'terminal'; reason: string };
+
+/**
+ * The `listed_at` of an event's data, or undefined when the data is not a listing's JSON: the
+ * upstream may send anything, and the events are handed over whatever they hold.
+ */
+function listedAtOf(data: string | Buffer): string | undefined {
+  try {
+    const listedAt = (JSON.parse(data.toString()) as Partial<Listing> | null)?.listed_at;
+    return typeof listedAt === 'string' ? listedAt : undefined;
+  } catch {
+    return undefined;
+  }
+}
 
 /** The code and detail of an error answer, when it has the error shape. */
 async function refusalOf(response: Response): Promise<{ code: string; detail: string }> {
