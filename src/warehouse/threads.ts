@@ -25,11 +25,32 @@ export class WarehouseThreads {
   /** DuckDB's thread count as last set, and that change, so changes apply in order. */
   private current = 1;
   private change: Promise<void> = Promise.resolve();
+  /** Work in flight, each settled only after it has asked for its change of the thread count. */
+  private readonly inFlight = new Set<Promise<unknown>>();
 
   constructor(private readonly setThreads: (threads: number) => Promise<unknown>) {}
 
   /** Runs `use`, giving DuckDB {@link WIDE_THREADS} threads once it has run {@link WIDEN_AFTER_MS}. */
   async widened<T>(use: () => Promise<T>): Promise<T> {
+    const run = this.run(use);
+    this.inFlight.add(run);
+    try {
+      return await run;
+    } finally {
+      this.inFlight.delete(run);
+    }
+  }
+
+  /**
+   * Resolves once the work in flight has ended and the thread count it asked for is set. The file
+   * closes after this: a change of the thread count on a connection that is closing crashes DuckDB.
+   */
+  async drained(): Promise<void> {
+    await Promise.allSettled([...this.inFlight]);
+    await this.change;
+  }
+
+  private async run<T>(use: () => Promise<T>): Promise<T> {
     this.wideWork += 1;
     const widen = setTimeout(() => void this.apply(), WIDEN_AFTER_MS);
     try {
@@ -39,11 +60,6 @@ export class WarehouseThreads {
       this.wideWork -= 1;
       void this.apply();
     }
-  }
-
-  /** Resolves once the last change of the thread count is done (before the file closes). */
-  settled(): Promise<void> {
-    return this.change;
   }
 
   /** Sets DuckDB's threads for the work now in flight, after any change still in progress. */

@@ -225,7 +225,7 @@ export class Warehouse {
     if (this.closed) return;
     this.closed = true;
     await Promise.allSettled([this.modelQueue]);
-    await this.threads.settled();
+    await this.threads.drained();
     await this.db.close();
     openPaths.delete(this.key);
     if (this.stagingDir) await clearStagingDir(this.stagingDir, true);
