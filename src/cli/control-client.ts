@@ -7,9 +7,10 @@
 import { readFile } from 'node:fs/promises';
 import type { Json } from '@duckdb/node-api';
 import { Agent, type Dispatcher, request } from 'undici';
-import { type ControlFile, controlFileOf, type StatusAnswer } from '../collector/control.js';
+import type { StatusAnswer } from '../collector/control.js';
 import type { ControlErrorBody } from '../collector/control-errors.js';
 import type { ExportRequest } from '../collector/control-export.js';
+import { type ControlFile, controlFileOf } from '../collector/control-file.js';
 import type { ModelsRequest, ModelsRunAnswer, ModelsTestAnswer } from '../collector/control-models.js';
 import type { ReportRequest } from '../collector/control-report.js';
 import type { SqlLine } from '../collector/control-sql.js';

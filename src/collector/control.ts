@@ -19,6 +19,7 @@ import type { Warehouse } from '../warehouse/index.js';
 import { createControlToken, registerControlAccess } from './control-access.js';
 import { registerControlErrors } from './control-errors.js';
 import { registerExportRoute } from './control-export.js';
+import { type ControlFile, controlFileOf } from './control-file.js';
 import { registerModelRoutes } from './control-models.js';
 import { registerReportRoute } from './control-report.js';
 import { registerSqlRoute } from './control-sql.js';
@@ -38,14 +39,6 @@ export interface StatusAnswer {
   sources: SourceStatus[];
 }
 
-/** What the control file holds: enough for the owner's CLI to find and enter the endpoint. */
-export interface ControlFile {
-  pid: number;
-  port: number;
-  /** Sent as `Authorization: Bearer <token>`; new on every run. */
-  token: string;
-}
-
 /** Options of {@link startControlServer}. */
 export interface ControlOptions {
   /** Hears of unexpected failures. */
@@ -60,11 +53,6 @@ export interface ControlOptions {
 
 /** How long answers under way may still take once the endpoint closes; a stop stays within 5 s. */
 const CLOSE_GRACE_MS = 2_000;
-
-/** Where a daemon's control address is written for a warehouse file. */
-export function controlFileOf(warehousePath: string): string {
-  return `${warehousePath}.collector.json`;
-}
 
 /** Starts the endpoint on 127.0.0.1 and writes its control file, readable by the owner alone. */
 export async function startControlServer(

@@ -31,6 +31,7 @@ describe('market start-up', () => {
     ['status', '--help'],
     ['sql', '--help'],
     ['webhooks', 'listen', '--help'],
+    ['status', '--warehouse', 'data/no-such-warehouse.duckdb'],
   ])('`market %s` loads neither DuckDB, Fastify nor vega', async (...args) => {
     const loaded = await packagesLoaded(args);
     expect(loaded.has('commander')).toBe(true);

@@ -7,13 +7,8 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { request } from 'undici';
-import {
-  type ControlFile,
-  type ControlOptions,
-  type ControlServer,
-  controlFileOf,
-  startControlServer,
-} from '../../src/collector/control.js';
+import { type ControlOptions, type ControlServer, startControlServer } from '../../src/collector/control.js';
+import { type ControlFile, controlFileOf } from '../../src/collector/control-file.js';
 import { lockDownWarehouse } from '../../src/collector/lock-down.js';
 import { StatusBoard } from '../../src/collector/source-status.js';
 import { Warehouse } from '../../src/warehouse/index.js';

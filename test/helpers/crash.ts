@@ -3,7 +3,7 @@ import type { ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { existsSync } from 'node:fs';
 import { createServer } from 'node:net';
-import { controlFileOf } from '../../src/collector/control.js';
+import { controlFileOf } from '../../src/collector/control-file.js';
 
 /** A port free on 127.0.0.1 right now. */
 export async function freePort(): Promise<number> {
