@@ -89,9 +89,6 @@ export function queryInteger(min: number, max: number) {
     .pipe(z.number().int().min(min).max(max));
 }
 
-/** A query-string boolean: `true` or `false`. */
-export const queryBoolean = z.enum(['true', 'false']).transform((v) => v === 'true');
-
 /** A short free-text query-string value (names, categories). */
 export function queryText(max = 200) {
   return z.string().min(1).max(max);

@@ -222,11 +222,6 @@ export type ErrorCode = keyof typeof ERROR_TABLE;
 /** Every error code, in table order. */
 export const ERROR_CODES = Object.keys(ERROR_TABLE) as ErrorCode[];
 
-/** The HTTP status of an error code. */
-export function statusOf(code: ErrorCode): number {
-  return ERROR_TABLE[code].status;
-}
-
 /** The body every error response has: `{ code, detail, ...extra }`; clients ignore unknown fields. */
 export const errorBodySchema = z
   .looseObject({
@@ -237,11 +232,3 @@ export const errorBodySchema = z
 
 /** An error body as received. */
 export type ErrorBody = z.infer<typeof errorBodySchema>;
-
-/** The schema of one code's body, with its extra fields, for the OpenAPI document. */
-export function errorSchemaOf(code: ErrorCode) {
-  const spec: ErrorSpec = ERROR_TABLE[code];
-  return z.object({ code: z.literal(code), detail: z.string(), ...spec.extra }).meta({
-    description: spec.condition,
-  });
-}

@@ -7,10 +7,10 @@
  * cleared in the transaction that records the catch-up, so a collector killed before then catches
  * up after its restart.
  */
+import { setTimeout as delay } from 'node:timers/promises';
 import type { MarketClient } from '../../client/index.js';
 import { Backoff } from '../../shared/jobs/index.js';
 import type { BatchWriter, Warehouse } from '../../warehouse/index.js';
-import { sleep } from '../sleep.js';
 import type { StatusBoard } from '../source-status.js';
 import { catchUpAfterResync, resyncPoint } from './catch-up.js';
 
@@ -85,8 +85,11 @@ export class ResyncRecovery {
       } catch (error) {
         if (this.stopping.aborted) return;
         this.board.error(error);
-        await sleep(backoff.next(), this.stopping);
+        await delay(backoff.next(), undefined, { signal: this.stopping }).catch(stopped);
       }
     }
   }
 }
+
+/** A wait the stop cut short: the loop sees the stop and ends, so nothing failed. */
+function stopped(): void {}

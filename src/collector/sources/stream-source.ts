@@ -8,6 +8,7 @@
  * connection. On `resync` it reconnects at once without Last-Event-ID and, once connected, catches
  * up on the listings that appeared since the last landed event (see `resync-recovery.ts`).
  */
+import { setTimeout as delay } from 'node:timers/promises';
 import { EventSource } from 'eventsource';
 import type { Logger } from 'pino';
 import type { MarketClient } from '../../client/index.js';
@@ -17,7 +18,6 @@ import { Backoff } from '../../shared/jobs/index.js';
 import type { BatchWriter, StreamEventRow, Warehouse } from '../../warehouse/index.js';
 import { isKeyRefused, keyRefusedReason } from '../key-refusal.js';
 import { PayloadWatch } from '../payload-watch.js';
-import { sleep } from '../sleep.js';
 import { StatusBoard } from '../source-status.js';
 import { ResyncRecovery } from './resync-recovery.js';
 
@@ -99,7 +99,7 @@ export class StreamSource {
         if (owed) {
           this.lastEventId = '';
           backoff.reset();
-        } else await sleep(backoff.next(), this.stopping.signal);
+        } else await delay(backoff.next(), undefined, { signal: this.stopping.signal }).catch(stopped);
         continue;
       }
       const startedAt = Date.now();
@@ -108,7 +108,9 @@ export class StreamSource {
         gaps: [{ kind: outcome.kind, startedAt, endedAt: null, rows: 0, detail: outcome.reason }],
       });
       if (outcome.kind === 'reconnect' && outcome.hadEvents) backoff.reset();
-      await sleep(outcome.kind === 'watchdog_reconnect' ? 0 : backoff.next(), this.stopping.signal);
+      await delay(outcome.kind === 'watchdog_reconnect' ? 0 : backoff.next(), undefined, {
+        signal: this.stopping.signal,
+      }).catch(stopped);
     }
   }
 
@@ -275,3 +277,6 @@ async function refusalOf(response: Response): Promise<{ code: string; detail: st
     return { code: '', detail: `HTTP ${response.status}` };
   }
 }
+
+/** A wait the stop cut short: the loop sees the stop and ends, so nothing failed. */
+function stopped(): void {}
