@@ -23,20 +23,25 @@ export async function loopbackTls(dir: string): Promise<LoopbackTls> {
   const keyPath = join(dir, 'key.pem');
   const kept = await readKept(certPath, keyPath);
   if (kept) return kept;
+  const pems = await makeLoopbackCertificate();
+  await mkdir(dir, { recursive: true });
+  await writeFile(keyPath, pems.key, { mode: 0o600 });
+  await writeFile(certPath, pems.cert);
+  return { ...pems, certPath };
+}
+
+/** A new self-signed certificate for 127.0.0.1, its own CA, so a client can trust exactly it. */
+export async function makeLoopbackCertificate(): Promise<{ cert: string; key: string }> {
   const pems = await generate([{ name: 'commonName', value: '127.0.0.1' }], {
     keyType: 'ec',
     curve: 'P-256',
     algorithm: 'sha256',
     extensions: [
-      // Its own CA: the service trusts exactly this certificate.
       { name: 'basicConstraints', cA: true },
       { name: 'subjectAltName', altNames: [{ type: 7, ip: '127.0.0.1' }] },
     ],
   });
-  await mkdir(dir, { recursive: true });
-  await writeFile(keyPath, pems.private, { mode: 0o600 });
-  await writeFile(certPath, pems.cert);
-  return { cert: pems.cert, key: pems.private, certPath };
+  return { cert: pems.cert, key: pems.private };
 }
 
 /** The kept pair, or null when there is none or it expires within a day. */

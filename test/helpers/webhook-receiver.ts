@@ -6,7 +6,7 @@
 import { once } from 'node:events';
 import { createServer, type Server } from 'node:https';
 import type { AddressInfo } from 'node:net';
-import { generate } from 'selfsigned';
+import { makeLoopbackCertificate } from '../../src/cli/loopback-tls.js';
 
 /** A request as the receiver saw it. */
 export interface ReceivedRequest {
@@ -48,15 +48,7 @@ let certificate: Promise<{ cert: string; key: string }> | undefined;
 
 /** One certificate per test file, for 127.0.0.1 (made once; key generation takes a moment). */
 function loopbackCertificate(): Promise<{ cert: string; key: string }> {
-  certificate ??= generate([{ name: 'commonName', value: '127.0.0.1' }], {
-    keyType: 'ec',
-    curve: 'P-256',
-    algorithm: 'sha256',
-    extensions: [
-      { name: 'basicConstraints', cA: true },
-      { name: 'subjectAltName', altNames: [{ type: 7, ip: '127.0.0.1' }] },
-    ],
-  }).then((pems) => ({ cert: pems.cert, key: pems.private }));
+  certificate ??= makeLoopbackCertificate();
   return certificate;
 }
 

@@ -3,11 +3,13 @@
  * (`<to>/<model>/date=YYYY-MM-DD/part-0.parquet`). Files are written aside and renamed into
  * place, so a reader never sees a partly written one; exporting a day again replaces its file.
  */
+
 import { rm, stat } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { inTransaction } from '../../shared/transaction.js';
 import type { Warehouse } from '../warehouse.js';
+import { WarehouseListeners } from '../warehouse-listeners.js';
 import { copyDays, countDays, sqlString } from './copy-days.js';
 import { listDayFolders, moveIntoPlace, serializeExports, withAsideFolder } from './export-folder.js';
 import {
@@ -80,17 +82,14 @@ export interface ExportSummary {
 }
 
 /** Who hears of the exports of each warehouse in this process (see {@link onExport}). */
-const exportListeners = new WeakMap<Warehouse, Set<(summary: ExportSummary) => void>>();
+const exportListeners = new WarehouseListeners<ExportSummary>();
 
 /**
  * Calls `listener` after every export of `warehouse` done in this process, whoever asked for it (a
  * schedule, or `market export` through the collector); returns what stops it.
  */
 export function onExport(warehouse: Warehouse, listener: (summary: ExportSummary) => void): () => void {
-  const listeners = exportListeners.get(warehouse) ?? new Set();
-  exportListeners.set(warehouse, listeners);
-  listeners.add(listener);
-  return () => listeners.delete(listener);
+  return exportListeners.on(warehouse, listener);
 }
 
 /** The name of every day's file. */
@@ -138,7 +137,7 @@ export async function exportModels(
       }),
     ),
   ).then((summary) => {
-    for (const listener of exportListeners.get(warehouse) ?? []) listener(summary);
+    exportListeners.emit(warehouse, summary);
     return summary;
   });
 }

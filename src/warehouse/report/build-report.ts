@@ -4,10 +4,12 @@
  * written aside and renamed into place in one step, then `<out>/latest.html`, a copy of the
  * newest report, replaced in one rename.
  */
+
 import { randomUUID } from 'node:crypto';
 import { mkdir, readdir, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import type { Warehouse } from '../warehouse.js';
+import { WarehouseListeners } from '../warehouse-listeners.js';
 import { chartCard, describeChart } from './chart-specs.js';
 import { numberTable } from './number-tables.js';
 import { readReport } from './read-report.js';
@@ -105,22 +107,19 @@ export async function buildReport(warehouse: Warehouse, options: ReportOptions =
     missing: charts.flatMap((c) => (c.missing === null ? [] : [{ chart: c.id, reason: c.missing }])),
     durationMs: performance.now() - started,
   };
-  for (const listener of reportListeners.get(warehouse) ?? []) listener(summary);
+  reportListeners.emit(warehouse, summary);
   return summary;
 }
 
 /** Who hears of the reports of each warehouse in this process (see {@link onReport}). */
-const reportListeners = new WeakMap<Warehouse, Set<(summary: ReportSummary) => void>>();
+const reportListeners = new WarehouseListeners<ReportSummary>();
 
 /**
  * Calls `listener` after every report of `warehouse` built in this process, whoever asked for it
  * (a schedule, or `market report` through the collector); returns what stops it.
  */
 export function onReport(warehouse: Warehouse, listener: (summary: ReportSummary) => void): () => void {
-  const listeners = reportListeners.get(warehouse) ?? new Set();
-  reportListeners.set(warehouse, listeners);
-  listeners.add(listener);
-  return () => listeners.delete(listener);
+  return reportListeners.on(warehouse, listener);
 }
 
 /** `2026-11-23T12-00-00.000Z`: the report's time, a valid file name everywhere. */
