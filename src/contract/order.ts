@@ -136,7 +136,7 @@ const listingIdsSchema = z
   .max(MAX_ORDER_LISTINGS)
   .refine((ids) => new Set(ids).size === ids.length, { message: 'listing_ids must not repeat' })
   .meta({
-    description: `listings to buy, 1-${MAX_ORDER_LISTINGS} distinct ids of one game (designed shape)`,
+    description: `listings to buy, 1-${MAX_ORDER_LISTINGS} distinct ids of one game (designed shape). A listing with api_purchasable false answers 400 unsupported_item; external-market listings go one per order (400 one_external_per_order) and never with platform ones (400 cannot_mix_sources)`,
     uniqueItems: true,
   });
 

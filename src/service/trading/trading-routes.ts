@@ -31,6 +31,8 @@ const BUY_ERRORS = [
   'invalid_request',
   'unsupported_game',
   'unsupported_item',
+  'cannot_mix_sources',
+  'one_external_per_order',
   'trading_not_enabled',
   'account_restricted',
   'kyc_required',
