@@ -17,13 +17,13 @@ import { DEFAULT_RATE_LIMITS, type RateLimits, RollingWindowLimiter } from './ht
 import { registerCoreSandboxRoutes } from './http/sandbox-routes.js';
 import { buildApp } from './http/server.js';
 import { Catalogue } from './market/catalogue.js';
-import type { RetentionOptions } from './market/event-log.js';
-import { FxRates } from './market/fx-rates.js';
 import { ALL_APP_IDS, GAMES } from './market/games.js';
 import { marketFeature } from './market/market-feature.js';
-import { PriceList } from './market/price-list.js';
-import { PriceSnapshot } from './market/price-snapshot.js';
-import { StreamRegistry } from './market/stream-registry.js';
+import { FxRates } from './market/prices/fx-rates.js';
+import { PriceList } from './market/prices/price-list.js';
+import { PriceSnapshot } from './market/prices/price-snapshot.js';
+import type { RetentionOptions } from './market/stream/event-log.js';
+import { StreamRegistry } from './market/stream/stream-registry.js';
 import type { P2P } from './p2p/p2p.js';
 import { p2pFeature } from './p2p/p2p-feature.js';
 import { Platform } from './platform/platform.js';

@@ -14,6 +14,15 @@ const LONG_FILE_LINES = 300;
 /** Feature folders of the service: each imports only infrastructure, the contract and itself. */
 const FEATURES = ['accounts', 'market', 'sim', 'trading', 'platform', 'p2p', 'sell', 'webhooks'];
 const SERVICE_INFRA = ['service/core', 'service/http'];
+/**
+ * The rooms of the market and the rooms each may use besides itself: the catalogue, the games and
+ * the routes sit above them in `market/`, and no room reaches back up.
+ */
+const MARKET_ROOMS: Record<string, string[]> = {
+  'service/market/listing-index': [],
+  'service/market/stream': ['service/market/listing-index'],
+  'service/market/prices': [],
+};
 const PIPELINE = ['client', 'collector', 'warehouse'];
 
 interface Module {
@@ -75,6 +84,8 @@ const under = (path: string, folder: string) => path.startsWith(`${folder}/`);
 
 /** The folders a module may import from, or null when any is allowed (the service's composition root, the CLI). */
 function allowedFor(path: string): string[] | null {
+  const room = Object.keys(MARKET_ROOMS).find((r) => under(path, r));
+  if (room) return [room, ...(MARKET_ROOMS[room] ?? []), 'contract', 'shared', ...SERVICE_INFRA];
   const feature = FEATURES.find((f) => under(path, `service/${f}`));
   if (feature) return [`service/${feature}`, 'contract', 'shared', ...SERVICE_INFRA];
   if (under(path, 'service/core')) return ['service/core', 'contract', 'shared'];
@@ -114,6 +125,10 @@ describe('the source tree', () => {
 
   it('finds a violation when one exists', () => {
     expect(allowedFor('service/trading/orders.ts')).not.toContain('service/market');
+    expect(allowedFor('service/market/stream/event-log.ts')).not.toContain('service/market');
+    expect(allowedFor('service/market/listing-index/listing-index.ts')).not.toContain(
+      'service/market/stream',
+    );
     const circle = new Map<string, Module>([
       ['a.ts', { path: 'a.ts', lines: 1, imports: ['b.ts'] }],
       ['b.ts', { path: 'b.ts', lines: 1, imports: ['a.ts'] }],

@@ -4,7 +4,7 @@
  * other), and each SELECT here yields the landing rows of one window [w0, w1) of microseconds.
  */
 import type { DuckDBConnection } from '@duckdb/node-api';
-import { BASE_RATES } from '../../src/service/market/fx-rates.js';
+import { BASE_RATES } from '../../src/service/market/prices/fx-rates.js';
 import type { BenchSticker } from './warehouse-groups.js';
 
 /** The fixed shape of a generated warehouse. Times are epoch microseconds. */

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Listing } from '../../src/contract/listing.js';
-import { compileFilter, type ListingSearch } from '../../src/service/market/listing-index.js';
+import { compileFilter, type ListingSearch } from '../../src/service/market/listing-index/listing-index.js';
 import { Random } from '../../src/service/sim/random.js';
 import { startTestService, type TestService } from '../helpers/service.js';
 

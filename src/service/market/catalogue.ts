@@ -9,11 +9,11 @@ import type { Listing } from '../../contract/listing.js';
 import type { Database, Tx } from '../../shared/database.js';
 import type { UnitOfWork, UnitOfWorkRunner } from '../core/unit-of-work.js';
 import { type CatalogueSeeder, NEXT_SEQUENCE, seedCatalogue } from './catalogue-seed.js';
-import { EventLog, type LogEvent, type RetentionOptions } from './event-log.js';
-import { orderListingKeys } from './indexed-listing.js';
-import { type IndexedListing, ListingIndex } from './listing-index.js';
+import { orderListingKeys } from './listing-index/indexed-listing.js';
+import { type IndexedListing, ListingIndex } from './listing-index/listing-index.js';
+import { SortedList } from './listing-index/sorted-list.js';
 import { deleteListings, insertListings, readListings } from './listing-rows.js';
-import { SortedList } from './sorted-list.js';
+import { EventLog, type LogEvent, type RetentionOptions } from './stream/event-log.js';
 
 /** One change to the set of live listings. */
 export type ListingChange = { kind: 'add'; appId: number; listing: Listing } | { kind: 'remove'; id: string };

@@ -3,14 +3,14 @@ import type { Clock } from '../core/clock.js';
 import type { Feature } from '../http/feature.js';
 import type { RollingWindowLimiter } from '../http/rate-limiter.js';
 import type { Catalogue } from './catalogue.js';
-import type { FxRates } from './fx-rates.js';
 import { registerMarketRoutes } from './market-routes.js';
-import type { PriceList } from './price-list.js';
-import type { PriceSnapshot } from './price-snapshot.js';
+import type { FxRates } from './prices/fx-rates.js';
+import type { PriceList } from './prices/price-list.js';
+import type { PriceSnapshot } from './prices/price-snapshot.js';
 import { registerMarketSandboxRoutes } from './sandbox-routes.js';
 import { registerSnapshotRoutes } from './snapshot-routes.js';
 import { registerStatusRoutes } from './status-routes.js';
-import type { StreamRegistry } from './stream-registry.js';
+import type { StreamRegistry } from './stream/stream-registry.js';
 import { registerStreamRoutes } from './stream-routes.js';
 
 /** What the market feature needs. */

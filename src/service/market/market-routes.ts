@@ -15,12 +15,12 @@ import { authOf } from '../http/authenticate.js';
 import { withFastPath } from '../http/fast-validation.js';
 import { AUTH_ERRORS, errorResponses } from '../http/openapi.js';
 import type { Catalogue } from './catalogue.js';
-import { parseListingsQuery } from './fast-listings-query.js';
-import type { FxRates } from './fx-rates.js';
 import { ALL_APP_IDS, gamesReadableBy, resolveAppId } from './games.js';
-import { ListingPageCache } from './listing-page-cache.js';
+import { parseListingsQuery } from './listing-index/fast-listings-query.js';
+import { ListingPageCache } from './listing-index/listing-page-cache.js';
 import { listingSearchOf } from './listing-search.js';
-import type { PriceList, PriceQuery } from './price-list.js';
+import type { FxRates } from './prices/fx-rates.js';
+import type { PriceList, PriceQuery } from './prices/price-list.js';
 
 /** What the market-data routes read. */
 export interface MarketRouteDeps {

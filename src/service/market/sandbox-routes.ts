@@ -3,8 +3,8 @@ import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { Catalogue } from './catalogue.js';
-import type { PriceList } from './price-list.js';
-import type { StreamRegistry } from './stream-registry.js';
+import type { PriceList } from './prices/price-list.js';
+import type { StreamRegistry } from './stream/stream-registry.js';
 
 const eventsQuery = z.object({
   app_id: z.coerce.number().int().default(730),

@@ -13,7 +13,7 @@ import type { Clock } from '../core/clock.js';
 import { authOf, enforceRateLimit } from '../http/authenticate.js';
 import { AUTH_ERRORS, documentedResponse, errorResponses } from '../http/openapi.js';
 import type { RollingWindowLimiter } from '../http/rate-limiter.js';
-import type { PriceSnapshot } from './price-snapshot.js';
+import type { PriceSnapshot } from './prices/price-snapshot.js';
 
 /** What the snapshot route needs. */
 export interface SnapshotRouteDeps {

@@ -4,7 +4,7 @@ import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { healthSchema } from '../../contract/market.js';
 import type { Clock } from '../core/clock.js';
 import { errorResponses } from '../http/openapi.js';
-import type { PriceList } from './price-list.js';
+import type { PriceList } from './prices/price-list.js';
 
 /** Registers the status routes. */
 export function registerStatusRoutes(app: FastifyInstance, prices: PriceList, clock: Clock): void {

@@ -9,10 +9,10 @@ import { streamQuerySchema } from '../../contract/listing.js';
 import { authOf } from '../http/authenticate.js';
 import { AUTH_ERRORS, errorResponses } from '../http/openapi.js';
 import type { Catalogue } from './catalogue.js';
-import { compileFilter, isEmptyFilter, type ListingFilter } from './listing-filter.js';
+import { compileFilter, isEmptyFilter, type ListingFilter } from './listing-index/listing-filter.js';
 import { listingFilterOf } from './listing-search.js';
-import type { StreamRegistry } from './stream-registry.js';
-import { resyncFrame, StreamSession, type StreamSink } from './stream-session.js';
+import type { StreamRegistry } from './stream/stream-registry.js';
+import { resyncFrame, StreamSession, type StreamSink } from './stream/stream-session.js';
 
 /** What the stream route needs. */
 export interface StreamRouteDeps {

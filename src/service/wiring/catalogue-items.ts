@@ -4,7 +4,7 @@ import type { Listing } from '../../contract/listing.js';
 import type { Database } from '../../shared/database.js';
 import type { Catalogue } from '../market/catalogue.js';
 import { ALL_APP_IDS } from '../market/games.js';
-import type { IndexedListing } from '../market/listing-index.js';
+import type { IndexedListing } from '../market/listing-index/listing-index.js';
 import type { ItemDescriptions } from '../platform/ports.js';
 
 /** Live listings of one name looked at for the cheapest of the marketplace's own. */

@@ -3,7 +3,7 @@ import { startJob } from '../../shared/jobs/index.js';
 import type { Clock } from '../core/clock.js';
 import type { DueWork } from '../core/due-work.js';
 import type { Catalogue } from '../market/catalogue.js';
-import type { PriceList } from '../market/price-list.js';
+import type { PriceList } from '../market/prices/price-list.js';
 import type { MarketChurn } from '../sim/churn.js';
 
 /** What the timers drive. */

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { SortedList } from '../../../src/service/market/sorted-list.js';
-import { createRandom } from '../../helpers/listing-factory.js';
+import { SortedList } from '../../../../src/service/market/listing-index/sorted-list.js';
+import { createRandom } from '../../../helpers/listing-factory.js';
 
 interface Item {
   key: number;

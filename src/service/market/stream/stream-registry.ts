@@ -1,5 +1,5 @@
 /** The open listing streams per key: at most {@link MAX_STREAMS_PER_KEY} each, freed the moment one closes. */
-import { ApiError } from '../../contract/api-error.js';
+import { ApiError } from '../../../contract/api-error.js';
 
 /** Streams allowed per key at once. */
 export const MAX_STREAMS_PER_KEY = 3;

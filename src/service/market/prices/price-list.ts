@@ -3,13 +3,12 @@
  * cheapest ask and the count. Like the real feed it is an indicative snapshot rebuilt on a cadence,
  * so it can lag the live listings; `generatedAt` says how old it is.
  */
-import { ApiError } from '../../contract/api-error.js';
-import { centsToUsd } from '../../contract/common.js';
-import type { Wear } from '../../contract/listing.js';
-import type { PriceRow } from '../../contract/market.js';
-import type { Database } from '../../shared/database.js';
-import type { Clock } from '../core/clock.js';
-import { ALL_APP_IDS } from './games.js';
+import { ApiError } from '../../../contract/api-error.js';
+import { centsToUsd, GAME_APP_IDS } from '../../../contract/common.js';
+import type { Wear } from '../../../contract/listing.js';
+import type { PriceRow } from '../../../contract/market.js';
+import type { Database } from '../../../shared/database.js';
+import type { Clock } from '../../core/clock.js';
 
 /** One price group with the lower-case name it is searched by. */
 export interface PriceGroup {
@@ -69,7 +68,7 @@ export class PriceList {
               CAST(min(price_usd) * 100 AS BIGINT) AS min_cents, count(*) AS n
        FROM listings GROUP BY ALL`,
     );
-    const next = new Map<number, PriceGroup[]>(ALL_APP_IDS.map((appId) => [appId, []]));
+    const next = new Map<number, PriceGroup[]>(GAME_APP_IDS.map((appId) => [appId, []]));
     for (const r of rows) {
       const wear = (r.wear ?? null) as Wear | null;
       const phase = r.phase === null ? null : String(r.phase);

@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { listingsQuerySchema } from '../../../src/contract/listing.js';
+import { listingsQuerySchema } from '../../../../src/contract/listing.js';
 import {
   LISTINGS_QUERY_CHECKS,
   parseListingsQuery,
-} from '../../../src/service/market/fast-listings-query.js';
-import { createRandom } from '../../helpers/listing-factory.js';
+} from '../../../../src/service/market/listing-index/fast-listings-query.js';
+import { createRandom } from '../../../helpers/listing-factory.js';
 
 /** Values that sit on and around every rule of the schema. */
 const SAMPLES: unknown[] = [

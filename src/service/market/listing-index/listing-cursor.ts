@@ -1,6 +1,6 @@
 /** The opaque keyset cursor of `/listings`: base64url of a small JSON holding a position in one ordering. */
-import { ApiError } from '../../contract/api-error.js';
-import { LISTING_SORTS, type ListingSort } from '../../contract/listing.js';
+import { ApiError } from '../../../contract/api-error.js';
+import { LISTING_SORTS, type ListingSort } from '../../../contract/listing.js';
 import type { SortKey } from './listing-order.js';
 
 const VERSION = 1;

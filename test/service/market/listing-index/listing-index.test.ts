@@ -1,13 +1,13 @@
 import { describe, expect, it } from 'vitest';
-import { ApiError } from '../../../src/contract/api-error.js';
+import { ApiError } from '../../../../src/contract/api-error.js';
 import {
   LISTING_SORTS,
   type Listing,
   type ListingSort,
   listingSchema,
   WEARS,
-} from '../../../src/contract/listing.js';
-import { orderListingKeys } from '../../../src/service/market/indexed-listing.js';
+} from '../../../../src/contract/listing.js';
+import { orderListingKeys } from '../../../../src/service/market/listing-index/indexed-listing.js';
 import {
   compileFilter,
   type IndexedListing,
@@ -16,7 +16,7 @@ import {
   matchesFilters,
   PageBufferPool,
   renderListingPage,
-} from '../../../src/service/market/listing-index.js';
+} from '../../../../src/service/market/listing-index/listing-index.js';
 import {
   createListingFactory,
   createRandom,
@@ -24,7 +24,7 @@ import {
   type Random,
   SKINS,
   WEAPONS,
-} from '../../helpers/listing-factory.js';
+} from '../../../helpers/listing-factory.js';
 
 const CS2 = 730;
 const DOTA = 570;

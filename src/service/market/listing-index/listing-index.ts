@@ -1,5 +1,5 @@
 /** The in-memory index of live listings that serves `GET /listings`: orderings per game and sort, JSON prepared once. */
-import type { Listing } from '../../contract/listing.js';
+import type { Listing } from '../../../contract/listing.js';
 import { GameListings } from './game-listings.js';
 import {
   createIndexedListing,

@@ -1,6 +1,6 @@
 /** The in-memory record of one live listing: the fields filters and sorts read, and its prepared JSON. */
-import { usdToCents } from '../../contract/common.js';
-import type { Delivery, Listing, Wear } from '../../contract/listing.js';
+import { usdToCents } from '../../../contract/common.js';
+import type { Delivery, Listing, Wear } from '../../../contract/listing.js';
 import { EMPTY_SLAB, type JsonArena, type JsonCell, type JsonSlab } from './json-arena.js';
 import type { FilterFields } from './listing-filter.js';
 import type { GroupTable, ListingGroup } from './listing-groups.js';

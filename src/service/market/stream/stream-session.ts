@@ -4,11 +4,24 @@
  * the replay wait in a queue and are sent after it, skipping what the replay already sent.
  */
 
-import { APP_IDS } from '../../contract/common.js';
-import type { Listing } from '../../contract/listing.js';
-import type { AppliedChange, Catalogue } from './catalogue.js';
-import type { LogEvent } from './event-log.js';
-import { filterFieldsOf, type ListingPredicate } from './listing-filter.js';
+import { APP_IDS } from '../../../contract/common.js';
+import type { Listing } from '../../../contract/listing.js';
+import { type FilterFields, filterFieldsOf, type ListingPredicate } from '../listing-index/listing-filter.js';
+import type { EventLog, LogEvent } from './event-log.js';
+import { eventData, sseFrame } from './sse-frame.js';
+
+/** A committed change as a session sees it: its logged event and the listing's filter fields. */
+export interface LiveChange {
+  event: LogEvent;
+  entry: FilterFields & { appId: number };
+}
+
+/** What a session follows: the log it replays and the committed changes it sends live (the catalogue). */
+export interface StreamFeed {
+  readonly log: EventLog;
+  /** Subscribes to committed changes; returns the unsubscribe function. */
+  onChange(listener: (changes: readonly LiveChange[]) => void): () => void;
+}
 
 /** Where a session writes: `write` returns false once the peer is too far behind. */
 export interface StreamSink {
@@ -33,8 +46,7 @@ const frames = new WeakMap<LogEvent, string>();
 export function frameOf(event: LogEvent, eventId: string): string {
   let frame = frames.get(event);
   if (frame === undefined) {
-    const data = event.kind === 'new' ? event.listing : JSON.stringify({ id: event.listingId });
-    frame = `id: ${eventId}\nevent: ${event.kind}\ndata: ${data}\n\n`;
+    frame = sseFrame({ id: eventId, event: event.kind, data: eventData(event) });
     frames.set(event, frame);
   }
   return frame;
@@ -42,20 +54,20 @@ export function frameOf(event: LogEvent, eventId: string): string {
 
 /** The SSE frame of a resync notice. */
 export function resyncFrame(detail: string): string {
-  return `event: resync\ndata: ${JSON.stringify({ reason: 'last_event_id_expired', detail })}\n\n`;
+  return sseFrame({ event: 'resync', data: JSON.stringify({ reason: 'last_event_id_expired', detail }) });
 }
 
 /** A running stream: call `start`, and `stop` when the connection ends. */
 export class StreamSession {
   private lastSent: number;
   private replaying = true;
-  private pending: AppliedChange[] = [];
+  private pending: LiveChange[] = [];
   private unsubscribe: (() => void) | undefined;
   private closed = false;
 
   /** `keep` narrows new events; null keeps them all without looking (no filter was sent). */
   constructor(
-    private readonly catalogue: Catalogue,
+    private readonly catalogue: StreamFeed,
     private readonly keep: ListingPredicate | null,
     private readonly sink: StreamSink,
     private readonly options: StreamSessionOptions = {},
@@ -140,7 +152,7 @@ export class StreamSession {
     }
   }
 
-  private onLive(changes: readonly AppliedChange[]): void {
+  private onLive(changes: readonly LiveChange[]): void {
     if (this.closed) return;
     if (this.replaying) {
       this.pending.push(...changes);

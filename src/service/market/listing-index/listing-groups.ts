@@ -3,7 +3,7 @@
  * and numbered, so that name-level filters (name, search, category, rarity, wear, stat_trak,
  * souvenir) are decided once per group into a bitset that scans test by the group code in a tag.
  */
-import type { Wear } from '../../contract/listing.js';
+import type { Wear } from '../../../contract/listing.js';
 import type { ListingFilter } from './listing-filter.js';
 import { nameHasTokens, searchTokens } from './search-tokens.js';
 

@@ -1,5 +1,5 @@
 /** A listing's JSON: exactly `JSON.stringify` of the listing with the keys in schema order. */
-import type { Listing } from '../../contract/listing.js';
+import type { Listing } from '../../../contract/listing.js';
 
 /** The listing object with keys (its own and its stickers') in the schema's order, extra keys dropped. */
 export function orderListingKeys(l: Listing): Listing {

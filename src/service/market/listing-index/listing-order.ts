@@ -1,5 +1,5 @@
 /** The orderings of `/listings` as comparators over the sort key of a listing. */
-import type { ListingSort } from '../../contract/listing.js';
+import type { ListingSort } from '../../../contract/listing.js';
 import type { Comparator } from './sorted-list.js';
 
 /** The fields the orderings read; a cursor carries the ones of its sort. */

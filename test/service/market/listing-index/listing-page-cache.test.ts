@@ -1,13 +1,13 @@
 import { describe, expect, it } from 'vitest';
-import type { Listing } from '../../../src/contract/listing.js';
+import type { Listing } from '../../../../src/contract/listing.js';
 import {
   ListingIndex,
   type ListingSearch,
   PageBufferPool,
   renderListingPage,
-} from '../../../src/service/market/listing-index.js';
-import { ListingPageCache } from '../../../src/service/market/listing-page-cache.js';
-import { createListingFactory } from '../../helpers/listing-factory.js';
+} from '../../../../src/service/market/listing-index/listing-index.js';
+import { ListingPageCache } from '../../../../src/service/market/listing-index/listing-page-cache.js';
+import { createListingFactory } from '../../../helpers/listing-factory.js';
 
 const CS2 = 730;
 

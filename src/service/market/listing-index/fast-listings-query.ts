@@ -2,8 +2,8 @@
  * The `/listings` query checked by hand, for the hot path: the value `listingsQuerySchema` gives
  * for a valid query, or undefined for anything else, which the schema then refuses in its own words.
  */
-import { parseQueryTimestamp, QUERY_DECIMAL, QUERY_INTEGER } from '../../contract/common.js';
-import { DELIVERIES, LISTING_SORTS, type ListingsQuery, WEARS } from '../../contract/listing.js';
+import { parseQueryTimestamp, QUERY_DECIMAL, QUERY_INTEGER } from '../../../contract/common.js';
+import { DELIVERIES, LISTING_SORTS, type ListingsQuery, WEARS } from '../../../contract/listing.js';
 
 /** What a check answers for a value the schema refuses. */
 const REFUSED = Symbol('refused');

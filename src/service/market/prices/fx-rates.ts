@@ -7,8 +7,8 @@ import {
   type Currency,
   type CurrencyResponse,
   TYPICAL_USD_RATES,
-} from '../../contract/market.js';
-import type { Clock } from '../core/clock.js';
+} from '../../../contract/market.js';
+import type { Clock } from '../../core/clock.js';
 
 /** Units per 1 USD at the start of the walk (late-2026 magnitudes). */
 export const BASE_RATES: Record<Currency, number> = TYPICAL_USD_RATES;

@@ -1,5 +1,5 @@
 /** The live listings of one game: one ordering per sort, and the listings grouped by lower-case name. */
-import { LISTING_SORTS, type ListingSort } from '../../contract/listing.js';
+import { LISTING_SORTS, type ListingSort } from '../../../contract/listing.js';
 import type { ListingRecord } from './indexed-listing.js';
 import { LISTING_ORDERS } from './listing-order.js';
 import { orderByNumber } from './order-by-number.js';

@@ -1,6 +1,6 @@
 /** The listing filters of `/listings` (and the listing stream) compiled into one predicate. */
-import { usdToCents } from '../../contract/common.js';
-import type { Delivery, Listing, Wear } from '../../contract/listing.js';
+import { usdToCents } from '../../../contract/common.js';
+import type { Delivery, Listing, Wear } from '../../../contract/listing.js';
 import { nameHasTokens, searchTokens } from './search-tokens.js';
 
 /** Keep only (`only`) or drop (`exclude`) the listings with a property. */

@@ -5,8 +5,9 @@
  * and by a row cap.
  */
 
-import type { Database, Tx } from '../../shared/database.js';
-import { randomId } from '../core/api-keys.js';
+import type { Database, Tx } from '../../../shared/database.js';
+import { randomId } from '../../core/api-keys.js';
+import { EVENT_DATA_SQL, sseFrameSql } from './sse-frame.js';
 
 /** One logged change. `listing` is the Listing JSON of a `new` event, null for `gone`. */
 export interface LogEvent {
@@ -30,6 +31,13 @@ export interface RetentionOptions {
 export type ParsedEventId = { kind: 'position'; position: number } | { kind: 'foreign' };
 
 const LOG_ID_KEY = 'listing_log_id';
+
+/** A `listing_events` row's frame, with its event id made of the `$log` parameter and the position. */
+const REPLAY_FRAME_SQL = sseFrameSql({
+  id: `$log || '-' || position`,
+  event: 'kind',
+  data: EVENT_DATA_SQL,
+});
 
 /** The log: positions, ids, appends inside a transaction, reads and pruning. */
 export class EventLog {
@@ -168,14 +176,13 @@ export class EventLog {
   }
 
   /**
-   * The SSE frames (as `frameOf` writes them) of one game's committed events at positions after
+   * The SSE frames (as `frameOf` writes them live, from the same `sse-frame.ts`) of one game's committed events at positions after
    * `after` and at most `through`, in order, built by DuckDB: a replay step moves one string per
    * event and no event objects.
    */
   async framesOf(appId: number, after: number, through: number): Promise<string[]> {
     const rows = await this.db.read<{ frame: string }>(
-      `SELECT 'id: ' || $log || '-' || position || chr(10) || 'event: ' || kind || chr(10) || 'data: '
-              || coalesce(listing, '{"id":' || to_json(listing_id) || '}') || chr(10) || chr(10) AS frame
+      `SELECT ${REPLAY_FRAME_SQL} AS frame
        FROM listing_events
        WHERE position > $after AND position <= least($through, $head) AND app_id = $app
        ORDER BY position`,

@@ -3,7 +3,7 @@
  * integer, kept beside it in every ordering so that a scan rejects most rows of a selective filter
  * without reading them.
  */
-import { DELIVERIES, type Delivery } from '../../contract/listing.js';
+import { DELIVERIES, type Delivery } from '../../../contract/listing.js';
 import type { ListingFilter } from './listing-filter.js';
 import { GROUP_BITS, GROUP_OVERFLOW } from './listing-groups.js';
 import type { SortedList } from './sorted-list.js';

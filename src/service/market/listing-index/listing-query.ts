@@ -1,5 +1,5 @@
 /** Answers one `/listings` page from a game's orderings: plan the candidates, filter, stop one row past the page. */
-import type { ListingSort } from '../../contract/listing.js';
+import type { ListingSort } from '../../../contract/listing.js';
 import type { GameListings } from './game-listings.js';
 import type { IndexedListing, ListingRecord } from './indexed-listing.js';
 import { decodeCursor, encodeCursor } from './listing-cursor.js';
