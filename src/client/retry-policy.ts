@@ -4,6 +4,7 @@
  * exponential backoff and full jitter.
  */
 import { isApiError } from '../contract/api-error.js';
+import { backoffWaitMs } from '../shared/jobs/backoff.js';
 import { isNetworkError } from './network-error.js';
 
 /** First backoff step in milliseconds. @default 500 */
@@ -111,7 +112,7 @@ export function backoffMs(
   baseMs = BACKOFF_BASE_MS,
   capMs = BACKOFF_CAP_MS,
 ): number {
-  return Math.floor(random() * Math.min(capMs, baseMs * 2 ** attempt));
+  return backoffWaitMs(attempt, { baseMs, capMs, random });
 }
 
 /** Reads a Retry-After header (integer seconds or an HTTP date) as milliseconds from `now`. */

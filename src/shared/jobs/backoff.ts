@@ -1,4 +1,7 @@
-/** Exponential backoff with full jitter: how long to wait after each consecutive failure. */
+/**
+ * Exponential backoff with full jitter: how long to wait after each consecutive failure. The one
+ * formula of the project: the jobs, the collector's sources and the client's retries all use it.
+ */
 
 /** Backoff settings. */
 export interface BackoffOptions {
@@ -10,6 +13,20 @@ export interface BackoffOptions {
   random?: () => number;
 }
 
+/** Doubling stops here: base × 2^30 is past any cap, and 2^failures stays an exact number. */
+const MAX_DOUBLINGS = 30;
+
+/**
+ * The wait after `failures` earlier failures (0 for the first retry): a uniform random time up
+ * to min(cap, base × 2^failures), in whole milliseconds.
+ *
+ * @example backoffWaitMs(2, { baseMs: 500, capMs: 30_000 }) // between 0 and 1999
+ */
+export function backoffWaitMs(failures: number, options: BackoffOptions = {}): number {
+  const { baseMs = 1000, capMs = 60_000, random = Math.random } = options;
+  return Math.floor(random() * Math.min(capMs, baseMs * 2 ** Math.min(failures, MAX_DOUBLINGS)));
+}
+
 /** Counts consecutive failures and tells how long to wait before the next try. */
 export class Backoff {
   private failures = 0;
@@ -18,9 +35,8 @@ export class Backoff {
 
   /** The wait after one more failure: a random time up to base × 2^failures, capped. */
   next(): number {
-    const { baseMs = 1000, capMs = 60_000, random = Math.random } = this.options;
-    const wait = Math.floor(random() * Math.min(capMs, baseMs * 2 ** this.failures));
-    this.failures = Math.min(this.failures + 1, 30);
+    const wait = backoffWaitMs(this.failures, this.options);
+    this.failures = Math.min(this.failures + 1, MAX_DOUBLINGS);
     return wait;
   }
 
