@@ -1,16 +1,16 @@
 /**
- * The stream source: follows GET /listings/stream with the `eventsource` package and lands every
- * event with its id as the progress marker in the same transaction. It works around the
- * library's traps: the stored Last-Event-ID is injected through our fetch (the library keeps it
- * only in memory); every failure, including a non-200 answer that closes the library for good,
- * is followed by our own reconnect with backoff and jitter; and a watchdog reads the bytes of the
- * response body (comments such as heartbeats never reach listeners) and reconnects a silent
- * connection. On `resync` it reconnects at once without Last-Event-ID and, once connected, catches
- * up on the listings that appeared since the last landed event (see `resync-recovery.ts`).
+ * The stream source: follows GET /listings/stream over undici, parsed by `eventsource-parser`, and
+ * lands every event with its id as the progress marker in the same transaction. The reconnect is
+ * its own: each connection sends the last landed event id as Last-Event-ID; every failure,
+ * including an answer that is not a stream, is followed by a reconnect with backoff and jitter
+ * (a refused key stops the source); and a watchdog reads the bytes of the response body
+ * (heartbeat comments included) and reconnects a silent connection. On `resync` it reconnects at
+ * once without Last-Event-ID and, once connected, catches up on the listings that appeared since
+ * the last landed event (see `resync-recovery.ts`).
  */
 import { setTimeout as delay } from 'node:timers/promises';
-import { EventSource } from 'eventsource';
 import type { Logger } from 'pino';
+import { untilAborted } from '../../client/abortable.js';
 import type { MarketClient } from '../../client/index.js';
 import { APP_IDS } from '../../contract/common.js';
 import type { Listing } from '../../contract/listing.js';
@@ -19,6 +19,7 @@ import type { BatchWriter, StreamEventRow, Warehouse } from '../../warehouse/ind
 import { isKeyRefused, keyRefusedReason } from '../key-refusal.js';
 import { PayloadWatch } from '../payload-watch.js';
 import { StatusBoard } from '../source-status.js';
+import { readEvents } from './event-stream.js';
 import { ResyncRecovery } from './resync-recovery.js';
 
 /** Settings of the stream source. */
@@ -34,8 +35,6 @@ export interface StreamSourceOptions {
 const SOURCE = 'stream';
 /** Events queued for the warehouse before the stream stops reading. */
 const MAX_BACKLOG_ROWS = 20_000;
-/** Largest piece of the response body handed to the SSE parser. */
-const MAX_PIECE_BYTES = 16_384;
 
 /** Follows the listing stream until stopped. */
 export class StreamSource {
@@ -44,7 +43,6 @@ export class StreamSource {
   /** Events received and not yet handed to the writer. */
   private received: StreamEventRow[] = [];
   private readonly stopping = new AbortController();
-  private current: EventSource | null = null;
   private running: Promise<void> | null = null;
   private readonly recovery: ResyncRecovery;
   private readonly watch: PayloadWatch;
@@ -71,7 +69,6 @@ export class StreamSource {
   /** Closes the connection and waits for the loop and a catch-up in progress to end. */
   async stop(): Promise<void> {
     this.stopping.abort();
-    this.current?.close();
     await this.running;
     this.handOver();
     await this.recovery.stop();
@@ -115,92 +112,78 @@ export class StreamSource {
   }
 
   /** One connection, until it fails, goes silent, asks for a resync, or the source stops. */
-  private follow(): Promise<FollowOutcome> {
-    return new Promise((resolve) => {
-      let lastByteAt = Date.now();
-      let status = 0;
-      let refusal: { code: string; detail: string } | null = null;
-      let hadEvents = false;
-      const writer = this.writer;
-      const tap = new TransformStream<Uint8Array, Uint8Array>({
-        // Backpressure: while the warehouse lags, stop reading; the server holds or drops us and we resume.
-        async transform(chunk, controller) {
-          lastByteAt = Date.now();
-          if (writer.backlog >= MAX_BACKLOG_ROWS) await writer.room(MAX_BACKLOG_ROWS / 2);
-          lastByteAt = Date.now();
-          // In pieces: a string decoded from a whole socket read (64 kB, UTF-16 once a ★ is in it) is
-          // a large heap object, which only a full collection frees.
-          for (let start = 0; start < chunk.length; start += MAX_PIECE_BYTES) {
-            controller.enqueue(chunk.subarray(start, start + MAX_PIECE_BYTES));
-          }
-        },
+  private async follow(): Promise<FollowOutcome> {
+    const connection = new AbortController();
+    const cut = () => connection.abort();
+    this.stopping.signal.addEventListener('abort', cut, { once: true });
+    const watchdogMs = this.options.watchdogMs ?? 40_000;
+    let lastByteAt = Date.now();
+    let silent = false;
+    const watchdog = setInterval(
+      () => {
+        if (Date.now() - lastByteAt <= watchdogMs) return;
+        silent = true;
+        connection.abort();
+      },
+      Math.min(1000, watchdogMs / 4),
+    );
+    const progress = { hadEvents: false };
+    try {
+      return await this.connect(connection.signal, progress, () => {
+        lastByteAt = Date.now();
       });
-      const authorized = this.client.streamFetch();
-      const resumeFrom = this.lastEventId;
-      let first = true;
-      const es = new EventSource(
-        `${this.client.baseUrl}/listings/stream${this.options.query ? `?${this.options.query}` : ''}`,
-        {
-          fetch: async (input, init) => {
-            const headers: Record<string, string> = { ...(init?.headers as Record<string, string>) };
-            if (first && resumeFrom) headers['last-event-id'] = resumeFrom;
-            first = false;
-            const response = await authorized(input, { ...init, headers });
-            status = response.status;
-            if (status === 401 || status === 403) refusal = await refusalOf(response.clone());
-            if (!response.ok || !response.body) return response;
-            return new Response(response.body.pipeThrough(tap), {
-              status: response.status,
-              headers: response.headers,
-            });
-          },
-        },
-      );
-      this.current = es;
-      const stop = () => finish({ kind: 'reconnect', reason: 'stopping', hadEvents });
-      this.stopping.signal.addEventListener('abort', stop, { once: true });
-      const finish = (outcome: FollowOutcome) => {
-        clearInterval(watchdog);
-        this.stopping.signal.removeEventListener('abort', stop);
-        es.close();
-        this.board.status.connected = false;
-        resolve(outcome);
-      };
-      const watchdogMs = this.options.watchdogMs ?? 40_000;
-      const watchdog = setInterval(
-        () => {
-          if (Date.now() - lastByteAt > watchdogMs) {
-            finish({ kind: 'watchdog_reconnect', reason: `no byte for ${watchdogMs} ms` });
-          }
-        },
-        Math.min(1000, watchdogMs / 4),
-      );
-      es.addEventListener('open', () => {
-        this.board.status.connected = true;
-        this.recovery.start();
-      });
-      es.addEventListener('error', () => {
-        if (refusal && isKeyRefused(refusal.code)) {
-          finish({ kind: 'terminal', reason: keyRefusedReason(refusal.code, refusal.detail) });
-        } else if (refusal) {
-          // A ban or an allowlist refusal ends by itself: reconnect with backoff.
-          finish({ kind: 'reconnect', reason: `the stream answered ${status} ${refusal.code}`, hadEvents });
-        } else {
-          finish({
-            kind: 'reconnect',
-            reason: status ? `the stream answered ${status}` : 'connection lost',
-            hadEvents,
-          });
+    } catch (error) {
+      if (silent) return { kind: 'watchdog_reconnect', reason: `no byte for ${watchdogMs} ms` };
+      if (this.stopping.signal.aborted) return { kind: 'reconnect', reason: 'stopping', ...progress };
+      return { kind: 'reconnect', reason: `connection lost: ${messageOf(error)}`, ...progress };
+    } finally {
+      clearInterval(watchdog);
+      this.stopping.signal.removeEventListener('abort', cut);
+      connection.abort();
+      this.board.status.connected = false;
+    }
+  }
+
+  /**
+   * Opens the stream from the last landed event id and lands its events until it ends or asks for
+   * a resync; `touched` is called on every byte read (comments such as heartbeats included).
+   */
+  private async connect(
+    signal: AbortSignal,
+    progress: { hadEvents: boolean },
+    touched: () => void,
+  ): Promise<FollowOutcome> {
+    const headers: Record<string, string> = { accept: 'text/event-stream', 'cache-control': 'no-store' };
+    if (this.lastEventId) headers['last-event-id'] = this.lastEventId;
+    const query = this.options.query ? `?${this.options.query}` : '';
+    const fetchStream = this.client.streamFetch();
+    const response = await fetchStream(`${this.client.baseUrl}/listings/stream${query}`, { headers, signal });
+    if (response.status !== 200 || !response.body || !isEventStream(response)) return refused(response);
+    this.board.status.connected = true;
+    this.recovery.start();
+    let resync: string | null = null;
+    const writer = this.writer;
+    const ended = await readEvents(response.body, {
+      // Backpressure: while the warehouse lags, stop reading; the server holds or drops us and we resume.
+      async onChunk() {
+        touched();
+        if (writer.backlog >= MAX_BACKLOG_ROWS) await untilAborted(writer.room(MAX_BACKLOG_ROWS / 2), signal);
+        touched();
+      },
+      onEvent: (event) => {
+        if (event.type === 'resync') {
+          resync = event.data;
+          return true;
         }
-      });
-      es.addEventListener('resync', (event) => finish({ kind: 'resync', detail: String(event.data) }));
-      for (const kind of ['new', 'gone'] as const) {
-        es.addEventListener(kind, (event) => {
-          hadEvents = true;
-          this.onEvent(kind, event.lastEventId, String(event.data));
-        });
-      }
+        if (event.type === 'new' || event.type === 'gone') {
+          progress.hadEvents = true;
+          this.onEvent(event.type, event.lastEventId, event.data);
+        }
+        return false;
+      },
     });
+    if (ended === 'stopped' && resync !== null) return { kind: 'resync', detail: resync };
+    return { kind: 'reconnect', reason: 'the stream ended', ...progress };
   }
 
   /**
@@ -268,6 +251,27 @@ function listedAtOf(data: string | Buffer): string | undefined {
   }
 }
 
+/** True when the answer is an event stream (what an EventSource requires before it opens). */
+function isEventStream(response: Response): boolean {
+  return (response.headers.get('content-type') ?? '').toLowerCase().startsWith('text/event-stream');
+}
+
+/**
+ * The outcome of an answer that did not open the stream: a refused key stops the source; a ban,
+ * an allowlist refusal or any other answer ends by itself, so it reconnects with backoff.
+ */
+async function refused(response: Response): Promise<FollowOutcome> {
+  const status = response.status;
+  if (status !== 401 && status !== 403) {
+    await response.body?.cancel().catch(() => undefined);
+    return { kind: 'reconnect', reason: `the stream answered ${status}`, hadEvents: false };
+  }
+  const refusal = await refusalOf(response);
+  if (isKeyRefused(refusal.code))
+    return { kind: 'terminal', reason: keyRefusedReason(refusal.code, refusal.detail) };
+  return { kind: 'reconnect', reason: `the stream answered ${status} ${refusal.code}`, hadEvents: false };
+}
+
 /** The code and detail of an error answer, when it has the error shape. */
 async function refusalOf(response: Response): Promise<{ code: string; detail: string }> {
   try {
@@ -276,6 +280,10 @@ async function refusalOf(response: Response): Promise<{ code: string; detail: st
   } catch {
     return { code: '', detail: `HTTP ${response.status}` };
   }
+}
+
+function messageOf(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
 }
 
 /** A wait the stop cut short: the loop sees the stop and ends, so nothing failed. */
