@@ -130,14 +130,6 @@ export const streamQuerySchema = z.object({
 });
 export type StreamQuery = z.infer<typeof streamQuerySchema>;
 
-/** Data of a `gone` event. */
-export const goneEventSchema = z.object({ id: z.string() }).meta({ id: 'GoneEvent' });
-
-/** Data of a `resync` event. */
-export const resyncEventSchema = z
-  .object({ reason: z.literal('last_event_id_expired'), detail: z.string() })
-  .meta({ id: 'ResyncEvent' });
-
 /** A timestamp query parameter: ISO 8601 with an offset or Z, seconds optional. */
 function partial<T extends z.ZodRawShape>(shape: T): { [K in keyof T]: z.ZodOptional<T[K]> } {
   return Object.fromEntries(Object.entries(shape).map(([k, v]) => [k, (v as z.ZodType).optional()])) as never;

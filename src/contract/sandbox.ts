@@ -1,6 +1,5 @@
 /** Sandbox operator endpoints (outside /v1, only with --sandbox): what the website would do. */
 import { z } from 'zod';
-import { timestampSchema, usdSchema } from './common.js';
 
 const cidrList = z
   .array(z.string().max(64))
@@ -37,30 +36,12 @@ export const createAccountBodySchema = z.strictObject({
 });
 export type CreateAccountBody = z.infer<typeof createAccountBodySchema>;
 
-export const createdAccountSchema = z.object({
-  account_id: z.string(),
-  api_key: z.string().meta({ description: 'the raw key, shown once' }),
-  key_id: z.string(),
-});
-
 /** Body of `POST /sandbox/accounts/{id}/keys`. */
 export const createKeyBodySchema = z.strictObject({
   label: z.string().min(1).max(100).optional(),
   trading: z.boolean().optional(),
   ip_allowlist: cidrList.optional(),
 });
-
-/** A key as the operator sees it (never the raw key except on creation). */
-export const sandboxKeySchema = z.object({
-  key_id: z.string(),
-  account_id: z.string(),
-  label: z.string(),
-  trading: z.boolean(),
-  ip_allowlist: z.array(z.string()),
-  created_at: timestampSchema,
-  revoked_at: timestampSchema.nullable(),
-});
-export type SandboxKey = z.infer<typeof sandboxKeySchema>;
 
 /** Body of `POST /sandbox/accounts/{id}/fund`. */
 export const fundBodySchema = z.strictObject({
@@ -71,12 +52,6 @@ export const fundBodySchema = z.strictObject({
     .meta({ description: 'false keeps it inside the reversal window; default true' }),
 });
 
-export const sandboxAccountSchema = z.object({
-  account_id: z.string(),
-  balance_usd: usdSchema,
-  settled_usd: usdSchema,
-});
-
 /** Body of `POST /sandbox/clock`. */
 export const advanceClockBodySchema = z.strictObject({
   advance_seconds: z
@@ -85,18 +60,10 @@ export const advanceClockBodySchema = z.strictObject({
     .max(10 * 365 * 86_400),
 });
 
-export const clockSchema = z.object({ now: timestampSchema, offset_seconds: z.number() });
-
 /** Body of `POST /sandbox/simulator`. */
 export const simulatorBodySchema = z.strictObject({
   paused: z.boolean().optional(),
   rate_per_second: z.number().min(0).max(10_000).optional(),
-});
-
-export const simulatorStateSchema = z.object({
-  paused: z.boolean(),
-  rate_per_second: z.number(),
-  listings: z.number().int(),
 });
 
 /** Body of `PATCH /sandbox/accounts/{id}`: what the website and the simulated platform user would change. */
