@@ -12,6 +12,7 @@ const BENCHMARKS: Record<string, () => Promise<void>> = {
   orders: async () => (await import('./orders.bench.js')).run(),
   report: async () => (await import('./report.bench.js')).run(),
   webhooks: async () => (await import('./webhooks.bench.js')).run(),
+  rows: async () => (await import('./rows.bench.js')).run(),
 };
 
 const wanted = process.argv.slice(2);

@@ -1,6 +1,8 @@
 /** Accounts: durable in DuckDB, mirrored in memory; balances change only through the ledger. */
 
+import { z } from 'zod';
 import type { Database } from '../../shared/database.js';
+import { bigintColumn, parseRows } from '../../shared/row-schema.js';
 import type { Account } from '../core/caller.js';
 import type { UnitOfWork } from '../core/unit-of-work.js';
 import { unknownAccount } from './account-errors.js';
@@ -26,13 +28,14 @@ export class AccountStore {
 
   /** Loads every account into memory. */
   async load(db: Database): Promise<void> {
-    const rows = await db.all<Record<string, unknown>>(
+    const rows = await db.all(
       `SELECT a.*, CAST(balance_usd * 100 AS BIGINT) AS balance_cents, CAST(settled_usd * 100 AS BIGINT) AS settled_cents,
               epoch_ms(created_at) AS created_ms,
               (SELECT coalesce(max(seq), 0) FROM ledger l WHERE l.account_id = a.id) AS ledger_seq
        FROM accounts a`,
     );
-    for (const row of rows) this.accounts.set(String(row.id), accountFromRow(row));
+    for (const account of parseRows(accountRowSchema, rows, 'accounts'))
+      this.accounts.set(account.id, account);
   }
 
   /** The account with this id, or undefined. */
@@ -99,19 +102,35 @@ export class AccountStore {
   }
 }
 
-function accountFromRow(row: Record<string, unknown>): Account {
-  return {
-    id: String(row.id),
-    label: String(row.label),
-    status: row.status === 'restricted' ? 'restricted' : 'active',
-    balanceCents: Number(row.balance_cents),
-    settledCents: Number(row.settled_cents),
-    autoclaim: Boolean(row.autoclaim),
-    appIds: (row.app_ids as number[]).map(Number),
-    instantSell: Boolean(row.instant_sell),
-    externalBuy: Boolean(row.external_buy),
-    steamId: row.steam_id === null ? null : String(row.steam_id),
-    createdAt: Number(row.created_ms),
-    ledgerSeq: Number(row.ledger_seq),
-  };
-}
+/** A row of `accounts` with its money in cents, its times in epoch ms and its last ledger seq, as the account. */
+const accountRowSchema = z
+  .object({
+    id: z.string(),
+    label: z.string(),
+    status: z.enum(['active', 'restricted']),
+    balance_cents: bigintColumn,
+    settled_cents: bigintColumn,
+    autoclaim: z.boolean(),
+    app_ids: z.array(z.number()),
+    instant_sell: z.boolean(),
+    external_buy: z.boolean(),
+    steam_id: z.string().nullable(),
+    created_ms: bigintColumn,
+    ledger_seq: bigintColumn,
+  })
+  .transform(
+    (row): Account => ({
+      id: row.id,
+      label: row.label,
+      status: row.status,
+      balanceCents: row.balance_cents,
+      settledCents: row.settled_cents,
+      autoclaim: row.autoclaim,
+      appIds: row.app_ids,
+      instantSell: row.instant_sell,
+      externalBuy: row.external_buy,
+      steamId: row.steam_id,
+      createdAt: row.created_ms,
+      ledgerSeq: row.ledger_seq,
+    }),
+  );

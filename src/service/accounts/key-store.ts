@@ -1,6 +1,8 @@
 /** API keys: durable in DuckDB, mirrored in memory so that authenticating never waits on the database. */
 
+import { z } from 'zod';
 import type { Database } from '../../shared/database.js';
+import { bigintColumn, parseRows } from '../../shared/row-schema.js';
 import { generateApiKey } from '../core/api-keys.js';
 import type { ApiKeyRecord } from '../core/caller.js';
 import type { UnitOfWork } from '../core/unit-of-work.js';
@@ -22,10 +24,10 @@ export class KeyStore {
 
   /** Loads every key into memory. */
   async load(db: Database): Promise<void> {
-    const rows = await db.all<Record<string, unknown>>(
+    const rows = await db.all(
       'SELECT *, epoch_ms(created_at) AS created_ms, epoch_ms(revoked_at) AS revoked_ms FROM api_keys',
     );
-    for (const row of rows) this.keys.set(String(row.id), keyFromRow(row));
+    for (const key of parseRows(keyRowSchema, rows, 'api_keys')) this.keys.set(key.id, key);
   }
 
   /** The key with this id (revoked ones included), or undefined. */
@@ -94,15 +96,27 @@ export class KeyStore {
   }
 }
 
-function keyFromRow(row: Record<string, unknown>): ApiKeyRecord {
-  return {
-    id: String(row.id),
-    accountId: String(row.account_id),
-    hash: String(row.key_hash),
-    label: String(row.label),
-    trading: Boolean(row.trading),
-    ipAllowlist: (row.ip_allowlist as string[]).map(String),
-    createdAt: Number(row.created_ms),
-    revokedAt: row.revoked_ms === null ? null : Number(row.revoked_ms),
-  };
-}
+/** A row of `api_keys` with its times in epoch ms, as the key it stores. */
+const keyRowSchema = z
+  .object({
+    id: z.string(),
+    account_id: z.string(),
+    key_hash: z.string(),
+    label: z.string(),
+    trading: z.boolean(),
+    ip_allowlist: z.array(z.string()),
+    created_ms: bigintColumn,
+    revoked_ms: bigintColumn.nullable(),
+  })
+  .transform(
+    (row): ApiKeyRecord => ({
+      id: row.id,
+      accountId: row.account_id,
+      hash: row.key_hash,
+      label: row.label,
+      trading: row.trading,
+      ipAllowlist: row.ip_allowlist,
+      createdAt: row.created_ms,
+      revokedAt: row.revoked_ms,
+    }),
+  );

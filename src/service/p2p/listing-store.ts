@@ -1,10 +1,12 @@
 /** P2P listings in DuckDB: writes and reads in the caller's unit of work, committed reads for pages and due work. */
-import type { P2PListingStatus } from '../../contract/p2p.js';
+import { z } from 'zod';
+import { type P2PListingStatus, p2pListingStatusSchema } from '../../contract/p2p.js';
 import type { Database } from '../../shared/database.js';
+import { bigintColumn, parseRow } from '../../shared/row-schema.js';
 import { readNextDue } from '../core/due-work.js';
 import type { UnitOfWork } from '../core/unit-of-work.js';
 import { accountPageSql, type PageKeyset } from '../http/change-feed.js';
-import type { ListingRecord, SaleStep } from './listing-record.js';
+import type { ListingRecord } from './listing-record.js';
 import { LIVE_STATUSES } from './listing-states.js';
 
 const COLUMNS = `id, seq, account_id, steam_id, asset_id, asset_revision, market_hash_name, listing, status, price_cents,
@@ -111,7 +113,7 @@ export class ListingStore {
       `SELECT ${COLUMNS} FROM p2p_listings WHERE account_id = $account AND status IN (${LIVE})`,
       { account: accountId },
     );
-    return new Map(rows.map((row) => [String(row.asset_id), recordOf(row)]));
+    return new Map(rows.map(recordOf).map((record) => [record.assetId, record]));
   }
 
   /** A committed listing. */
@@ -154,31 +156,56 @@ export class ListingStore {
   }
 }
 
-function recordOf(row: Record<string, unknown>): ListingRecord {
-  const text = (value: unknown) => (value === null ? null : String(value));
-  return {
-    id: String(row.id),
-    seq: Number(row.seq),
-    accountId: String(row.account_id),
-    steamId: String(row.steam_id),
-    assetId: String(row.asset_id),
-    assetRevision: String(row.asset_revision),
-    marketHashName: String(row.market_hash_name),
-    listingJson: String(row.listing),
-    status: row.status as P2PListingStatus,
-    priceCents: Number(row.price_cents),
-    commissionCents: Number(row.commission_cents),
-    needsResync: Boolean(row.needs_resync),
-    orderId: text(row.order_id),
-    itemKey: text(row.item_key),
-    buyerSteamId: text(row.buyer_steam_id),
-    offerId: text(row.offer_id),
-    due:
-      row.due_ms === null || row.due_event === null
-        ? null
-        : ({ at: Number(row.due_ms), event: row.due_event } as SaleStep),
-    endReason: text(row.end_reason),
-    createdAt: Number(row.created_ms),
-    updatedAt: Number(row.updated_ms),
-  };
+/** A listing as `COLUMNS` reads it (times in epoch ms), as its record. */
+const listingRowSchema = z
+  .object({
+    id: z.string(),
+    seq: bigintColumn,
+    account_id: z.string(),
+    steam_id: z.string(),
+    asset_id: z.string(),
+    asset_revision: z.string(),
+    market_hash_name: z.string(),
+    listing: z.string(),
+    status: p2pListingStatusSchema,
+    price_cents: bigintColumn,
+    commission_cents: bigintColumn,
+    needs_resync: z.boolean(),
+    order_id: z.string().nullable(),
+    item_key: z.string().nullable(),
+    buyer_steam_id: z.string().nullable(),
+    offer_id: z.string().nullable(),
+    due_ms: bigintColumn.nullable(),
+    due_event: z.enum(['send', 'release']).nullable(),
+    end_reason: z.string().nullable(),
+    created_ms: bigintColumn,
+    updated_ms: bigintColumn,
+  })
+  .transform(
+    (row): ListingRecord => ({
+      id: row.id,
+      seq: row.seq,
+      accountId: row.account_id,
+      steamId: row.steam_id,
+      assetId: row.asset_id,
+      assetRevision: row.asset_revision,
+      marketHashName: row.market_hash_name,
+      listingJson: row.listing,
+      status: row.status,
+      priceCents: row.price_cents,
+      commissionCents: row.commission_cents,
+      needsResync: row.needs_resync,
+      orderId: row.order_id,
+      itemKey: row.item_key,
+      buyerSteamId: row.buyer_steam_id,
+      offerId: row.offer_id,
+      due: row.due_ms === null || row.due_event === null ? null : { at: row.due_ms, event: row.due_event },
+      endReason: row.end_reason,
+      createdAt: row.created_ms,
+      updatedAt: row.updated_ms,
+    }),
+  );
+
+function recordOf(row: unknown): ListingRecord {
+  return parseRow(listingRowSchema, row, 'p2p_listings');
 }

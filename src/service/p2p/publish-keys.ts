@@ -3,6 +3,8 @@
  * refused after it was checked against the inventory). An item never recorded under a key (refused
  * as bad input, below the market floor, or while the proof was not ready) can be sent again with it.
  */
+import { z } from 'zod';
+import { bigintColumn, parseRows } from '../../shared/row-schema.js';
 import type { UnitOfWork } from '../core/unit-of-work.js';
 
 /** One item's outcome under a key. */
@@ -40,18 +42,8 @@ export class PublishKeys {
        WHERE account_id = $account AND idempotency_key = $key`,
       { account: accountId, key },
     );
-    return new Map(
-      rows.map((row) => [
-        String(row.operational_asset_id),
-        {
-          operationalAssetId: String(row.operational_asset_id),
-          assetRevision: String(row.asset_revision),
-          priceCents: Number(row.price_cents),
-          listingId: row.listing_id === null ? null : String(row.listing_id),
-          errorCode: row.error_code === null ? null : String(row.error_code),
-        },
-      ]),
-    );
+    const items = parseRows(keyedItemRowSchema, rows, 'p2p_publish_keys');
+    return new Map(items.map((item) => [item.operationalAssetId, item]));
   }
 
   /** Records an item's outcome under a key. */
@@ -80,3 +72,22 @@ export class PublishKeys {
     );
   }
 }
+
+/** A row of `p2p_publish_keys`, as the item it records. */
+const keyedItemRowSchema = z
+  .object({
+    operational_asset_id: z.string(),
+    asset_revision: z.string(),
+    price_cents: bigintColumn,
+    listing_id: z.string().nullable(),
+    error_code: z.string().nullable(),
+  })
+  .transform(
+    (row): KeyedItem => ({
+      operationalAssetId: row.operational_asset_id,
+      assetRevision: row.asset_revision,
+      priceCents: row.price_cents,
+      listingId: row.listing_id,
+      errorCode: row.error_code,
+    }),
+  );

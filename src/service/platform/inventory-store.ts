@@ -4,7 +4,9 @@
  * their owner's inventory while a user's own open offer carries them. Every change to a copy gives
  * it a new revision.
  */
+import { z } from 'zod';
 import type { Database } from '../../shared/database.js';
+import { bigintColumn, parseRow } from '../../shared/row-schema.js';
 import type { UnitOfWork } from '../core/unit-of-work.js';
 import type { InventoryItem, OwnedCopy } from './offer-types.js';
 
@@ -139,16 +141,33 @@ export class InventoryStore {
   }
 }
 
-function copyOf(row: Record<string, unknown>): OwnedCopy {
-  return {
-    assetId: String(row.asset_id),
-    steamId: String(row.steam_id),
-    appId: Number(row.app_id),
-    marketHashName: String(row.market_hash_name),
-    listingId: String(row.listing_id),
-    listingJson: String(row.listing),
-    revision: String(row.revision),
-    offerId: row.offer_id === '' ? null : String(row.offer_id),
-    acquiredAt: Number(row.acquired_ms),
-  };
+/** A copy as `COPY_COLUMNS` reads it (`offer_id` empty for a granted copy), as the owned copy. */
+const copyRowSchema = z
+  .object({
+    asset_id: z.string(),
+    steam_id: z.string(),
+    app_id: z.number(),
+    market_hash_name: z.string(),
+    listing_id: z.string(),
+    listing: z.string(),
+    revision: z.string(),
+    offer_id: z.string(),
+    acquired_ms: bigintColumn,
+  })
+  .transform(
+    (row): OwnedCopy => ({
+      assetId: row.asset_id,
+      steamId: row.steam_id,
+      appId: row.app_id,
+      marketHashName: row.market_hash_name,
+      listingId: row.listing_id,
+      listingJson: row.listing,
+      revision: row.revision,
+      offerId: row.offer_id === '' ? null : row.offer_id,
+      acquiredAt: row.acquired_ms,
+    }),
+  );
+
+function copyOf(row: unknown): OwnedCopy {
+  return parseRow(copyRowSchema, row, 'platform_inventory');
 }

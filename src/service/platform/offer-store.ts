@@ -1,8 +1,10 @@
 /** Trade offers and their items in DuckDB: writes in the caller's unit of work, committed reads for views. */
+import { z } from 'zod';
 import type { Database } from '../../shared/database.js';
+import { bigintColumn, parseRow } from '../../shared/row-schema.js';
 import { readNextDue } from '../core/due-work.js';
 import type { UnitOfWork } from '../core/unit-of-work.js';
-import type { OfferOutcome, OfferState } from './offer-states.js';
+import { OFFER_TRANSITIONS, type OfferOutcome, type OfferState } from './offer-states.js';
 import type { OfferItem } from './offer-types.js';
 import type { PlannedStep } from './user-behaviours.js';
 
@@ -167,19 +169,36 @@ export class OfferStore {
   }
 }
 
-function recordFromRow(row: Record<string, unknown>): OfferRecord {
-  return {
-    id: String(row.id),
-    orderId: String(row.order_id),
-    steamId: String(row.steam_id),
-    senderSteamId: row.sender_steam_id === null ? null : String(row.sender_steam_id),
-    state: row.state as OfferState,
-    sentAt: Number(row.sent_ms),
-    expiresAt: Number(row.expires_ms),
-    closedAt: row.closed_ms === null ? null : Number(row.closed_ms),
-    due:
-      row.due_ms === null || row.due_event === null
-        ? null
-        : { at: Number(row.due_ms), event: row.due_event as PlannedStep['event'] },
-  };
+/** An offer as `OFFER_COLUMNS` reads it (times in epoch ms), as its record. */
+const offerRowSchema = z
+  .object({
+    id: z.string(),
+    order_id: z.string(),
+    steam_id: z.string(),
+    sender_steam_id: z.string().nullable(),
+    state: z.custom<OfferState>(
+      (value) => typeof value === 'string' && Object.hasOwn(OFFER_TRANSITIONS, value),
+    ),
+    sent_ms: bigintColumn,
+    expires_ms: bigintColumn,
+    closed_ms: bigintColumn.nullable(),
+    due_ms: bigintColumn.nullable(),
+    due_event: z.enum(['accept', 'decline', 'expire']).nullable(),
+  })
+  .transform(
+    (row): OfferRecord => ({
+      id: row.id,
+      orderId: row.order_id,
+      steamId: row.steam_id,
+      senderSteamId: row.sender_steam_id,
+      state: row.state,
+      sentAt: row.sent_ms,
+      expiresAt: row.expires_ms,
+      closedAt: row.closed_ms,
+      due: row.due_ms === null || row.due_event === null ? null : { at: row.due_ms, event: row.due_event },
+    }),
+  );
+
+function recordFromRow(row: unknown): OfferRecord {
+  return parseRow(offerRowSchema, row, 'platform_offers');
 }

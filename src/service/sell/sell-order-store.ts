@@ -1,6 +1,8 @@
 /** Sell orders in DuckDB: writes and consistent reads in the caller's unit of work, committed reads for pages and due work. */
-import type { SellOrderStatus } from '../../contract/sell.js';
+import { z } from 'zod';
+import { type SellOrderStatus, sellOrderStatusSchema } from '../../contract/sell.js';
 import type { Database } from '../../shared/database.js';
+import { bigintColumn, jsonColumn, parseRow } from '../../shared/row-schema.js';
 import { readNextDue } from '../core/due-work.js';
 import type { UnitOfWork } from '../core/unit-of-work.js';
 import { accountPageSql, type ChangePosition } from '../http/change-feed.js';
@@ -127,7 +129,7 @@ export class SellOrderStore {
        ORDER BY seq`,
       { now },
     );
-    return rows.map((row) => String(row.id));
+    return rows.map((row) => row.id);
   }
 }
 
@@ -154,30 +156,55 @@ function changingValues(order: SellOrderRecord) {
   };
 }
 
-function first(rows: Record<string, unknown>[]): SellOrderRecord | undefined {
+function first(rows: readonly unknown[]): SellOrderRecord | undefined {
   return rows[0] ? recordOf(rows[0]) : undefined;
 }
 
-function recordOf(row: Record<string, unknown>): SellOrderRecord {
-  const ms = (value: unknown) => (value === null ? null : Number(value));
-  return {
-    id: String(row.id),
-    seq: Number(row.seq),
-    accountId: String(row.account_id),
-    externalId: row.external_id === null ? null : String(row.external_id),
-    quoteId: String(row.quote_id),
-    appId: Number(row.app_id),
-    steamId: String(row.steam_id),
-    status: row.status as SellOrderStatus,
-    minTotalCents: row.min_total_cents === null ? null : Number(row.min_total_cents),
-    failureReason: row.failure_reason === null ? null : String(row.failure_reason),
-    items: JSON.parse(String(row.items)),
-    offers: JSON.parse(String(row.offers)),
-    creditedCents: Number(row.credited_cents),
-    settledCents: Number(row.settled_cents),
-    sendAt: ms(row.send_ms),
-    settlesAt: ms(row.settles_ms),
-    createdAt: Number(row.created_ms),
-    updatedAt: Number(row.updated_ms),
-  };
+/** A row of `sell_orders` with its times in epoch ms, as its record (items and offers are the JSON it wrote). */
+const sellOrderRowSchema = z
+  .object({
+    id: z.string(),
+    seq: bigintColumn,
+    account_id: z.string(),
+    external_id: z.string().nullable(),
+    quote_id: z.string(),
+    app_id: z.number(),
+    steam_id: z.string(),
+    status: sellOrderStatusSchema,
+    min_total_cents: bigintColumn.nullable(),
+    failure_reason: z.string().nullable(),
+    items: jsonColumn<SellOrderRecord['items']>(),
+    offers: jsonColumn<SellOrderRecord['offers']>(),
+    credited_cents: bigintColumn,
+    settled_cents: bigintColumn,
+    send_ms: bigintColumn.nullable(),
+    settles_ms: bigintColumn.nullable(),
+    created_ms: bigintColumn,
+    updated_ms: bigintColumn,
+  })
+  .transform(
+    (row): SellOrderRecord => ({
+      id: row.id,
+      seq: row.seq,
+      accountId: row.account_id,
+      externalId: row.external_id,
+      quoteId: row.quote_id,
+      appId: row.app_id,
+      steamId: row.steam_id,
+      status: row.status,
+      minTotalCents: row.min_total_cents,
+      failureReason: row.failure_reason,
+      items: row.items,
+      offers: row.offers,
+      creditedCents: row.credited_cents,
+      settledCents: row.settled_cents,
+      sendAt: row.send_ms,
+      settlesAt: row.settles_ms,
+      createdAt: row.created_ms,
+      updatedAt: row.updated_ms,
+    }),
+  );
+
+function recordOf(row: unknown): SellOrderRecord {
+  return parseRow(sellOrderRowSchema, row, 'sell_orders');
 }

@@ -5,11 +5,18 @@
  * deliveries are also indexed in memory, following each commit, so the worker finds what is due
  * without a query.
  */
-import type { DeliveryStatus, WebhookEventType } from '../../contract/webhook.js';
+import { z } from 'zod';
+import {
+  type DeliveryStatus,
+  deliveryStatusSchema,
+  type WebhookEventType,
+  webhookEventTypeSchema,
+} from '../../contract/webhook.js';
 import type { Database } from '../../shared/database.js';
+import { bigintColumn, parseRow } from '../../shared/row-schema.js';
 import { randomId } from '../core/api-keys.js';
 import type { UnitOfWork } from '../core/unit-of-work.js';
-import { numberOrNull, textOrNull, timestampOf } from './sql-values.js';
+import { timestampOf } from './sql-values.js';
 
 /** One event's delivery to one endpoint (epoch ms). */
 export interface DeliveryRecord {
@@ -259,23 +266,47 @@ function queued(webhookId: string, id: string, seq: number, event: QueuedEvent, 
   };
 }
 
-function fromRow(r: Record<string, unknown>): DeliveryRecord {
-  return {
-    id: String(r.id),
-    seq: Number(r.seq),
-    webhookId: String(r.webhook_id),
-    eventId: String(r.event_id),
-    eventType: r.event_type as WebhookEventType,
-    payload: String(r.payload),
-    status: r.status as DeliveryStatus,
-    attempts: Number(r.attempts),
-    nextAttemptAt: numberOrNull(r.next_ms),
-    lastAttemptAt: numberOrNull(r.last_ms),
-    responseStatus: numberOrNull(r.response_status),
-    responseBody: textOrNull(r.response_body),
-    lastError: textOrNull(r.last_error),
-    createdAt: Number(r.created_ms),
-    deliveredAt: numberOrNull(r.delivered_ms),
-    version: Number(r.version),
-  };
+/** A delivery of the `CURRENT` query (times in epoch ms), as its record. */
+const deliveryRowSchema = z
+  .object({
+    id: z.string(),
+    seq: bigintColumn,
+    webhook_id: z.string(),
+    event_id: z.string(),
+    event_type: webhookEventTypeSchema,
+    payload: z.string(),
+    status: deliveryStatusSchema,
+    attempts: z.number(),
+    next_ms: bigintColumn.nullable(),
+    last_ms: bigintColumn.nullable(),
+    response_status: z.number().nullable(),
+    response_body: z.string().nullable(),
+    last_error: z.string().nullable(),
+    created_ms: bigintColumn,
+    delivered_ms: bigintColumn.nullable(),
+    version: z.number(),
+  })
+  .transform(
+    (r): DeliveryRecord => ({
+      id: r.id,
+      seq: r.seq,
+      webhookId: r.webhook_id,
+      eventId: r.event_id,
+      eventType: r.event_type,
+      payload: r.payload,
+      status: r.status,
+      attempts: r.attempts,
+      nextAttemptAt: r.next_ms,
+      lastAttemptAt: r.last_ms,
+      responseStatus: r.response_status,
+      responseBody: r.response_body,
+      lastError: r.last_error,
+      createdAt: r.created_ms,
+      deliveredAt: r.delivered_ms,
+      version: r.version,
+    }),
+  );
+
+function fromRow(row: unknown): DeliveryRecord {
+  return parseRow(deliveryRowSchema, row, 'webhook_deliveries');
 }

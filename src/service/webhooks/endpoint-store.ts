@@ -3,9 +3,11 @@
  * that follows each commit (the dispatcher and the order writes read it without a query). Units
  * of one transaction see each other's changes through a working copy kept per transaction.
  */
+import { z } from 'zod';
 import type { Database } from '../../shared/database.js';
+import { bigintColumn, jsonColumn, parseRows } from '../../shared/row-schema.js';
 import type { UnitOfWork } from '../core/unit-of-work.js';
-import { numberOrNull, textOrNull, timestampOf } from './sql-values.js';
+import { timestampOf } from './sql-values.js';
 
 /** An endpoint as the service holds it (epoch ms). */
 export interface EndpointRecord {
@@ -54,8 +56,7 @@ export class EndpointStore {
   /** Loads every endpoint. */
   async load(): Promise<void> {
     const rows = await this.db.read(`SELECT ${COLUMNS} FROM webhook_endpoints ORDER BY seq`);
-    for (const row of rows) {
-      const record = fromRow(row);
+    for (const record of parseRows(endpointRowSchema, rows, 'webhook_endpoints')) {
       this.committed.set(record.id, record);
       this.nextSeq = Math.max(this.nextSeq, record.seq + 1);
     }
@@ -161,20 +162,37 @@ function params(record: EndpointRecord) {
   };
 }
 
-function fromRow(r: Record<string, unknown>): EndpointRecord {
-  return {
-    id: String(r.id),
-    seq: Number(r.seq),
-    accountId: String(r.account_id),
-    url: String(r.url),
-    events: JSON.parse(String(r.events)) as string[],
-    enabled: Boolean(r.enabled),
-    description: String(r.description),
-    secret: String(r.secret),
-    lastSuccessAt: numberOrNull(r.success_ms),
-    lastFailureAt: numberOrNull(r.failure_ms),
-    lastError: textOrNull(r.last_error),
-    consecutiveFailures: Number(r.consecutive_failures),
-    createdAt: Number(r.created_ms),
-  };
-}
+/** A row of `webhook_endpoints` as `COLUMNS` reads it (times in epoch ms), as its record. */
+const endpointRowSchema = z
+  .object({
+    id: z.string(),
+    seq: bigintColumn,
+    account_id: z.string(),
+    url: z.string(),
+    events: jsonColumn<string[]>(),
+    enabled: z.boolean(),
+    description: z.string(),
+    secret: z.string(),
+    success_ms: bigintColumn.nullable(),
+    failure_ms: bigintColumn.nullable(),
+    last_error: z.string().nullable(),
+    consecutive_failures: z.number(),
+    created_ms: bigintColumn,
+  })
+  .transform(
+    (r): EndpointRecord => ({
+      id: r.id,
+      seq: r.seq,
+      accountId: r.account_id,
+      url: r.url,
+      events: r.events,
+      enabled: r.enabled,
+      description: r.description,
+      secret: r.secret,
+      lastSuccessAt: r.success_ms,
+      lastFailureAt: r.failure_ms,
+      lastError: r.last_error,
+      consecutiveFailures: r.consecutive_failures,
+      createdAt: r.created_ms,
+    }),
+  );

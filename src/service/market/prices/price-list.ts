@@ -69,6 +69,8 @@ export class PriceList {
        FROM listings GROUP BY ALL`,
     );
     const next = new Map<number, PriceGroup[]>(GAME_APP_IDS.map((appId) => [appId, []]));
+    // Decoded by hand on purpose: a rebuild reads one row per price group (tens of thousands), and
+    // a zod row schema costs about 18× the hand decoding (`npm run bench rows`).
     for (const r of rows) {
       const wear = (r.wear ?? null) as Wear | null;
       const phase = r.phase === null ? null : String(r.phase);

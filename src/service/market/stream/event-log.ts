@@ -165,6 +165,8 @@ export class EventLog {
        FROM listing_events WHERE position > $after AND position <= $head ORDER BY position LIMIT $limit`,
       { after: position, head: this.headPosition, limit },
     );
+    // Decoded by hand on purpose: a replay step reads up to 2000 events, and a zod row schema
+    // costs 11.8 µs a row against 0.64 µs by hand (`npm run bench rows`, 200,000 rows).
     return rows.map((r) => ({
       position: Number(r.position),
       kind: r.kind === 'new' ? 'new' : 'gone',
