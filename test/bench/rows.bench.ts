@@ -1,9 +1,10 @@
 /**
- * Decoding DuckDB rows: a zod row schema against the hand-written decoder it replaces, over the
- * rows of the two hot reads that keep theirs (the event log's replay steps, the price list's
- * rebuild), 200,000 rows each, read from DuckDB so their values have DuckDB's own types.
+ * Decoding DuckDB rows: the event log's hand-written decoder (`logEventOf`, kept for the replay
+ * steps) against zod row schemas of the same shape, over 200,000 rows read from DuckDB so that
+ * their values have DuckDB's own types.
  */
 import { z } from 'zod';
+import { logEventOf } from '../../src/service/market/stream/event-log.js';
 import { Database } from '../../src/shared/database.js';
 import { bigintColumn } from '../../src/shared/row-schema.js';
 
@@ -20,14 +21,6 @@ export async function run(): Promise<void> {
               epoch_ms(TIMESTAMP '2026-01-01' + INTERVAL (range) SECOND) AS at
        FROM range(${ROWS})`,
     );
-    const byHand = (r: Record<string, unknown>) => ({
-      position: Number(r.position),
-      kind: r.kind === 'new' ? 'new' : 'gone',
-      appId: Number(r.app_id),
-      listingId: String(r.listing_id),
-      listing: r.listing === null ? null : String(r.listing),
-      at: Number(r.at),
-    });
     const shape = (int: z.ZodType<number>) =>
       z
         .object({
@@ -41,7 +34,7 @@ export async function run(): Promise<void> {
         .transform((r) => ({ ...r }));
     const exact = shape(bigintColumn);
     const union = shape(z.union([z.number(), z.bigint()]).transform(Number));
-    const hand = time(() => events.map(byHand));
+    const hand = time(() => events.map(logEventOf));
     const zodExact = time(() => events.map((r) => exact.parse(r)));
     const zodUnion = time(() => events.map((r) => union.parse(r)));
     const perRow = (ms: number) => `${((ms * 1000) / ROWS).toFixed(2)} µs/row`;

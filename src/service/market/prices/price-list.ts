@@ -70,7 +70,7 @@ export class PriceList {
     );
     const next = new Map<number, PriceGroup[]>(GAME_APP_IDS.map((appId) => [appId, []]));
     // Decoded by hand on purpose: a rebuild reads one row per price group (tens of thousands), and
-    // a zod row schema costs about 18× the hand decoding (`npm run bench rows`).
+    // a zod row schema costs 2-19× a hand decoder (`npm run bench rows`, see `logEventOf`).
     for (const r of rows) {
       const wear = (r.wear ?? null) as Wear | null;
       const phase = r.phase === null ? null : String(r.phase);
