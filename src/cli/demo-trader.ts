@@ -62,7 +62,10 @@ export function createDemoTrader(options: DemoTraderOptions): DemoTrader {
     toBuy = [];
     for (const [index, listingId] of waiting.entries()) {
       try {
-        await buyer?.createOrder({ listing_ids: [listingId] }, { idempotencyKey: `demo-buyer-${listingId}` });
+        await buyer?.orders.create(
+          { listing_ids: [listingId] },
+          { idempotencyKey: `demo-buyer-${listingId}` },
+        );
       } catch (error) {
         if (isApiError(error) && (error.status === 409 || error.status === 400)) continue;
         toBuy.push(...waiting.slice(index));
@@ -74,7 +77,7 @@ export function createDemoTrader(options: DemoTraderOptions): DemoTrader {
   /** The demo account buys one cheap listing; every fourth offer is declined by its platform user. */
   const buyOne = async (turn: number, signal?: AbortSignal) => {
     const delivery: Delivery = turn % 3 === 0 ? 'hold' : 'instant';
-    const page = await client.listings(
+    const page = await client.listings.list(
       { appId: 730, sort: 'price_asc', delivery, max_price: options.maxPriceUsd ?? 3, limit: 100 },
       { signal },
     );
@@ -88,7 +91,7 @@ export function createDemoTrader(options: DemoTraderOptions): DemoTrader {
     );
     const listing = candidates[Math.floor(Math.random() * candidates.length)];
     if (!listing) return;
-    const order = await client.createOrder(
+    const order = await client.orders.create(
       { listing_ids: [listing.id] },
       { idempotencyKey: `demo-${randomUUID()}` },
     );

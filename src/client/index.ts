@@ -1,4 +1,8 @@
-/** The typed API client: re-exports only. */
+/**
+ * The typed API client, as its users need it: the client and its options, its resources and their
+ * page types, the query types, the errors it throws with their guards, and webhook verification.
+ * The transport, the key's budget and the retry policy stay inside.
+ */
 export { ApiError, isApiError } from '../contract/api-error.js';
 export { ClientArgumentError, isClientArgumentError } from './client-argument-error.js';
 export {
@@ -10,7 +14,6 @@ export {
   type RequestOptions,
   type Sleep,
 } from './client-options.js';
-export { claimBudget, KeyBudget } from './key-budget.js';
 export { MarketClient } from './market-client.js';
 export { isNetworkError, NetworkError } from './network-error.js';
 export { paginate } from './paginate.js';
@@ -25,44 +28,26 @@ export type {
   SellOrdersParams,
   TransactionsParams,
 } from './query-params.js';
-export { AccountResource, type TransactionPage } from './resources/account.js';
-export { InstantSellResource } from './resources/instant-sell.js';
-export { type ListingPage, ListingsResource } from './resources/listings.js';
-export { MarketInfoResource } from './resources/market-info.js';
-export { OrdersResource, type PlaceOrderOptions } from './resources/orders.js';
-export {
+export type { AccountResource, TransactionPage } from './resources/account.js';
+export type { InstantSellResource } from './resources/instant-sell.js';
+export type { ListingPage, ListingsResource } from './resources/listings.js';
+export type { MarketInfoResource } from './resources/market-info.js';
+export type { OrdersResource, PlaceOrderOptions } from './resources/orders.js';
+export type {
   P2PResource,
-  type PublishedBatch,
-  type PublishedListing,
-  type PublishOptions,
+  PublishedBatch,
+  PublishedListing,
+  PublishOptions,
 } from './resources/p2p.js';
-export {
+export type {
   PricesResource,
-  type SnapshotDownload,
-  type SnapshotNotModified,
-  type SnapshotResult,
+  SnapshotDownload,
+  SnapshotNotModified,
+  SnapshotResult,
 } from './resources/prices.js';
-export { type CreateWebhookInput, type WebhookDeleted, WebhooksResource } from './resources/webhooks.js';
-export {
-  BACKOFF_BASE_MS,
-  BACKOFF_CAP_MS,
-  backoffMs,
-  decideRetry,
-  isTransient,
-  postFailureKind,
-  type RetryContext,
-  type RetryDecision,
-  retryAfterMs,
-  retryDelayMs,
-} from './retry-policy.js';
-export { RollingWindow, type WindowSlot } from './rolling-window.js';
-export {
-  type JsonRequest,
-  type KeyedAnswer,
-  type RateClass,
-  type StreamFetch,
-  Transport,
-} from './transport.js';
+export type { CreateWebhookInput, WebhookDeleted, WebhooksResource } from './resources/webhooks.js';
+export { isTransient } from './retry-policy.js';
+export type { StreamFetch } from './transport.js';
 export { isUnexpectedResponseError, UnexpectedResponseError } from './unexpected-response-error.js';
 export { type VerifyWebhookOptions, verifyWebhook } from './verify-webhook.js';
 export {

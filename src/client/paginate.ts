@@ -3,7 +3,7 @@ import { UnexpectedResponseError } from './unexpected-response-error.js';
 
 /**
  * Yields every page, passing each page's next cursor back unchanged until it is null.
- * @example for await (const page of paginate((c) => client.listings({ cursor: c }), (p) => p.next_cursor)) …
+ * @example for await (const page of paginate((c) => client.listings.list({ cursor: c }), (p) => p.next_cursor)) …
  */
 export async function* paginate<P>(
   readPage: (cursor: string | undefined) => Promise<P>,

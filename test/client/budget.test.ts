@@ -1,6 +1,7 @@
 import { Agent, type Dispatcher } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { claimBudget, DEFAULT_BUDGET, MarketClient } from '../../src/client/index.js';
+import { DEFAULT_BUDGET, MarketClient } from '../../src/client/index.js';
+import { claimBudget } from '../../src/client/key-budget.js';
 import { isApiError } from '../../src/contract/api-error.js';
 import { startTestService, type TestService } from '../helpers/service.js';
 
@@ -54,7 +55,7 @@ describe('the per-key request budget', () => {
     const b = new MarketClient(options);
     try {
       const calls = Array.from({ length: 130 }, (_, i) =>
-        (i % 2 === 0 ? a.balance() : b.games()).finally(() => answered++),
+        (i % 2 === 0 ? a.account.balance() : b.info.games()).finally(() => answered++),
       );
       const results = await Promise.allSettled(calls);
       const refused = results.filter((r) => r.status === 'rejected');
@@ -102,7 +103,7 @@ describe('the per-key request budget', () => {
       dispatcher,
     });
     try {
-      const balance = await client.balance();
+      const balance = await client.account.balance();
       expect(balance.balance_usd).toBe(10);
       expect(sends).toHaveLength(2);
       expect(sleeps).toHaveLength(1);
@@ -123,12 +124,12 @@ describe('the per-key request budget', () => {
     // The same budget the client holds, to see what it spent.
     const held = claimBudget(t.baseUrl, key, limits, { now: Date.now }, async () => undefined);
     try {
-      await client.listings({ limit: 1 });
-      await client.listings({ limit: 1 });
+      await client.listings.list({ limit: 1 });
+      await client.listings.list({ limit: 1 });
       const stopping = new AbortController();
       // The window is full for a minute: these wait for room, then one is aborted while in the queue.
       const queued = Array.from({ length: 3 }, () =>
-        client.listings({ limit: 1 }, { signal: stopping.signal }).then(
+        client.listings.list({ limit: 1 }, { signal: stopping.signal }).then(
           () => 'answered',
           (error: unknown) => (error as Error).name,
         ),
@@ -137,7 +138,7 @@ describe('the per-key request budget', () => {
       stopping.abort();
       expect(await Promise.all(queued)).toEqual(['AbortError', 'AbortError', 'AbortError']);
       expect(held.budget.reads.used()).toBe(2);
-      await expect(client.listings({ limit: 1 }, { signal: stopping.signal })).rejects.toThrow(/abort/i);
+      await expect(client.listings.list({ limit: 1 }, { signal: stopping.signal })).rejects.toThrow(/abort/i);
     } finally {
       held.release();
       await client.close();
@@ -148,7 +149,9 @@ describe('the per-key request budget', () => {
     const refused = new MarketClient({ baseUrl: t.baseUrl, apiKey: other.key, maxRetries: 5 });
     try {
       const stopping = new AbortController();
-      const waiting = refused.listings({ limit: 1 }, { signal: stopping.signal }).catch((e: Error) => e.name);
+      const waiting = refused.listings
+        .list({ limit: 1 }, { signal: stopping.signal })
+        .catch((e: Error) => e.name);
       await new Promise((r) => setTimeout(r, 200));
       stopping.abort();
       expect(await waiting).toBe('AbortError');

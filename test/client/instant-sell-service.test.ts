@@ -158,7 +158,7 @@ describe('client.instantSell against the service', () => {
       pending.push(order.id);
     expect(pending).toEqual([ids[1], ids[0]]);
     // The compatibility method reads the same endpoint.
-    expect((await client.sellOrders({ limit: 5 })).data.map((o) => o.id)).toEqual([ids[1], ids[0]]);
+    expect((await client.instantSell.orders({ limit: 5 })).data.map((o) => o.id)).toEqual([ids[1], ids[0]]);
     expect(await refusalOf(client.instantSell.getOrder('so_unknown'))).toEqual([404, 'not_found']);
   });
 });

@@ -30,20 +30,20 @@ async function withClient<T>(
 describe('MarketClient reads', () => {
   it('parses health, games, currency and balance with the contract', async () => {
     await withClient(async (client) => {
-      const health = await client.health();
+      const health = await client.info.health();
       expect(health.status).toBe('ok');
       expect(health.groups).toBeGreaterThan(0);
 
-      const games = await client.games();
+      const games = await client.info.games();
       expect(games[0]?.appId).toBe(APP_IDS.cs2);
       expect(games.map((g) => g.appId).sort()).toEqual([252490, 570, 730]);
 
-      const fx = await client.currency();
+      const fx = await client.info.currency();
       expect(fx.base).toBe('USD');
       expect(fx.rates.USD).toBe(1);
       expect(Date.parse(fx.updated_at)).toBeGreaterThan(0);
 
-      const balance = await client.balance();
+      const balance = await client.account.balance();
       expect(balance).toMatchObject({ balance_usd: 100, settled_usd: 100, currency: 'USD' });
     });
   });
@@ -51,11 +51,11 @@ describe('MarketClient reads', () => {
   it('pages the ledger and iterates it newest first', async () => {
     await withClient(async (client, { accountId }) => {
       for (let i = 1; i <= 4; i++) await t.sandbox(`/accounts/${accountId}/fund`, { amount_usd: i });
-      const first = await client.transactions({ limit: 2, type: 'deposit' });
+      const first = await client.account.transactions({ limit: 2, type: 'deposit' });
       expect(first.data.map((r) => r.amount_usd)).toEqual([4, 3]);
       expect(first.meta.next_cursor).toEqual(expect.any(String));
       const all = [];
-      for await (const row of client.iterateTransactions({ limit: 2 })) all.push(row.amount_usd);
+      for await (const row of client.account.allTransactions({ limit: 2 })) all.push(row.amount_usd);
       expect(all).toEqual([4, 3, 2, 1, 100]);
     });
   });
@@ -68,12 +68,12 @@ describe('MarketClient reads', () => {
     await withClient(async (client) => {
       const expected = t.service.context.catalogue.index.size(appId);
       let pages = 0;
-      for await (const page of client.iterateListingPages({ appId, limit: 37 })) {
+      for await (const page of client.listings.pages({ appId, limit: 37 })) {
         pages++;
         expect(page.items.length).toBeLessThanOrEqual(37);
       }
       const ids: string[] = [];
-      for await (const listing of client.iterateListings({ appId, limit: 37 })) ids.push(listing.id);
+      for await (const listing of client.listings.all({ appId, limit: 37 })) ids.push(listing.id);
       expect(ids).toHaveLength(expected);
       expect(new Set(ids).size).toBe(expected);
       expect(pages).toBeGreaterThanOrEqual(Math.ceil(expected / 37));
@@ -82,17 +82,17 @@ describe('MarketClient reads', () => {
 
   it('sends typed filters, sorts and limits', async () => {
     await withClient(async (client) => {
-      const page = await client.listings({ min_price: 1, max_price: 500, sort: 'price_asc', limit: 20 });
+      const page = await client.listings.list({ min_price: 1, max_price: 500, sort: 'price_asc', limit: 20 });
       expect(page.items.length).toBeGreaterThan(0);
       const prices = page.items.map((l) => l.price_usd);
       expect(prices).toEqual([...prices].sort((a, b) => a - b));
       expect(prices.every((p) => p >= 1 && p <= 500)).toBe(true);
 
       // A tiny float bound is written without an exponent, which the server would refuse.
-      const floats = await client.listings({ min_float: 0.0000001, max_float: 0.5, limit: 5 });
+      const floats = await client.listings.list({ min_float: 0.0000001, max_float: 0.5, limit: 5 });
       expect(floats.items.every((l) => (l.float_value ?? 0) <= 0.5)).toBe(true);
 
-      const newest = await client.listings({
+      const newest = await client.listings.list({
         sort: 'newest',
         available_after: '2000-01-01T00:00:00Z',
         limit: 3,
@@ -104,13 +104,13 @@ describe('MarketClient reads', () => {
 
   it('walks the whole price list', async () => {
     await withClient(async (client) => {
-      const whole = await client.prices({ limit: 5000 });
+      const whole = await client.prices.list({ limit: 5000 });
       expect(whole.app_id).toBe(730);
       expect(whole.next_cursor).toBeNull();
       const rows = [];
-      for await (const row of client.iteratePrices({ limit: 50 })) rows.push(row);
+      for await (const row of client.prices.all({ limit: 50 })) rows.push(row);
       expect(rows).toEqual(whole.items);
-      const dota = await client.prices({ appId: APP_IDS.dota2, limit: 1 });
+      const dota = await client.prices.list({ appId: APP_IDS.dota2, limit: 1 });
       expect(dota.app_id).toBe(APP_IDS.dota2);
       expect(dota.items[0]).toEqual({
         market_hash_name: expect.any(String),
@@ -135,21 +135,21 @@ describe('MarketClient.snapshot', () => {
       maxRetries: 0,
     };
     await withClient(async (client) => {
-      const first = await client.snapshot();
+      const first = await client.prices.snapshot();
       if (first.status !== 200) throw new Error('expected a download');
       expect(first.etag).toMatch(/^".+"$/);
       expect(Date.parse(first.generatedAt ?? '')).toBeGreaterThan(0);
       const lines = (await text(first.body.pipe(createGunzip()))).trimEnd().split('\n');
       const rows = lines.map((line) => JSON.parse(line));
-      const prices = await client.prices({ limit: 5000 });
+      const prices = await client.prices.list({ limit: 5000 });
       expect(rows).toEqual(prices.items);
 
-      const again = await client.snapshot({ etag: first.etag ?? '' });
+      const again = await client.prices.snapshot({ etag: first.etag ?? '' });
       expect(again).toEqual({ status: 304, etag: first.etag });
       expect(sleeps).toEqual([]);
 
       // A second download within the minute waits for the slot instead of meeting a 429.
-      const second = await client.snapshot();
+      const second = await client.prices.snapshot();
       expect(second.status).toBe(200);
       if (second.status === 200) await second.body.dump({ limit: Number.POSITIVE_INFINITY });
       expect(sleeps).toHaveLength(1);
@@ -162,7 +162,9 @@ describe('MarketClient.snapshot', () => {
 describe('MarketClient.streamFetch', () => {
   it('opens /listings/stream through eventsource with the key', async () => {
     await withClient(async (client) => {
-      const es = new EventSource(`${client.baseUrl}/listings/stream`, { fetch: client.streamFetch() });
+      const es = new EventSource(`${client.baseUrl}/listings/stream`, {
+        fetch: client.listings.streamFetch(),
+      });
       try {
         await new Promise<void>((resolve, reject) => {
           es.onopen = () => resolve();
@@ -177,7 +179,7 @@ describe('MarketClient.streamFetch', () => {
 
   it('is refused with 401 without a valid key', async () => {
     const client = new MarketClient({ baseUrl: t.baseUrl, apiKey: 'svc_pub_unknown' });
-    const es = new EventSource(`${client.baseUrl}/listings/stream`, { fetch: client.streamFetch() });
+    const es = new EventSource(`${client.baseUrl}/listings/stream`, { fetch: client.listings.streamFetch() });
     try {
       const code = await new Promise<number | undefined>((resolve) => {
         es.onerror = (event) => resolve(event.code);

@@ -28,19 +28,19 @@ describe('MarketClient orders against the service', () => {
   it('buys, replays with the same key, and reads the order back by id, custom_id and page', async () => {
     await withClient(async (client, key) => {
       const [listing] = await listingsFor(t, key, { delivery: 'instant' });
-      const order = await client.createOrder(
+      const order = await client.orders.create(
         { listing_ids: [listing?.id ?? ''] },
         { idempotencyKey: 'client-1' },
       );
       expect(order).toMatchObject({ status: 'delivering', custom_id: 'client-1', item_count: 1 });
-      const again = await client.createOrder(
+      const again = await client.orders.create(
         { listing_ids: [listing?.id ?? ''] },
         { idempotencyKey: 'client-1' },
       );
       expect(again).toEqual(order);
-      expect((await client.getOrder(order.order_id)).order_id).toBe(order.order_id);
-      expect((await client.getOrderByCustomId('client-1')).order_id).toBe(order.order_id);
-      const page = await client.listOrders({ limit: 10 });
+      expect((await client.orders.get(order.order_id)).order_id).toBe(order.order_id);
+      expect((await client.orders.getByCustomId('client-1')).order_id).toBe(order.order_id);
+      const page = await client.orders.list({ limit: 10 });
       expect(page.data.map((o) => o.order_id)).toEqual([order.order_id]);
     });
   });
@@ -49,7 +49,7 @@ describe('MarketClient orders against the service', () => {
     await withClient(async (client, key) => {
       const [listing] = await listingsFor(t, key);
       await t.sandbox('/faults', { upstream_timeout_next: 1 });
-      const order = await client.createOrder(
+      const order = await client.orders.create(
         { listing_ids: [listing?.id ?? ''] },
         { idempotencyKey: 'client-504' },
       );
@@ -66,7 +66,7 @@ describe('MarketClient orders against the service', () => {
     await withClient(async (client, key) => {
       const [listing] = await listingsFor(t, key);
       await t.sandbox('/faults', { market_unavailable: true });
-      const order = await client.createOrder(
+      const order = await client.orders.create(
         { listing_ids: [listing?.id ?? ''] },
         { idempotencyKey: 'client-503' },
       );
@@ -78,11 +78,8 @@ describe('MarketClient orders against the service', () => {
   it('throws price_moved at once as a typed error with the live total', async () => {
     await withClient(async (client, key) => {
       const [listing] = await listingsFor(t, key);
-      const refused = await client
-        .createOrder(
-          { listing_ids: [listing?.id ?? ''], max_price_usd: 0.01 },
-          { idempotencyKey: 'client-409' },
-        )
+      const refused = await client.orders
+        .create({ listing_ids: [listing?.id ?? ''], max_price_usd: 0.01 }, { idempotencyKey: 'client-409' })
         .catch((error: unknown) => error);
       expect(isApiError(refused) && refused.code).toBe('price_moved');
     });

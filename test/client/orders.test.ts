@@ -47,10 +47,10 @@ const notFound = error(404, 'not_found');
 const BODY = { listing_ids: ['lst_1'], max_price_usd: 13 };
 const INFO = `/v1/orders/info?custom_id=${KEY}`;
 
-describe('MarketClient.createOrder', () => {
+describe('MarketClient.orders.create', () => {
   it('POSTs the body with the key as Idempotency-Key and parses the order', async () => {
     const { client, requests } = await scriptedClient([created]);
-    expect(await client.createOrder(BODY, { idempotencyKey: KEY })).toEqual(order());
+    expect(await client.orders.create(BODY, { idempotencyKey: KEY })).toEqual(order());
     expect(requests).toHaveLength(1);
     const [sent] = requests;
     expect(sent).toMatchObject({ method: 'POST', url: '/v1/orders' });
@@ -71,7 +71,7 @@ describe('MarketClient.createOrder', () => {
     ['a reset connection', reset, [250]],
   ])('resends after %s with the same key, without a lookup', async (_name, failure, waits) => {
     const { client, requests, sleeps } = await scriptedClient([failure, failure, created]);
-    expect(await client.createOrder(BODY, { idempotencyKey: KEY })).toEqual(order());
+    expect(await client.orders.create(BODY, { idempotencyKey: KEY })).toEqual(order());
     expect(requests.map((r) => `${r.method} ${r.url}`)).toEqual(Array(3).fill('POST /v1/orders'));
     expect(requests.map((r) => r.headers['idempotency-key'])).toEqual([KEY, KEY, KEY]);
     expect(sleeps[0]).toBe(waits[0]);
@@ -88,7 +88,7 @@ describe('MarketClient.createOrder', () => {
     const { client, requests, sleeps } = await scriptedClient([failure, json(200, found)], {
       timeoutMs: 200,
     });
-    expect(await client.createOrder(BODY, { idempotencyKey: KEY })).toEqual(found);
+    expect(await client.orders.create(BODY, { idempotencyKey: KEY })).toEqual(found);
     expect(requests.map((r) => `${r.method} ${r.url}`)).toEqual(['POST /v1/orders', `GET ${INFO}`]);
     expect(sleeps).toEqual([]);
   });
@@ -98,7 +98,7 @@ describe('MarketClient.createOrder', () => {
     ['409 idempotency_in_progress', error(409, 'idempotency_in_progress')],
   ])('after %s re-POSTs with the same key when the lookup finds nothing', async (_name, failure) => {
     const { client, requests, sleeps } = await scriptedClient([failure, notFound, created]);
-    expect(await client.createOrder(BODY, { idempotencyKey: KEY })).toEqual(order());
+    expect(await client.orders.create(BODY, { idempotencyKey: KEY })).toEqual(order());
     expect(requests.map((r) => `${r.method} ${r.url}`)).toEqual([
       'POST /v1/orders',
       `GET ${INFO}`,
@@ -112,7 +112,7 @@ describe('MarketClient.createOrder', () => {
 
   it('looks the order up under the game it was placed in', async () => {
     const { client, requests } = await scriptedClient([error(504, 'upstream_timeout'), json(200, order())]);
-    await client.createOrder({ ...BODY, appId: 570 }, { idempotencyKey: KEY });
+    await client.orders.create({ ...BODY, appId: 570 }, { idempotencyKey: KEY });
     expect(requests[1]?.url).toBe(`${INFO}&appId=570`);
   });
 
@@ -121,7 +121,7 @@ describe('MarketClient.createOrder', () => {
     const { client, requests } = await scriptedClient([timeout, notFound, timeout, notFound], {
       maxRetries: 1,
     });
-    const thrown = await rejection(client.createOrder(BODY, { idempotencyKey: KEY }));
+    const thrown = await rejection(client.orders.create(BODY, { idempotencyKey: KEY }));
     expect(thrown).toMatchObject({ code: 'upstream_timeout', status: 504 });
     expect(requests.map((r) => r.method)).toEqual(['POST', 'GET', 'POST', 'GET']);
   });
@@ -130,7 +130,7 @@ describe('MarketClient.createOrder', () => {
     const { client, requests } = await scriptedClient([hang, error(401, 'invalid_api_key')], {
       timeoutMs: 200,
     });
-    const thrown = await rejection(client.createOrder(BODY, { idempotencyKey: KEY }));
+    const thrown = await rejection(client.orders.create(BODY, { idempotencyKey: KEY }));
     expect(isNetworkError(thrown) && thrown.timedOut).toBe(true);
     expect(requests.map((r) => r.method)).toEqual(['POST', 'GET']);
   });
@@ -152,7 +152,7 @@ describe('MarketClient.createOrder', () => {
     ],
   ])('throws %s at once as a typed ApiError with its extra fields', async (name, failure, extra) => {
     const { client, requests, sleeps } = await scriptedClient([failure, created]);
-    const thrown = await rejection(client.createOrder(BODY, { idempotencyKey: KEY }));
+    const thrown = await rejection(client.orders.create(BODY, { idempotencyKey: KEY }));
     expect(thrown).toBeInstanceOf(ApiError);
     const [status, code] = name.split(' ');
     expect(thrown).toMatchObject({ status: Number(status), code, extra });
@@ -163,12 +163,12 @@ describe('MarketClient.createOrder', () => {
   it('refuses a custom_id that differs from the key before sending anything', async () => {
     const { client, requests } = await scriptedClient([created]);
     const thrown = await rejection(
-      client.createOrder({ ...BODY, custom_id: 'other' }, { idempotencyKey: KEY }),
+      client.orders.create({ ...BODY, custom_id: 'other' }, { idempotencyKey: KEY }),
     );
     expect(thrown).toBeInstanceOf(RangeError);
-    expect(await rejection(client.createOrder(BODY, { idempotencyKey: '' }))).toBeInstanceOf(RangeError);
+    expect(await rejection(client.orders.create(BODY, { idempotencyKey: '' }))).toBeInstanceOf(RangeError);
     expect(requests).toEqual([]);
-    await client.createOrder({ ...BODY, custom_id: KEY }, { idempotencyKey: KEY });
+    await client.orders.create({ ...BODY, custom_id: KEY }, { idempotencyKey: KEY });
     expect(JSON.parse(requests[0]?.body ?? '')).toMatchObject({ custom_id: KEY });
   });
 });
@@ -177,7 +177,7 @@ describe('MarketClient.marketBuy', () => {
   it('POSTs /market/buy with the key and looks up a timed-out buy by custom_id alone', async () => {
     const body = { listing_ids: ['lst_1'], trade_url: 'https://example.test/tradeoffer/new/?partner=1' };
     const { client, requests } = await scriptedClient([error(504, 'upstream_timeout'), notFound, created]);
-    expect(await client.marketBuy(body, { idempotencyKey: KEY })).toEqual(order());
+    expect(await client.orders.marketBuy(body, { idempotencyKey: KEY })).toEqual(order());
     expect(requests.map((r) => `${r.method} ${r.url} ${r.headers['idempotency-key'] ?? ''}`)).toEqual([
       `POST /v1/market/buy ${KEY}`,
       `GET ${INFO} `,
@@ -190,9 +190,9 @@ describe('MarketClient.marketBuy', () => {
 describe('MarketClient order reads and claims', () => {
   it('reads an order by id and by custom_id under its game', async () => {
     const { client, requests } = await scriptedClient([json(200, order())]);
-    expect(await client.getOrder('ord/1', 570)).toEqual(order());
-    expect(await client.getOrderByCustomId('my id', 252490)).toEqual(order());
-    expect(await client.getOrder('ord_1')).toEqual(order());
+    expect(await client.orders.get('ord/1', 570)).toEqual(order());
+    expect(await client.orders.getByCustomId('my id', 252490)).toEqual(order());
+    expect(await client.orders.get('ord_1')).toEqual(order());
     expect(requests.map((r) => r.url)).toEqual([
       '/v1/orders/ord%2F1?appId=570',
       '/v1/orders/info?custom_id=my+id&appId=252490',
@@ -202,8 +202,8 @@ describe('MarketClient order reads and claims', () => {
 
   it('answers null from findOrderByCustomId when no order carries the id', async () => {
     const { client } = await scriptedClient([notFound]);
-    expect(await client.findOrderByCustomId(KEY)).toBeNull();
-    expect(await rejection(client.getOrderByCustomId(KEY))).toMatchObject({ code: 'not_found' });
+    expect(await client.orders.findByCustomId(KEY)).toBeNull();
+    expect(await rejection(client.orders.getByCustomId(KEY))).toMatchObject({ code: 'not_found' });
   });
 
   it('lists orders with their filters and walks every page', async () => {
@@ -211,7 +211,7 @@ describe('MarketClient order reads and claims', () => {
     const last = { data: [order({ order_id: 'ord_1' })], meta: { next_cursor: null } };
     const { client, requests } = await scriptedClient([json(200, first), json(200, last)]);
     const ids: string[] = [];
-    for await (const row of client.iterateOrders({ status: 'hold', appId: 730, limit: 1 }))
+    for await (const row of client.orders.all({ status: 'hold', appId: 730, limit: 1 }))
       ids.push(row.order_id);
     expect(ids).toEqual(['ord_2', 'ord_1']);
     expect(requests.map((r) => r.url)).toEqual([
@@ -223,7 +223,7 @@ describe('MarketClient order reads and claims', () => {
   it('claims a held order with an empty POST', async () => {
     const claimed = order({ status: 'delivering' });
     const { client, requests } = await scriptedClient([json(200, claimed)]);
-    expect(await client.claimOrder('ord_1')).toEqual(claimed);
+    expect(await client.orders.claim('ord_1')).toEqual(claimed);
     expect(requests[0]).toMatchObject({ method: 'POST', url: '/v1/orders/ord_1/claim', body: '' });
     expect(requests[0]?.headers['idempotency-key']).toBeUndefined();
   });
@@ -233,7 +233,7 @@ describe('MarketClient order reads and claims', () => {
     ['503 market_unavailable', error(503, 'market_unavailable')],
   ])('never retries a claim, which carries no Idempotency-Key: %s', async (_name, failure) => {
     const { client, requests } = await scriptedClient([failure, json(200, order())]);
-    expect(await rejection(client.claimOrder('ord_1'))).toBeInstanceOf(ApiError);
+    expect(await rejection(client.orders.claim('ord_1'))).toBeInstanceOf(ApiError);
     expect(requests).toHaveLength(1);
   });
 });

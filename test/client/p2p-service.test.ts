@@ -199,7 +199,7 @@ describe('client.p2p against the service', () => {
     for await (const listing of client.p2p.allListings({ limit: 1 })) walked.push(listing.id);
     expect(walked.sort()).toEqual(ids);
     // The compatibility method reads the same endpoint.
-    expect((await client.p2pListings({ limit: 5 })).data.map((l) => l.id).sort()).toEqual(ids);
+    expect((await client.p2p.listings({ limit: 5 })).data.map((l) => l.id).sort()).toEqual(ids);
   });
 
   it('answers a bad request body as 400 with the spec code, without a retry', async () => {

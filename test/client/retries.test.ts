@@ -1,13 +1,12 @@
 import { describe, expect, it, onTestFinished } from 'vitest';
 import {
-  decideRetry,
   isNetworkError,
   isTransient,
   isUnexpectedResponseError,
   MarketClient,
   NetworkError,
-  retryDelayMs,
 } from '../../src/client/index.js';
+import { decideRetry, retryDelayMs } from '../../src/client/retry-policy.js';
 import { ApiError } from '../../src/contract/api-error.js';
 import { fakeTime, hang, html, json, rejection, reset, scriptedClient } from './scripted-server.js';
 
@@ -24,7 +23,7 @@ describe('MarketClient retries', () => {
       html(502),
       json(200, { ...HEALTH, extra_field: 'ignored' }),
     ]);
-    expect(await client.health()).toEqual(HEALTH);
+    expect(await client.info.health()).toEqual(HEALTH);
     expect(seen).toHaveLength(3);
     expect(seen[0]).toBe('GET /v1/health Bearer svc_pub_scripted');
     // Full jitter with random() = 0.5: half of 500 ms, then half of 1000 ms.
@@ -36,13 +35,13 @@ describe('MarketClient retries', () => {
       json(409, { code: 'price_updating', detail: 'prices mid-refresh' }),
       json(200, HEALTH),
     ]);
-    expect(await client.health()).toEqual(HEALTH);
+    expect(await client.info.health()).toEqual(HEALTH);
     expect(seen).toHaveLength(2);
   });
 
   it('retries a reset connection', async () => {
     const { client, seen, sleeps } = await scriptedClient([reset, json(200, HEALTH)]);
-    expect(await client.health()).toEqual(HEALTH);
+    expect(await client.info.health()).toEqual(HEALTH);
     expect(seen).toHaveLength(2);
     expect(sleeps).toHaveLength(1);
   });
@@ -50,7 +49,7 @@ describe('MarketClient retries', () => {
   it('retries an attempt that times out', async () => {
     // Long enough that the answered attempt never times out on a loaded machine.
     const { client, seen } = await scriptedClient([hang, json(200, HEALTH)], { timeoutMs: 1000 });
-    expect(await client.health()).toEqual(HEALTH);
+    expect(await client.info.health()).toEqual(HEALTH);
     expect(seen).toHaveLength(2);
   });
 
@@ -65,7 +64,7 @@ describe('MarketClient retries', () => {
       ),
       json(200, { games: [{ appId: 730, name: 'CS2', tradable: true }] }),
     ]);
-    expect(await client.games()).toEqual([{ appId: 730, name: 'CS2', tradable: true }]);
+    expect(await client.info.games()).toEqual([{ appId: 730, name: 'CS2', tradable: true }]);
     expect(seen).toHaveLength(2);
     expect(sleeps).toEqual([7000]);
   });
@@ -74,7 +73,7 @@ describe('MarketClient retries', () => {
     const { client, seen, sleeps } = await scriptedClient([
       json(400, { code: 'unsupported_game', detail: 'no', supported_app_ids: [730] }),
     ]);
-    const error = await rejection(client.listings({ appId: 570 }));
+    const error = await rejection(client.listings.list({ appId: 570 }));
     expect(error).toBeInstanceOf(ApiError);
     expect(error).toMatchObject({
       code: 'unsupported_game',
@@ -87,7 +86,7 @@ describe('MarketClient retries', () => {
 
   it('gives up after maxRetries and throws the last error with its status', async () => {
     const { client, seen, sleeps } = await scriptedClient([html(502)], { maxRetries: 2 });
-    const error = await rejection(client.balance());
+    const error = await rejection(client.account.balance());
     expect(error).toMatchObject({ code: 'market_unavailable', status: 502 });
     expect((error as ApiError).detail).toMatch(/HTTP 502 without an API error body: <html>/);
     expect(seen).toHaveLength(3);
@@ -96,7 +95,7 @@ describe('MarketClient retries', () => {
 
   it('turns a non-JSON 4xx into invalid_request with its status, not retried', async () => {
     const { client, seen } = await scriptedClient([html(404)]);
-    const error = await rejection(client.currency());
+    const error = await rejection(client.info.currency());
     expect(error).toMatchObject({ code: 'invalid_request', status: 404 });
     expect(seen).toHaveLength(1);
   });
@@ -105,7 +104,7 @@ describe('MarketClient retries', () => {
     const { client } = await scriptedClient([
       json(418, { code: 'teapot', detail: 'short and stout', spout: 1 }),
     ]);
-    const error = await rejection(client.balance());
+    const error = await rejection(client.account.balance());
     expect(error).toMatchObject({
       code: 'invalid_request',
       status: 418,
@@ -118,17 +117,17 @@ describe('MarketClient retries', () => {
     const { clock, sleep, sleeps } = fakeTime();
     const closed = new MarketClient({ baseUrl: 'http://127.0.0.1:9/v1', clock, sleep, maxRetries: 1 });
     onTestFinished(() => closed.close());
-    const error = await rejection(closed.health());
+    const error = await rejection(closed.info.health());
     expect(isNetworkError(error)).toBe(true);
     expect(error).toMatchObject({ timedOut: false, url: 'http://127.0.0.1:9/v1/health' });
     expect((error as NetworkError).cause).toMatchObject({ code: 'ECONNREFUSED' });
     expect(sleeps).toHaveLength(1);
-    expect(await client.health()).toEqual(HEALTH);
+    expect(await client.info.health()).toEqual(HEALTH);
   });
 
   it('marks a timeout as timedOut', async () => {
     const { client, seen } = await scriptedClient([hang], { timeoutMs: 100, maxRetries: 0 });
-    const error = await rejection(client.health());
+    const error = await rejection(client.info.health());
     expect(error).toBeInstanceOf(NetworkError);
     expect(error).toMatchObject({ timedOut: true });
     expect(seen).toHaveLength(1);
@@ -136,7 +135,7 @@ describe('MarketClient retries', () => {
 
   it('throws UnexpectedResponseError for a 200 that breaks the contract, without retrying', async () => {
     const { client, seen } = await scriptedClient([json(200, { status: 'ok', groups: 'many' })]);
-    const error = await rejection(client.health());
+    const error = await rejection(client.info.health());
     expect(isUnexpectedResponseError(error)).toBe(true);
     expect((error as Error).message).toMatch(/groups/);
     expect(seen).toHaveLength(1);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { RollingWindow } from '../../src/client/index.js';
+import { RollingWindow } from '../../src/client/rolling-window.js';
 
 /** A fake clock whose sleep moves it forward and remembers each wait. */
 function fakeTime() {

@@ -11,11 +11,11 @@ const client = new MarketClient({
   apiKey: process.env.MARKET_API_KEY,
 });
 try {
-  const page = await client.listings({ appId: 730, sort: 'price_asc', limit: 3 });
+  const page = await client.listings.list({ appId: 730, sort: 'price_asc', limit: 3 });
   for (const listing of page.items) console.log(listing.id, listing.market_hash_name, listing.price_usd);
-  const prices = await client.prices({ appId: 730, limit: 3 });
+  const prices = await client.prices.list({ appId: 730, limit: 3 });
   for (const row of prices.items) console.log('minAsk', row.market_hash_name, row.min_ask_usd);
-  const fx = await client.currency();
+  const fx = await client.info.currency();
   console.log('EUR per USD', fx.rates.EUR);
 } finally {
   await client.close();

@@ -13,17 +13,17 @@ const client = new MarketClient({
   apiKey: process.env.MARKET_API_KEY,
 });
 try {
-  const { items } = await client.listings({ appId: 730, sort: 'price_asc', limit: 20 });
+  const { items } = await client.listings.list({ appId: 730, sort: 'price_asc', limit: 20 });
   const listing = items.find((l) => l.tradable && l.api_purchasable !== false);
   if (!listing) throw new Error('no listing to buy');
   const key = randomUUID();
-  const order = await client.createOrder({ listing_ids: [listing.id] }, { idempotencyKey: key });
+  const order = await client.orders.create({ listing_ids: [listing.id] }, { idempotencyKey: key });
   console.log('placed', order.order_id, order.status, order.charged_total_usd);
-  console.log('by id', (await client.getOrder(order.order_id)).status);
-  console.log('by custom_id', (await client.getOrderByCustomId(key)).order_id);
-  for await (const row of client.iterateTransactions({ limit: 5 }))
+  console.log('by id', (await client.orders.get(order.order_id)).status);
+  console.log('by custom_id', (await client.orders.getByCustomId(key)).order_id);
+  for await (const row of client.account.allTransactions({ limit: 5 }))
     if (row.order_id === order.order_id) console.log('ledger', row.type, row.amount_usd);
-  console.log('balance', (await client.balance()).balance_usd);
+  console.log('balance', (await client.account.balance()).balance_usd);
 } catch (error) {
   // Every refusal is an ApiError with the specification's status and code.
   if (isApiError(error)) console.error('refused:', error.status, error.code, error.detail);

@@ -26,8 +26,8 @@ export class AccountResource {
 
   /** `GET /transactions`: one page of the balance ledger, newest first. */
   transactions(query: TransactionsParams = {}, options: RequestOptions = {}): Promise<TransactionPage> {
-    checkOptionalObject('transactions', 'query', query);
-    checkOptionalObject('transactions', 'options', options);
+    checkOptionalObject('account.transactions', 'query', query);
+    checkOptionalObject('account.transactions', 'options', options);
     return this.transport.json({
       path: `/transactions${toQueryString(query)}`,
       schema: transactionPageSchema,
@@ -37,13 +37,13 @@ export class AccountResource {
 
   /** Every page of `GET /transactions` from `query.cursor` (or the newest) to the oldest. */
   transactionPages(query: TransactionsParams = {}): AsyncGenerator<TransactionPage, void, undefined> {
-    checkOptionalObject('transactionPages', 'query', query);
+    checkOptionalObject('account.transactionPages', 'query', query);
     return metaPages((q) => this.transactions(q), query);
   }
 
   /** Every ledger row matching `query`, newest first, across all pages. */
   allTransactions(query: TransactionsParams = {}): AsyncGenerator<Transaction, void, undefined> {
-    checkOptionalObject('iterateTransactions', 'query', query);
+    checkOptionalObject('account.allTransactions', 'query', query);
     return metaRows((q) => this.transactions(q), query);
   }
 }

@@ -1,11 +1,11 @@
-/** Listings: keyset pages of `GET /listings` and the walk across them. */
+/** Listings: keyset pages of `GET /listings`, the walk across them, and the fetch of their stream. */
 import type { z } from 'zod';
 import { type Listing, listingPageSchema } from '../../contract/listing.js';
 import { checkOptionalObject } from '../check-arguments.js';
 import type { RequestOptions } from '../client-options.js';
 import { pagesOf, rowsOf } from '../paginate.js';
 import { type ListingsParams, toQueryString } from '../query-params.js';
-import type { Transport } from '../transport.js';
+import type { StreamFetch, Transport } from '../transport.js';
 
 /** One page of `GET /listings`. */
 export type ListingPage = z.infer<typeof listingPageSchema>;
@@ -16,8 +16,8 @@ export class ListingsResource {
 
   /** `GET /listings`: one keyset page of live listings. */
   list(query: ListingsParams = {}, options: RequestOptions = {}): Promise<ListingPage> {
-    checkOptionalObject('listings', 'query', query);
-    checkOptionalObject('listings', 'options', options);
+    checkOptionalObject('listings.list', 'query', query);
+    checkOptionalObject('listings.list', 'options', options);
     return this.transport.json({
       path: `/listings${toQueryString(query)}`,
       schema: listingPageSchema,
@@ -27,7 +27,7 @@ export class ListingsResource {
 
   /** Every page of `GET /listings` from `query.cursor` (or the start) to the last. */
   pages(query: ListingsParams = {}): AsyncGenerator<ListingPage, void, undefined> {
-    checkOptionalObject('iterateListingPages', 'query', query);
+    checkOptionalObject('listings.pages', 'query', query);
     return pagesOf(
       (q) => this.list(q),
       query,
@@ -37,7 +37,16 @@ export class ListingsResource {
 
   /** Every listing matching `query`, across all keyset pages. */
   all(query: ListingsParams = {}): AsyncGenerator<Listing, void, undefined> {
-    checkOptionalObject('iterateListings', 'query', query);
+    checkOptionalObject('listings.all', 'query', query);
     return rowsOf(this.pages(query), (page) => page.items);
+  }
+
+  /**
+   * A fetch for `/listings/stream` that adds the key, over the client's connections; it is not
+   * queued or retried (the stream is not rate-limited, and the reader reconnects by itself).
+   * @example new EventSource(`${client.baseUrl}/listings/stream`, { fetch: client.listings.streamFetch() })
+   */
+  streamFetch(): StreamFetch {
+    return this.transport.streamFetch();
   }
 }

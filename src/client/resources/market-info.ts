@@ -27,7 +27,7 @@ export class MarketInfoResource {
 
   /** `GET /currency`: units of each currency per 1 USD. */
   currency(options: RequestOptions = {}): Promise<CurrencyResponse> {
-    checkOptionalObject('currency', 'options', options);
+    checkOptionalObject('info.currency', 'options', options);
     return this.transport.json({ path: '/currency', schema: currencyResponseSchema, ...options });
   }
 }

@@ -34,9 +34,9 @@ export interface PlaceOrderOptions {
   idempotencyKey: string;
 }
 
-const ORDER_EXAMPLE = 'client.createOrder({ listing_ids: [listing.id] }, { idempotencyKey: randomUUID() })';
+const ORDER_EXAMPLE = 'client.orders.create({ listing_ids: [listing.id] }, { idempotencyKey: randomUUID() })';
 const MARKET_BUY_EXAMPLE =
-  'client.marketBuy({ market_hash_name, max_price_usd: 5, trade_url }, { idempotencyKey: randomUUID() })';
+  'client.orders.marketBuy({ market_hash_name, max_price_usd: 5, trade_url }, { idempotencyKey: randomUUID() })';
 
 /** Orders and market buys over a shared {@link Transport}. */
 export class OrdersResource {
@@ -49,30 +49,30 @@ export class OrdersResource {
    * @example const order = await orders.create({ listing_ids: [id], max_price_usd: 12.5 }, { idempotencyKey: randomUUID() });
    */
   create(body: CreateOrderBody, options: PlaceOrderOptions): Promise<Order> {
-    checkObject('createOrder', 'body', body, ORDER_EXAMPLE);
-    checkIdempotencyKey('createOrder', options, ORDER_EXAMPLE);
+    checkObject('orders.create', 'body', body, ORDER_EXAMPLE);
+    checkIdempotencyKey('orders.create', options, ORDER_EXAMPLE);
     return this.place('/orders', body, options, body.appId);
   }
 
   /** `POST /market/buy` (CS2 only): buys for an end user by trade URL, with the retries of {@link create}. */
   marketBuy(body: MarketBuyBody, options: PlaceOrderOptions): Promise<Order> {
-    checkObject('marketBuy', 'body', body, MARKET_BUY_EXAMPLE);
-    checkIdempotencyKey('marketBuy', options, MARKET_BUY_EXAMPLE);
+    checkObject('orders.marketBuy', 'body', body, MARKET_BUY_EXAMPLE);
+    checkIdempotencyKey('orders.marketBuy', options, MARKET_BUY_EXAMPLE);
     return this.place('/market/buy', body, options, undefined);
   }
 
   /** `GET /orders/{id}`: one order of the game `appId` (default CS2). */
   get(id: string, appId?: number): Promise<Order> {
-    checkString('getOrder', 'id', id);
-    checkOptionalAppId('getOrder', appId);
+    checkString('orders.get', 'id', id);
+    checkOptionalAppId('orders.get', appId);
     const path = `/orders/${encodeURIComponent(id)}${toQueryString({ appId })}`;
     return this.transport.json({ path, schema: orderSchema });
   }
 
   /** `GET /orders/info`: the order created with `customId` (its Idempotency-Key); 404 not_found when none. */
   getByCustomId(customId: string, appId?: number): Promise<Order> {
-    checkString('getOrderByCustomId', 'customId', customId);
-    checkOptionalAppId('getOrderByCustomId', appId);
+    checkString('orders.getByCustomId', 'customId', customId);
+    checkOptionalAppId('orders.getByCustomId', appId);
     const path = `/orders/info${toQueryString({ custom_id: customId, appId })}`;
     return this.transport.json({ path, schema: orderSchema });
   }
@@ -89,8 +89,8 @@ export class OrdersResource {
 
   /** `GET /orders`: one page of the orders of a game, newest first. */
   list(query: OrdersParams = {}, options: RequestOptions = {}): Promise<OrderPage> {
-    checkOptionalObject('listOrders', 'query', query);
-    checkOptionalObject('listOrders', 'options', options);
+    checkOptionalObject('orders.list', 'query', query);
+    checkOptionalObject('orders.list', 'options', options);
     return this.transport.json({
       path: `/orders${toQueryString(query)}`,
       schema: orderPageSchema,
@@ -100,20 +100,20 @@ export class OrdersResource {
 
   /** Every page of `GET /orders` from `query.cursor` (or the newest) to the oldest. */
   pages(query: OrdersParams = {}): AsyncGenerator<OrderPage, void, undefined> {
-    checkOptionalObject('iterateOrderPages', 'query', query);
+    checkOptionalObject('orders.pages', 'query', query);
     return metaPages((q) => this.list(q), query);
   }
 
   /** Every order matching `query`, newest first, across all pages. */
   all(query: OrdersParams = {}): AsyncGenerator<Order, void, undefined> {
-    checkOptionalObject('iterateOrders', 'query', query);
+    checkOptionalObject('orders.all', 'query', query);
     return metaRows((q) => this.list(q), query);
   }
 
   /** `POST /orders/{id}/claim`: releases a held order after hold_until (409 not_claimable before); never retried. */
   claim(id: string, appId?: number): Promise<Order> {
-    checkString('claimOrder', 'id', id);
-    checkOptionalAppId('claimOrder', appId);
+    checkString('orders.claim', 'id', id);
+    checkOptionalAppId('orders.claim', appId);
     const path = `/orders/${encodeURIComponent(id)}/claim${toQueryString({ appId })}`;
     return this.transport.json({ method: 'POST', path, schema: orderSchema });
   }

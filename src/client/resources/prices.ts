@@ -34,8 +34,8 @@ export class PricesResource {
 
   /** `GET /prices`: one page of the minAsk price list (402 insufficient_settled_balance before funding). */
   list(query: PricesParams = {}, options: RequestOptions = {}): Promise<PriceList> {
-    checkOptionalObject('prices', 'query', query);
-    checkOptionalObject('prices', 'options', options);
+    checkOptionalObject('prices.list', 'query', query);
+    checkOptionalObject('prices.list', 'options', options);
     return this.transport.json({
       path: `/prices${toQueryString(query)}`,
       schema: priceListSchema,
@@ -45,7 +45,7 @@ export class PricesResource {
 
   /** Every page of `GET /prices` from `query.cursor` (or the start) to the last. */
   pages(query: PricesParams = {}): AsyncGenerator<PriceList, void, undefined> {
-    checkOptionalObject('iteratePricePages', 'query', query);
+    checkOptionalObject('prices.pages', 'query', query);
     return pagesOf(
       (q) => this.list(q),
       query,
@@ -55,7 +55,7 @@ export class PricesResource {
 
   /** Every price row matching `query`, across all pages. */
   all(query: PricesParams = {}): AsyncGenerator<PriceRow, void, undefined> {
-    checkOptionalObject('iteratePrices', 'query', query);
+    checkOptionalObject('prices.all', 'query', query);
     return rowsOf(this.pages(query), (page) => page.items);
   }
 
@@ -65,7 +65,7 @@ export class PricesResource {
    * @example const result = await prices.snapshot({ etag }); if (result.status === 200) await pipeline(result.body, createWriteStream(file));
    */
   async snapshot(options: { etag?: string | undefined } & RequestOptions = {}): Promise<SnapshotResult> {
-    checkOptionalObject('snapshot', 'options', options);
+    checkOptionalObject('prices.snapshot', 'options', options);
     const { etag, signal } = options;
     const answer = await this.transport.download(
       '/prices/snapshot.ndjson.gz',

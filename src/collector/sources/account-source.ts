@@ -63,7 +63,7 @@ export function createAccountTask(
         key: `orders:${appId}`,
         kind: 'order',
         appId,
-        read: (q, signal) => client.listOrders({ ...q, appId }, { signal }),
+        read: (q, signal) => client.orders.list({ ...q, appId }, { signal }),
         idOf: (row) => (row as { order_id: string }).order_id,
       }),
     ),
@@ -71,14 +71,14 @@ export function createAccountTask(
       key: 'p2p_listings',
       kind: 'p2p_listing',
       appId: null,
-      read: (q, signal) => client.p2pListings(q, { signal }),
+      read: (q, signal) => client.p2p.listings(q, { signal }),
       idOf: (row) => (row as { id: string }).id,
     },
     {
       key: 'sell_orders',
       kind: 'sell_order',
       appId: null,
-      read: (q, signal) => client.sellOrders(q, { signal }),
+      read: (q, signal) => client.instantSell.orders(q, { signal }),
       idOf: (row) => (row as { id: string }).id,
     },
   ];
@@ -127,7 +127,7 @@ async function landLedger(
   do {
     if (signal.aborted) return 0;
     const observedAt = Date.now();
-    const page = await client.transactions(
+    const page = await client.account.transactions(
       { limit: 100, ...(from === undefined ? {} : { from }), ...(cursor === null ? {} : { cursor }) },
       { signal },
     );

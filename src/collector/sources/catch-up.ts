@@ -58,7 +58,7 @@ export async function sweep(
     if (options.signal?.aborted) return null;
     // Stamped before the request: the page shows the server at or after this instant.
     const observedAt = Date.now();
-    const page = await client.listings(
+    const page = await client.listings.list(
       {
         appId: options.appId,
         sort,

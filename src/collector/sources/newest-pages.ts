@@ -38,7 +38,7 @@ export async function landNewestPages(
     if (signal?.aborted) break;
     // Stamped before the request: the page shows the server at or after this instant.
     const observedAt = Date.now();
-    const page = await client.listings(
+    const page = await client.listings.list(
       {
         appId: APP_IDS.cs2,
         sort: 'newest',

@@ -30,7 +30,7 @@ export function createSnapshotTask(
     async run(signal) {
       const state = await warehouse.readState(source);
       const fetchedAt = Date.now();
-      const answer = await client.snapshot({ ...(state.etag ? { etag: state.etag } : {}), signal });
+      const answer = await client.prices.snapshot({ ...(state.etag ? { etag: state.etag } : {}), signal });
       if (answer.status === 304) {
         await writer.add({ source, snapshot: { status: 'unchanged', etag: answer.etag, fetchedAt } });
         return 0;
@@ -74,7 +74,7 @@ export function createPricesTask(
       let generatedAt = fetchedAt;
       let cursor: string | null = null;
       do {
-        const page = await client.prices(
+        const page = await client.prices.list(
           {
             appId: options.appId,
             limit: 5000,
@@ -111,7 +111,7 @@ export function createFxTask(
     intervalMs: options.intervalMs ?? 300_000,
     async run(signal) {
       const fetchedAt = Date.now();
-      const fx = await client.currency({ signal });
+      const fx = await client.info.currency({ signal });
       board.status.received += Object.keys(fx.rates).length;
       await writer.add({
         source,

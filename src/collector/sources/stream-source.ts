@@ -156,7 +156,7 @@ export class StreamSource {
     const headers: Record<string, string> = { accept: 'text/event-stream', 'cache-control': 'no-store' };
     if (this.lastEventId) headers['last-event-id'] = this.lastEventId;
     const query = this.options.query ? `?${this.options.query}` : '';
-    const fetchStream = this.client.streamFetch();
+    const fetchStream = this.client.listings.streamFetch();
     const response = await fetchStream(`${this.client.baseUrl}/listings/stream${query}`, { headers, signal });
     if (response.status !== 200 || !response.body || !isEventStream(response)) return refused(response);
     this.board.status.connected = true;
