@@ -1,10 +1,12 @@
-/**
- * Validation of the flags commander parsed (flags over MARKET_* variables over the defaults of
- * options.ts), with zod, once per command; inner modules get plain typed options.
- */
+/** The zod types of flag values, as the flag tables of options.ts use them. */
 import { z } from 'zod';
-import { CliError } from './cli-error.js';
-import { LOG_FORMATS, LOG_LEVELS } from './logger.js';
+import { isCronExpression } from '../shared/jobs/cron-scheduler.js';
+
+/** pino levels, and `silent`. */
+export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+
+/** `auto`: text when stderr is a terminal, else JSON. */
+export const LOG_FORMATS = ['auto', 'json', 'text'] as const;
 
 /** An integer in [min, max], given as text. */
 export const int = (min: number, max: number) => {
@@ -22,10 +24,27 @@ export const list = z.string().transform((v) =>
 );
 
 /** A switch: true, or 1/true/0/false as text. */
-export const flag = z.union([
+export const onOff = z.union([
   z.boolean(),
   z.enum(['1', 'true', '0', 'false']).transform((v) => v === '1' || v === 'true'),
 ]);
+
+/** A number of seconds above 0, as milliseconds. */
+export const secondsAsMs = z.coerce
+  .number()
+  .positive()
+  .transform((s) => Math.round(s * 1000));
+
+/** A cron expression (UTC); `example` is what the message shows, e.g. `"0 * * * *" (hourly)`. */
+export const cron = (example: string) =>
+  z.string().refine(isCronExpression, `give a cron expression, e.g. ${example}`);
+
+/** A cron expression (UTC), or `off` (null) for none. */
+export const cronOrOff = (example: string) =>
+  z
+    .string()
+    .refine((v) => v === 'off' || isCronExpression(v), `give a cron expression, e.g. ${example}, or off`)
+    .transform((v) => (v === 'off' ? null : v));
 
 /** A pino level. */
 export const logLevel = z.enum(LOG_LEVELS);
@@ -35,41 +54,3 @@ export const logFormat = z.enum(LOG_FORMATS);
 
 /** A DuckDB memory size such as `512MB` or `4GB` (DuckDB itself judges it). */
 export const memorySize = z.string().min(1, 'give a size such as 1GB or 512MB');
-
-/** The warehouse file and its memory limit, as every command that opens it takes them. */
-export const warehouseFlags = { warehouse: z.string().min(1), warehouseMemory: memorySize };
-
-/** Options of `market serve`. */
-export const serveConfigSchema = z.object({
-  host: z.string(),
-  port: int(0, 65535),
-  db: z.string().min(1),
-  seed: int(0, 2 ** 31 - 1),
-  listings: int(0, 5_000_000),
-  sandbox: flag,
-  trustProxy: list,
-  corsOrigins: list,
-  churnRate: z.coerce.number().min(0).max(10_000),
-  churnPaused: flag,
-  readLimit: int(1, 100_000_000),
-  orderLimit: int(1, 100_000_000),
-  logRetentionHours: z.coerce
-    .number()
-    .positive()
-    .max(24 * 365),
-  logMaxRows: int(1, 1_000_000_000),
-  logLevel,
-  webhookAllowLoopback: flag,
-  webhookCa: z.string().min(1).optional(),
-});
-export type ServeConfig = z.infer<typeof serveConfigSchema>;
-
-/** Validates a command's flags, or throws a CliError naming the bad option. */
-export function parseConfig<T extends z.ZodObject>(schema: T, flags: Record<string, unknown>): z.infer<T> {
-  const parsed = schema.safeParse(flags);
-  if (!parsed.success) {
-    const issue = parsed.error.issues[0];
-    throw new CliError(`invalid option ${String(issue?.path[0] ?? '')}: ${issue?.message ?? 'invalid'}`);
-  }
-  return parsed.data;
-}

@@ -1,7 +1,8 @@
 /**
  * The one client of a running collector's control endpoint (found through the control file beside
  * the warehouse, which also holds the run's token, sent with every request), used by `market
- * status`, `sql`, `models`, `export` and `report`. An error answer `{ code, detail }` becomes a
+ * status`, and by `sql`, `models`, `export` and `report` as their {@link WarehouseWork} while a
+ * collector runs. An error answer `{ code, detail }` becomes a
  * CliError: exit code 2 for a request the collector refused, 1 otherwise.
  */
 import { readFile } from 'node:fs/promises';
@@ -25,6 +26,8 @@ import type {
   ReportSummary,
 } from '../warehouse/index.js';
 import { CliError } from './cli-error.js';
+import type { RowsToPrint } from './sql-output.js';
+import type { WarehouseWork } from './warehouse-work.js';
 
 /** The rows of a query as they arrive: its columns, then its rows a batch at a time. */
 export interface QueryAnswer {
@@ -43,7 +46,7 @@ const BATCH_ROWS = 2048;
 const patient = new Agent({ headersTimeout: 0, bodyTimeout: 0 });
 
 /** Talks to the collector listening on 127.0.0.1:`port`. */
-export class ControlClient {
+export class ControlClient implements WarehouseWork {
   constructor(
     /** The control endpoint's port on 127.0.0.1. */
     readonly port: number,
@@ -78,6 +81,22 @@ export class ControlClient {
     if (first === null || !('columns' in first))
       throw new CliError('the collector answered the query without its columns; see its log', 1);
     return { columns: first.columns, batches: readBatches(lines) };
+  }
+
+  /** One read-only query, its rows handed to `use` as they arrive. */
+  async queryRows<T>(
+    sql: string,
+    timeoutMs: number | undefined,
+    use: (rows: RowsToPrint) => Promise<T>,
+  ): Promise<T> {
+    return use(await this.streamQuery(sql, timeoutMs));
+  }
+
+  /** The rows of one read-only query written by this process to the parquet file `out`; how many. */
+  async queryToParquet(sql: string, out: string, timeoutMs: number | undefined): Promise<number> {
+    // Loaded here: DuckDB writes the file, and `market status` never needs it.
+    const { writeRowsToParquet } = await import('./rows-to-parquet.js');
+    return writeRowsToParquet(await this.streamQuery(sql, timeoutMs), out);
   }
 
   /** The rows of one read-only query, as objects (for answers that fit in memory). */

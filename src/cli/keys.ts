@@ -8,18 +8,12 @@ import { ALL_APP_IDS } from '../service/market/games.js';
 import { Database } from '../shared/database.js';
 import { projectPath } from '../shared/project-root.js';
 import { CliError } from './cli-error.js';
-
-interface KeyFlags {
-  db: string;
-  account?: string;
-  label: string;
-  trading?: boolean;
-  ipAllowlist?: string;
-  balance: string;
-}
+import { parseFlags } from './flags.js';
+import { keysCreateFlags, keysFlags } from './options.js';
 
 /** Creates a key and prints the raw key alone on stdout. */
-export async function createKey(flags: KeyFlags): Promise<void> {
+export async function createKey(read: Record<string, unknown>): Promise<void> {
+  const flags = parseFlags(keysCreateFlags, read);
   const ipAllowlist = (flags.ipAllowlist ?? '')
     .split(',')
     .map((s) => s.trim())
@@ -48,8 +42,8 @@ export async function createKey(flags: KeyFlags): Promise<void> {
 }
 
 /** Prints one line per key: id, account, label, trading, allowlist, state. */
-export async function listKeys(flags: KeyFlags): Promise<void> {
-  await withAccounts(flags.db, async (accounts) => {
+export async function listKeys(read: Record<string, unknown>): Promise<void> {
+  await withAccounts(parseFlags(keysFlags, read).db, async (accounts) => {
     for (const account of accounts.store.all()) {
       for (const key of accounts.keys.keysOf(account.id)) {
         const state = key.revokedAt === null ? 'active' : `revoked ${new Date(key.revokedAt).toISOString()}`;
@@ -63,8 +57,8 @@ export async function listKeys(flags: KeyFlags): Promise<void> {
 }
 
 /** Revokes a key by its id. */
-export async function revokeKey(keyId: string, flags: KeyFlags): Promise<void> {
-  await withAccounts(flags.db, async (accounts) => {
+export async function revokeKey(keyId: string, read: Record<string, unknown>): Promise<void> {
+  await withAccounts(parseFlags(keysFlags, read).db, async (accounts) => {
     if (!accounts.key(keyId)) throw new CliError(`no key ${keyId}`);
     await accounts.revokeKey(keyId);
     process.stdout.write(`revoked ${keyId}\n`);

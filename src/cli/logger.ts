@@ -5,12 +5,7 @@
  */
 import pino, { type DestinationStream, type Logger } from 'pino';
 import type { SourceStatus } from '../collector/source-status.js';
-
-/** pino levels, and `silent`. */
-export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
-
-/** `auto`: text when stderr is a terminal, else JSON. */
-export const LOG_FORMATS = ['auto', 'json', 'text'] as const;
+import type { LOG_FORMATS, LOG_LEVELS } from './config.js';
 
 /** A logger at `level` writing to stderr in `format`, its lines named `name`. */
 export function createLogger(

@@ -1,191 +1,388 @@
 /**
- * Every flag of the `market` commands, written once with its environment variable and default:
- * commander reads flags over `MARKET_*` variables over defaults (and shows both in `--help`); each
- * command validates what it gets with zod (see config.ts).
+ * The flags of every `market` command, one table per command (see flags.ts): commander reads flags
+ * over `MARKET_*` variables over defaults (and shows both in `--help`), the command parses what it
+ * read with the same table. The collector's defaults come from the collector itself. One file of
+ * about 400 lines on purpose: it is the CLI's whole surface, read (and reviewed) as one list.
  */
-import { Option } from 'commander';
+import { z } from 'zod';
+import { COLLECTOR_DEFAULTS } from '../collector/collector-options.js';
+import { isDay } from '../warehouse/export/export-plan.js';
+import { isWindow } from '../warehouse/report/report-window.js';
+import { cron, cronOrOff, int, list, logFormat, logLevel, memorySize, onOff, secondsAsMs } from './config.js';
+import { flag } from './flags.js';
 
-/** A flag with a value, its environment variable (when it has one) and its default (when it has one). */
-function option(flags: string, description: string, env?: string, fallback?: string): Option {
-  const made = new Option(flags, description);
-  if (env) made.env(env);
-  if (fallback !== undefined) made.default(fallback);
-  return made;
-}
+/** Milliseconds as the seconds a flag's default shows. */
+const seconds = (ms: number) => String(ms / 1000);
 
-/** Options shared by several commands. */
-export const shared = {
-  warehouse: () =>
-    option('--warehouse <path>', 'the warehouse DuckDB file', 'MARKET_WAREHOUSE', 'data/warehouse.duckdb'),
-  warehouseMemory: () =>
-    option(
-      '--warehouse-memory <size>',
-      "DuckDB's memory limit for the warehouse; raise it for long histories",
-      'MARKET_WAREHOUSE_MEMORY',
-      '1GB',
-    ),
-  db: () => option('--db <path>', 'service database file', 'MARKET_DB', 'data/market.duckdb'),
-  port: () => option('--port <port>', 'port of the service; 0 picks a free one', 'MARKET_PORT', '8080'),
-  listings: () =>
-    option('--listings <n>', 'listings generated into a new database', 'MARKET_LISTINGS', '20000'),
-  logLevel: (fallback: string) =>
-    option(
-      '--log-level <level>',
-      'pino level of the JSON logs on stderr, or silent',
-      'MARKET_LOG_LEVEL',
-      fallback,
-    ),
-  logFormat: () =>
-    option(
-      '--log-format <format>',
-      'auto (short lines on a terminal, JSON otherwise), json or text',
-      'MARKET_LOG_FORMAT',
-      'auto',
-    ),
+const { sources, work } = COLLECTOR_DEFAULTS;
+
+/** The warehouse file and its memory limit, as every command that opens it takes them. */
+const warehouseFlags = {
+  warehouse: flag('--warehouse <path>', 'the warehouse DuckDB file', z.string().min(1), {
+    env: 'MARKET_WAREHOUSE',
+    fallback: COLLECTOR_DEFAULTS.warehouse.path,
+  }),
+  warehouseMemory: flag(
+    '--warehouse-memory <size>',
+    "DuckDB's memory limit for the warehouse; raise it for long histories",
+    memorySize,
+    { env: 'MARKET_WAREHOUSE_MEMORY', fallback: '1GB' },
+  ),
 };
 
-/** The options of `market serve`. */
-export function serveOptions(): Option[] {
-  return [
-    option('--host <host>', 'address to listen on', 'MARKET_HOST', '127.0.0.1'),
-    shared.port(),
-    shared.db(),
-    option('--seed <n>', 'seed of the generated catalogue', 'MARKET_SEED', '1'),
-    shared.listings(),
-    // A value, not a plain switch, so that MARKET_SANDBOX=0 means off.
-    option(
-      '--sandbox [on]',
-      'enable the /sandbox operator endpoints (1/true or 0/false)',
-      'MARKET_SANDBOX',
-      'false',
-    ),
-    option(
-      '--cors-origins <origins>',
-      'comma-separated browser origins allowed to call the API (CORS)',
-      'MARKET_CORS_ORIGINS',
-      '',
-    ),
-    option(
-      '--trust-proxy <cidrs>',
-      'comma-separated proxies whose X-Forwarded-For is believed',
-      'MARKET_TRUST_PROXY',
-      '',
-    ),
-    option('--churn-rate <n>', 'listings appearing or leaving per second', 'MARKET_CHURN_RATE', '4'),
-    new Option('--churn-paused', 'start with the market simulator paused').default(false),
-    option(
-      '--read-limit <n>',
-      'standard requests per key and rolling minute; raise it for load tests',
-      'MARKET_READ_LIMIT',
-      '100',
-    ),
-    option(
-      '--order-limit <n>',
-      'POST /orders and /market/buy per key and rolling minute; raise it for load tests',
-      'MARKET_ORDER_LIMIT',
-      '250',
-    ),
-    option(
-      '--log-retention-hours <n>',
-      'hours of listing events kept for stream resume',
-      'MARKET_LOG_RETENTION_HOURS',
-      '24',
-    ),
-    option(
-      '--log-max-rows <n>',
-      'most listing events kept for stream resume',
-      'MARKET_LOG_MAX_ROWS',
-      '2000000',
-    ),
-    new Option(
-      '--webhook-allow-loopback',
-      'sandbox only: let webhook URLs on https://127.0.0.1 through (never in production)',
-    ).default(false),
-    option(
-      '--webhook-ca <pem>',
-      'sandbox only: PEM file of the CA trusted for loopback webhook receivers',
-      'MARKET_WEBHOOK_CA',
-    ),
-    shared.logLevel('warn'),
-  ];
-}
+const db = flag('--db <path>', 'service database file', z.string().min(1), {
+  env: 'MARKET_DB',
+  fallback: 'data/market.duckdb',
+});
+const port = flag('--port <port>', 'port of the service; 0 picks a free one', int(0, 65535), {
+  env: 'MARKET_PORT',
+  fallback: '8080',
+});
+const listings = flag('--listings <n>', 'listings generated into a new database', int(0, 5_000_000), {
+  env: 'MARKET_LISTINGS',
+  fallback: '20000',
+});
+const level = (fallback: string) =>
+  flag('--log-level <level>', 'pino level of the JSON logs on stderr, or silent', logLevel, {
+    env: 'MARKET_LOG_LEVEL',
+    fallback,
+  });
+const format = flag(
+  '--log-format <format>',
+  'auto (short lines on a terminal, JSON otherwise), json or text',
+  logFormat,
+  { env: 'MARKET_LOG_FORMAT', fallback: 'auto' },
+);
 
-/** The options of `market collect`. */
-export function collectOptions(): Option[] {
-  return [
-    option('--base-url <url>', 'the API, ending in /v1', 'MARKET_BASE_URL'),
-    option('--api-key <key>', 'an API key', 'MARKET_API_KEY'),
-    shared.warehouse(),
-    shared.warehouseMemory(),
-    option('--games <ids>', 'comma-separated app ids', 'MARKET_GAMES', '730,570,252490'),
-    option('--status-seconds <n>', 'seconds between status log lines on stderr; 0 for none', undefined, '30'),
-    option('--snapshot-cron <expr>', 'cron schedule of the snapshot download', undefined, '* * * * *'),
-    option('--poll-seconds <n>', 'between CS2 delta polls', undefined, '30'),
-    option('--sweep-seconds <n>', 'between full sweeps of Dota 2 and Rust', undefined, '120'),
-    option('--cs2-sweep-seconds <n>', 'between full sweeps of CS2', undefined, '600'),
-    option('--prices-seconds <n>', 'between reads of the minAsk lists', undefined, '300'),
-    option('--fx-seconds <n>', 'between reads of the FX rates', undefined, '300'),
-    option(
-      '--account-seconds <n>',
-      "between reads of the key owner's ledger, orders, P2P listings and sell orders",
-      undefined,
-      '30',
-    ),
-    option('--no-account', "do not collect the key owner's own activity (the account source)"),
-    option('--watchdog-seconds <n>', 'silence after which the stream is reconnected', undefined, '40'),
-    option(
-      '--read-budget <n>',
-      'requests per rolling minute this collector allows itself on the key',
-      undefined,
-      '95',
-    ),
-    option(
-      '--export-cron <expr>',
-      'cron schedule (UTC) of parquet exports of the days since yesterday; none by default (market run: 0 * * * *)',
-    ),
-    option('--export-dir <path>', 'folder of the scheduled parquet exports', undefined, 'data/exports'),
-    option(
-      '--report-cron <expr>',
-      'cron schedule (UTC) of market reports of the last 7 days; none by default (market run: 0 * * * *)',
-    ),
-    option('--report-dir <path>', 'folder of the scheduled reports', undefined, 'data/reports'),
-    option(
-      '--query-timeout <seconds>',
-      'deadline of a query through the collector (market sql), unless the query asks for its own',
-      undefined,
-      '60',
-    ),
-    option(
-      '--models-cron <expr>',
-      'cron schedule (UTC) of the SQL model refresh, or off',
-      undefined,
-      '* * * * *',
-    ),
-    shared.logLevel('info'),
-    shared.logFormat(),
-  ];
-}
+/** `market serve`. */
+export const serveFlags = {
+  host: flag('--host <host>', 'address to listen on', z.string(), {
+    env: 'MARKET_HOST',
+    fallback: '127.0.0.1',
+  }),
+  port,
+  db,
+  seed: flag('--seed <n>', 'seed of the generated catalogue', int(0, 2 ** 31 - 1), {
+    env: 'MARKET_SEED',
+    fallback: '1',
+  }),
+  listings,
+  // A value, not a plain switch, so that MARKET_SANDBOX=0 means off.
+  sandbox: flag('--sandbox [on]', 'enable the /sandbox operator endpoints (1/true or 0/false)', onOff, {
+    env: 'MARKET_SANDBOX',
+    fallback: 'false',
+  }),
+  corsOrigins: flag(
+    '--cors-origins <origins>',
+    'comma-separated browser origins allowed to call the API (CORS)',
+    list,
+    { env: 'MARKET_CORS_ORIGINS', fallback: '' },
+  ),
+  trustProxy: flag(
+    '--trust-proxy <cidrs>',
+    'comma-separated proxies whose X-Forwarded-For is believed',
+    list,
+    {
+      env: 'MARKET_TRUST_PROXY',
+      fallback: '',
+    },
+  ),
+  churnRate: flag(
+    '--churn-rate <n>',
+    'listings appearing or leaving per second',
+    z.coerce.number().min(0).max(10_000),
+    { env: 'MARKET_CHURN_RATE', fallback: '4' },
+  ),
+  churnPaused: flag('--churn-paused', 'start with the market simulator paused', onOff, { fallback: false }),
+  readLimit: flag(
+    '--read-limit <n>',
+    'standard requests per key and rolling minute; raise it for load tests',
+    int(1, 100_000_000),
+    { env: 'MARKET_READ_LIMIT', fallback: '100' },
+  ),
+  orderLimit: flag(
+    '--order-limit <n>',
+    'POST /orders and /market/buy per key and rolling minute; raise it for load tests',
+    int(1, 100_000_000),
+    { env: 'MARKET_ORDER_LIMIT', fallback: '250' },
+  ),
+  logRetentionHours: flag(
+    '--log-retention-hours <n>',
+    'hours of listing events kept for stream resume',
+    z.coerce
+      .number()
+      .positive()
+      .max(24 * 365),
+    { env: 'MARKET_LOG_RETENTION_HOURS', fallback: '24' },
+  ),
+  logMaxRows: flag(
+    '--log-max-rows <n>',
+    'most listing events kept for stream resume',
+    int(1, 1_000_000_000),
+    {
+      env: 'MARKET_LOG_MAX_ROWS',
+      fallback: '2000000',
+    },
+  ),
+  webhookAllowLoopback: flag(
+    '--webhook-allow-loopback',
+    'sandbox only: let webhook URLs on https://127.0.0.1 through (never in production)',
+    onOff,
+    { fallback: false },
+  ),
+  webhookCa: flag(
+    '--webhook-ca <pem>',
+    'sandbox only: PEM file of the CA trusted for loopback webhook receivers',
+    z.string().min(1).optional(),
+    { env: 'MARKET_WEBHOOK_CA' },
+  ),
+  logLevel: level('warn'),
+};
 
-/** The options of `market export`. */
-export function exportOptions(): Option[] {
-  return [
-    option('--models <names>', 'comma-separated models; default every model with an export: line'),
-    option('--to <path>', 'the export folder', undefined, 'data/exports'),
-    option('--since <day>', 'first day to export, YYYY-MM-DD (UTC)'),
-    option('--until <day>', 'last day to export, YYYY-MM-DD (UTC)'),
-    shared.warehouse(),
-    shared.warehouseMemory(),
-    option('--models-dir <path>', 'folder of the SQL models, when no collector runs; default sql/models'),
-  ];
-}
+const everyGame = sources.games.join(',');
 
-/** The options of `market report`. */
-export function reportOptions(): Option[] {
-  return [
-    option('--window <span>', 'how far back: minutes, hours or days, e.g. 90m, 24h, 7d', undefined, '7d'),
-    option('--items <n>', 'lines of the minAsk chart (the most traded items)', undefined, '8'),
-    option('--out <path>', 'the report folder', undefined, 'data/reports'),
-    shared.warehouse(),
-    shared.warehouseMemory(),
-  ];
-}
+/**
+ * `market collect`. Keys name the collector's options they fill (`pollIntervalMs` is read from
+ * `--poll-seconds`), so the seconds of the flags arrive as milliseconds.
+ */
+export const collectFlags = {
+  baseUrl: flag(
+    '--base-url <url>',
+    'the API, ending in /v1',
+    z.url({ message: 'give --base-url (or MARKET_BASE_URL), e.g. http://127.0.0.1:8080/v1' }),
+    { env: 'MARKET_BASE_URL' },
+  ),
+  apiKey: flag(
+    '--api-key <key>',
+    'an API key',
+    z
+      .string({ message: 'give --api-key (or MARKET_API_KEY)' })
+      .startsWith('svc_pub_', 'API keys start with svc_pub_'),
+    { env: 'MARKET_API_KEY' },
+  ),
+  ...warehouseFlags,
+  games: flag(
+    '--games <ids>',
+    'comma-separated app ids',
+    z
+      .string()
+      .transform((v) => v.split(',').map((s) => Number(s.trim())))
+      .pipe(z.array(z.number().int().positive()).min(1)),
+    { env: 'MARKET_GAMES', fallback: everyGame },
+  ),
+  statusSeconds: flag(
+    '--status-seconds <n>',
+    'seconds between status log lines on stderr; 0 for none',
+    z.coerce.number().min(0),
+    { fallback: '30' },
+  ),
+  snapshotCron: flag(
+    '--snapshot-cron <expr>',
+    'cron schedule of the snapshot download',
+    cron('"* * * * *"'),
+    {
+      fallback: sources.snapshotCron,
+    },
+  ),
+  pollIntervalMs: flag('--poll-seconds <n>', 'between CS2 delta polls', secondsAsMs, {
+    fallback: seconds(sources.pollIntervalMs),
+  }),
+  sweepIntervalMs: flag('--sweep-seconds <n>', 'between full sweeps of Dota 2 and Rust', secondsAsMs, {
+    fallback: seconds(sources.sweepIntervalMs),
+  }),
+  cs2SweepIntervalMs: flag('--cs2-sweep-seconds <n>', 'between full sweeps of CS2', secondsAsMs, {
+    fallback: seconds(sources.cs2SweepIntervalMs),
+  }),
+  pricesIntervalMs: flag('--prices-seconds <n>', 'between reads of the minAsk lists', secondsAsMs, {
+    fallback: seconds(sources.pricesIntervalMs),
+  }),
+  fxIntervalMs: flag('--fx-seconds <n>', 'between reads of the FX rates', secondsAsMs, {
+    fallback: seconds(sources.fxIntervalMs),
+  }),
+  accountIntervalMs: flag(
+    '--account-seconds <n>',
+    "between reads of the key owner's ledger, orders, P2P listings and sell orders",
+    secondsAsMs,
+    { fallback: seconds(sources.accountIntervalMs) },
+  ),
+  account: flag(
+    '--no-account',
+    "do not collect the key owner's own activity (the account source)",
+    z.boolean().default(sources.account),
+  ),
+  watchdogMs: flag('--watchdog-seconds <n>', 'silence after which the stream is reconnected', secondsAsMs, {
+    fallback: seconds(sources.watchdogMs),
+  }),
+  readBudget: flag(
+    '--read-budget <n>',
+    'requests per rolling minute this collector allows itself on the key',
+    z.coerce.number().int().positive(),
+    { fallback: String(COLLECTOR_DEFAULTS.api.readBudget) },
+  ),
+  exportCron: flag(
+    '--export-cron <expr>',
+    'cron schedule (UTC) of parquet exports of the days since yesterday; none by default (market run: 0 * * * *)',
+    cron('"0 * * * *" (hourly)').optional(),
+  ),
+  exportDir: flag('--export-dir <path>', 'folder of the scheduled parquet exports', z.string().min(1), {
+    fallback: work.exportDir,
+  }),
+  reportCron: flag(
+    '--report-cron <expr>',
+    'cron schedule (UTC) of market reports of the last 7 days; none by default (market run: 0 * * * *)',
+    cron('"0 * * * *" (hourly)').optional(),
+  ),
+  reportDir: flag('--report-dir <path>', 'folder of the scheduled reports', z.string().min(1), {
+    fallback: work.reportDir,
+  }),
+  queryTimeoutMs: flag(
+    '--query-timeout <seconds>',
+    'deadline of a query through the collector (market sql), unless the query asks for its own',
+    secondsAsMs,
+    { fallback: seconds(work.queryTimeoutMs) },
+  ),
+  modelsCron: flag(
+    '--models-cron <expr>',
+    'cron schedule (UTC) of the SQL model refresh, or off',
+    cronOrOff('"* * * * *"'),
+    { fallback: work.modelsCron ?? 'off' },
+  ),
+  logLevel: level('info'),
+  logFormat: format,
+};
+
+/** `market run`. */
+export const runFlags = { port, db, listings, ...warehouseFlags, logFormat: format };
+
+/** `market status`. */
+export const statusFlags = {
+  warehouse: warehouseFlags.warehouse,
+  json: flag('--json', 'print JSON', z.boolean().optional()),
+};
+
+/** `market sql`. */
+export const sqlFlags = {
+  ...warehouseFlags,
+  format: flag(
+    '--format <format>',
+    'table, csv or json',
+    z.enum(['table', 'csv', 'json'], { message: '--format is table, csv or json' }),
+    { fallback: 'table' },
+  ),
+  out: flag(
+    '--out <file.parquet>',
+    'write the rows to this parquet file instead of printing them',
+    z
+      .string()
+      .refine((v) => v.endsWith('.parquet'), '--out writes parquet: give a file name ending in .parquet')
+      .optional(),
+  ),
+  queryTimeoutMs: flag(
+    '--query-timeout <seconds>',
+    'interrupt the query after this long (default 60, or the collector’s)',
+    z.coerce
+      .number({ message: '--query-timeout is a number of seconds' })
+      .positive('--query-timeout is a number of seconds above 0')
+      .transform((s) => Math.round(s * 1000))
+      .optional(),
+  ),
+};
+
+const select = (help: string) => flag('--select <models>', help, list.optional());
+
+/** `market models run`. */
+export const modelsRunFlags = {
+  ...warehouseFlags,
+  select: select('comma-separated models to build, with what they depend on'),
+  fullRefresh: flag('--full-refresh', 'rebuild incremental models from scratch', z.boolean().optional()),
+};
+
+/** `market models test`. */
+export const modelsTestFlags = {
+  ...warehouseFlags,
+  select: select('comma-separated models whose tests to run'),
+};
+
+const day = z.string().refine(isDay, 'give a day written YYYY-MM-DD, e.g. 2026-11-01');
+
+/** `market export`. */
+export const exportFlags = {
+  models: flag(
+    '--models <names>',
+    'comma-separated models; default every model with an export: line',
+    list.optional(),
+  ),
+  to: flag('--to <path>', 'the export folder', z.string().min(1), { fallback: work.exportDir }),
+  since: flag('--since <day>', 'first day to export, YYYY-MM-DD (UTC)', day.optional()),
+  until: flag('--until <day>', 'last day to export, YYYY-MM-DD (UTC)', day.optional()),
+  ...warehouseFlags,
+  modelsDir: flag(
+    '--models-dir <path>',
+    'folder of the SQL models, when no collector runs; default sql/models',
+    z.string().optional(),
+  ),
+};
+
+/** `market report`. */
+export const reportFlags = {
+  window: flag(
+    '--window <span>',
+    'how far back: minutes, hours or days, e.g. 90m, 24h, 7d',
+    z.string().refine(isWindow, 'give minutes, hours or days, e.g. 7d, 24h or 90m'),
+    { fallback: '7d' },
+  ),
+  items: flag('--items <n>', 'lines of the minAsk chart (the most traded items)', int(1, 50), {
+    fallback: '8',
+  }),
+  out: flag('--out <path>', 'the report folder', z.string().min(1), { fallback: work.reportDir }),
+  ...warehouseFlags,
+};
+
+/** `market keys list` and `market keys revoke`. */
+export const keysFlags = { db };
+
+/** `market keys create` (the allowlist and the balance are checked against the service's rules there). */
+export const keysCreateFlags = {
+  db,
+  account: flag('--account <id>', 'add the key to this account', z.string().optional()),
+  label: flag('--label <label>', 'label of the key', z.string(), { fallback: 'cli key' }),
+  trading: flag('--trading', 'enable trading on the key', z.boolean().optional()),
+  ipAllowlist: flag(
+    '--ip-allowlist <cidrs>',
+    'comma-separated CIDRs the key accepts requests from',
+    z.string().optional(),
+  ),
+  balance: flag('--balance <usd>', 'opening balance of a new account', z.string(), { fallback: '0' }),
+};
+
+/** `market webhooks listen`. */
+export const webhooksListenFlags = {
+  baseUrl: flag(
+    '--base-url <url>',
+    'the API, ending in /v1',
+    z.url({ message: 'give --base-url, e.g. http://127.0.0.1:8080/v1' }),
+    { env: 'MARKET_BASE_URL', fallback: 'http://127.0.0.1:8080/v1' },
+  ),
+  apiKey: flag(
+    '--api-key <key>',
+    'a key of the account whose events to receive',
+    z
+      .string({ message: 'give --api-key (or MARKET_API_KEY): the key npm start printed' })
+      .startsWith('svc_pub_', 'API keys start with svc_pub_'),
+    { env: 'MARKET_API_KEY' },
+  ),
+  forwardTo: flag(
+    '--forward-to <url>',
+    'also POST each event (raw body and signature headers) to this URL',
+    z.url({ message: 'give --forward-to as a URL, e.g. http://127.0.0.1:3000/hook' }).optional(),
+  ),
+  tlsDir: flag(
+    '--tls-dir <path>',
+    "folder of the receiver's certificate, which the service trusts",
+    z.string().min(1),
+    { env: 'MARKET_WEBHOOK_TLS', fallback: 'data/webhook-tls' },
+  ),
+  port: flag('--port <port>', 'port of the local receiver; 0 picks a free one', int(0, 65535), {
+    fallback: '0',
+  }),
+};

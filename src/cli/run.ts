@@ -6,31 +6,23 @@
  * the models to parquet and writing a market report every hour), until SIGINT or SIGTERM.
  */
 import { dirname, join } from 'node:path';
-import { z } from 'zod';
 import { startCollector } from '../collector/daemon.js';
 import { newPlatformId } from '../service/core/platform-ids.js';
 import { ALL_APP_IDS } from '../service/market/games.js';
 import { startService } from '../service/service.js';
-import { int, logFormat, parseConfig, warehouseFlags } from './config.js';
 import { startDemoTrader } from './demo-trader.js';
+import { parseFlags } from './flags.js';
 import { createLogger, logStatusEvery } from './logger.js';
 import { loopbackTls } from './loopback-tls.js';
+import { runFlags } from './options.js';
 import { stopOnSignal } from './stop-on-signal.js';
-
-const runConfigSchema = z.object({
-  port: int(0, 65535),
-  db: z.string().min(1),
-  listings: int(0, 5_000_000),
-  logFormat,
-  ...warehouseFlags,
-});
 
 /** A stop closes everything within this; a supervisor's own limit is often 10 s. */
 const STOP_DEADLINE_MS = 4_000;
 
 /** Starts everything and prints how to use it. */
 export async function run(flags: Record<string, unknown>): Promise<void> {
-  const config = parseConfig(runConfigSchema, flags);
+  const config = parseFlags(runFlags, flags);
   const dataDir = dirname(config.db);
   const tlsDir = join(dataDir, 'webhook-tls');
   const tls = await loopbackTls(tlsDir);
@@ -62,14 +54,9 @@ export async function run(flags: Record<string, unknown>): Promise<void> {
   const reportDir = join(dirname(warehousePath), 'reports');
   const log = createLogger('collector', 'info', config.logFormat);
   const collector = await startCollector({
-    baseUrl: service.baseUrl,
-    apiKey: collectorKey,
-    warehousePath,
-    memoryLimit: config.warehouseMemory,
-    exportCron: '0 * * * *',
-    exportDir,
-    reportCron: '0 * * * *',
-    reportDir,
+    api: { baseUrl: service.baseUrl, apiKey: collectorKey },
+    warehouse: { path: warehousePath, memoryLimit: config.warehouseMemory },
+    work: { exportCron: '0 * * * *', exportDir, reportCron: '0 * * * *', reportDir },
     logger: log,
     onFatal: (error) => {
       log.fatal({ err: error }, 'the collector cannot write the warehouse');

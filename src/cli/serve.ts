@@ -2,12 +2,13 @@
 import { readFileSync } from 'node:fs';
 import { startService } from '../service/service.js';
 import { CliError } from './cli-error.js';
-import { parseConfig, type ServeConfig, serveConfigSchema } from './config.js';
+import { type ConfigOf, parseFlags } from './flags.js';
+import { serveFlags } from './options.js';
 import { stopOnSignal } from './stop-on-signal.js';
 
 /** Starts the service and prints its base URL on a line of its own. */
 export async function serve(flags: Record<string, unknown>): Promise<void> {
-  const config = parseConfig(serveConfigSchema, flags);
+  const config = parseFlags(serveFlags, flags);
   const service = await startService({
     host: config.host,
     port: config.port,
@@ -32,7 +33,7 @@ export async function serve(flags: Record<string, unknown>): Promise<void> {
  * The webhook loopback allowance: only with --sandbox, and --webhook-ca only with it; the CA is
  * read once here.
  */
-function webhookOptions(config: ServeConfig) {
+function webhookOptions(config: ConfigOf<typeof serveFlags>) {
   if (config.webhookCa !== undefined && !config.webhookAllowLoopback)
     throw new CliError('--webhook-ca is used only with --webhook-allow-loopback');
   if (!config.webhookAllowLoopback) return {};

@@ -2,6 +2,8 @@
 import type { SourceStatus } from '../collector/source-status.js';
 import { CliError } from './cli-error.js';
 import { ControlClient } from './control-client.js';
+import { parseFlags } from './flags.js';
+import { statusFlags } from './options.js';
 
 /** The boards of warehouse work, with what their `landed` counts. */
 const WORK: Record<string, string> = {
@@ -11,7 +13,8 @@ const WORK: Record<string, string> = {
 };
 
 /** Prints the status of the collector that holds the warehouse. */
-export async function status(flags: { warehouse: string; json?: boolean }): Promise<void> {
+export async function status(read: Record<string, unknown>): Promise<void> {
+  const flags = parseFlags(statusFlags, read);
   const { warehouse } = flags;
   const control = await ControlClient.find(warehouse);
   if (!control) throw new CliError(`no collector is running on ${warehouse}`);

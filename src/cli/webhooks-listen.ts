@@ -10,27 +10,17 @@ import { once } from 'node:events';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { createServer, type Server } from 'node:https';
 import type { AddressInfo } from 'node:net';
-import { z } from 'zod';
 import { isApiError, MarketClient, verifyWebhook } from '../client/index.js';
 import { WEBHOOK_HEADERS, type WebhookEvent } from '../contract/webhook.js';
 import { CliError } from './cli-error.js';
-import { int, parseConfig } from './config.js';
+import { parseFlags } from './flags.js';
 import { loopbackTls } from './loopback-tls.js';
+import { webhooksListenFlags } from './options.js';
 import { stopOnSignal } from './stop-on-signal.js';
-
-const listenConfigSchema = z.object({
-  baseUrl: z.url({ message: 'give --base-url, e.g. http://127.0.0.1:8080/v1' }),
-  apiKey: z
-    .string({ message: 'give --api-key (or MARKET_API_KEY): the key npm start printed' })
-    .startsWith('svc_pub_', 'API keys start with svc_pub_'),
-  forwardTo: z.url({ message: 'give --forward-to as a URL, e.g. http://127.0.0.1:3000/hook' }).optional(),
-  tlsDir: z.string().min(1),
-  port: int(0, 65535),
-});
 
 /** Registers the receiver, prints what arrives until SIGINT or SIGTERM, then removes the endpoint. */
 export async function listenWebhooks(flags: Record<string, unknown>): Promise<void> {
-  const config = parseConfig(listenConfigSchema, flags);
+  const config = parseFlags(webhooksListenFlags, flags);
   const tls = await loopbackTls(config.tlsDir);
   const client = new MarketClient({ baseUrl: config.baseUrl, apiKey: config.apiKey, maxRetries: 1 });
   const receiver = { secret: '' };

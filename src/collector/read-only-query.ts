@@ -14,6 +14,7 @@ import {
   StatementType,
 } from '@duckdb/node-api';
 import { jsonSafeConverter, type Warehouse } from '../warehouse/index.js';
+import { DEFAULT_QUERY_TIMEOUT_MS } from './collector-options.js';
 import { ControlError, failedWith } from './control-errors.js';
 
 /** A column of a query's answer, with its DuckDB type, e.g. `DECIMAL(18,2)`. */
@@ -33,9 +34,6 @@ export interface RowStream {
   /** Interrupts the query, e.g. when its reader went away. */
   cancel(): void;
 }
-
-/** The longest a query through the door runs by default. */
-export const DEFAULT_QUERY_TIMEOUT_MS = 60_000;
 
 const REFUSAL =
   'only a single read-only query (SELECT, WITH, FROM, VALUES, SHOW, DESCRIBE, SUMMARIZE) runs through the collector';

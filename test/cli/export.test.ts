@@ -162,10 +162,9 @@ describe('market export through a running collector', () => {
     t = await startTestService({ listings: 200, rateLimits: { read: 1_000_000 } });
     const { key } = await t.account({ balance_usd: 10 });
     collector = await startTestCollector(t, key, {
-      games: [570],
-      modelsDir,
-      exportCron: '* * * * * *',
-      exportDir: scheduled(),
+      sources: { games: [570] },
+      warehouse: { modelsDir },
+      work: { exportCron: '* * * * * *', exportDir: scheduled() },
     });
     warehouse = collector.warehouse.path;
     await waitFor(async () => {

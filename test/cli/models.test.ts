@@ -35,7 +35,7 @@ describe('market sql and market models', () => {
     ({ key } = await t.account({ balance_usd: 50 }));
     warehouse = join(t.dir, 'warehouse.duckdb');
     // The daemon refreshes the models every 2 seconds here (every minute by default).
-    collector = await startTestCollector(t, key, { modelsCron: '*/2 * * * * *' });
+    collector = await startTestCollector(t, key, { work: { modelsCron: '*/2 * * * * *' } });
   });
   afterAll(async () => {
     await collector?.stop();

@@ -1,8 +1,9 @@
 /** The flags of the `market` commands: flags over MARKET_* variables over defaults, shown in --help. */
-import { Command, type Option } from 'commander';
+import { Command } from 'commander';
 import { afterEach, describe, expect, it } from 'vitest';
-import { parseConfig, serveConfigSchema } from '../../src/cli/config.js';
-import { collectOptions, exportOptions, serveOptions, shared } from '../../src/cli/options.js';
+import { type FlagTable, optionsOf, parseFlags } from '../../src/cli/flags.js';
+import { collectFlags, exportFlags, reportFlags, serveFlags, sqlFlags } from '../../src/cli/options.js';
+import { COLLECTOR_DEFAULTS } from '../../src/collector/collector-options.js';
 
 const saved = { ...process.env };
 afterEach(() => {
@@ -10,19 +11,19 @@ afterEach(() => {
   Object.assign(process.env, saved);
 });
 
-/** The options a command made of `options` parses from `args` and the environment. */
-function parse(options: Option[], args: string[], env: Record<string, string> = {}) {
+/** What commander reads for a command made of `table`, from `args` and the environment. */
+function parse(table: FlagTable, args: string[], env: Record<string, string> = {}) {
   for (const name of Object.keys(process.env)) if (name.startsWith('MARKET_')) delete process.env[name];
   Object.assign(process.env, env);
   const command = new Command('test').exitOverride();
-  for (const option of options) command.addOption(option);
+  for (const option of optionsOf(table)) command.addOption(option);
   command.parse(args, { from: 'user' });
   return command.opts();
 }
 
 describe('market serve options', () => {
   it('gives the documented defaults when neither a flag nor a variable is set', () => {
-    expect(parseConfig(serveConfigSchema, parse(serveOptions(), []))).toEqual({
+    expect(parseFlags(serveFlags, parse(serveFlags, []))).toEqual({
       host: '127.0.0.1',
       port: 8080,
       db: 'data/market.duckdb',
@@ -44,9 +45,9 @@ describe('market serve options', () => {
 
   it('takes a variable over the default and a flag over the variable', () => {
     const env = { MARKET_PORT: '9000', MARKET_LOG_LEVEL: 'error', MARKET_TRUST_PROXY: '10.0.0.0/8, ::1' };
-    const fromEnv = parseConfig(serveConfigSchema, parse(serveOptions(), [], env));
+    const fromEnv = parseFlags(serveFlags, parse(serveFlags, [], env));
     expect(fromEnv).toMatchObject({ port: 9000, logLevel: 'error', trustProxy: ['10.0.0.0/8', '::1'] });
-    const fromFlag = parseConfig(serveConfigSchema, parse(serveOptions(), ['--port', '0'], env));
+    const fromFlag = parseFlags(serveFlags, parse(serveFlags, ['--port', '0'], env));
     expect(fromFlag.port).toBe(0);
   });
 
@@ -56,11 +57,11 @@ describe('market serve options', () => {
     [['--sandbox'], {}, true],
     [['--sandbox', 'false'], { MARKET_SANDBOX: '1' }, false],
   ])('reads the sandbox switch from %j and %j as %s', (args, env, on) => {
-    expect(parseConfig(serveConfigSchema, parse(serveOptions(), args, env)).sandbox).toBe(on);
+    expect(parseFlags(serveFlags, parse(serveFlags, args, env)).sandbox).toBe(on);
   });
 
   it('names the option a bad value was given to', () => {
-    expect(() => parseConfig(serveConfigSchema, parse(serveOptions(), ['--port', '70000']))).toThrow(
+    expect(() => parseFlags(serveFlags, parse(serveFlags, ['--port', '70000']))).toThrow(
       /^invalid option port: /,
     );
   });
@@ -68,26 +69,62 @@ describe('market serve options', () => {
 
 describe('warehouse options', () => {
   it.each([
-    ['collect', collectOptions()],
-    ['export', exportOptions()],
-    ['the shared ones', [shared.warehouse(), shared.warehouseMemory()]],
-  ])('of %s read MARKET_WAREHOUSE_MEMORY, 1GB by default', (_, options) => {
-    expect(parse(options, [])).toMatchObject({ warehouse: 'data/warehouse.duckdb', warehouseMemory: '1GB' });
-    const copies = () => options.map((o) => o);
-    expect(
-      parse(copies(), [], { MARKET_WAREHOUSE_MEMORY: '4GB', MARKET_WAREHOUSE: '/w.duckdb' }),
-    ).toMatchObject({
-      warehouse: '/w.duckdb',
-      warehouseMemory: '4GB',
-    });
+    ['collect', collectFlags],
+    ['export', exportFlags],
+    ['report', reportFlags],
+    ['sql', sqlFlags],
+  ] as [string, FlagTable][])('of %s read MARKET_WAREHOUSE_MEMORY, 1GB by default', (_, table) => {
+    expect(parse(table, [])).toMatchObject({ warehouse: 'data/warehouse.duckdb', warehouseMemory: '1GB' });
+    expect(parse(table, [], { MARKET_WAREHOUSE_MEMORY: '4GB', MARKET_WAREHOUSE: '/w.duckdb' })).toMatchObject(
+      {
+        warehouse: '/w.duckdb',
+        warehouseMemory: '4GB',
+      },
+    );
   });
 
   it('shows every default and variable in --help', () => {
     const command = new Command('collect');
-    for (const option of collectOptions()) command.addOption(option);
+    for (const option of optionsOf(collectFlags)) command.addOption(option);
     const help = command.helpInformation().replace(/\s+/g, ' ');
     expect(help).toContain('(default: "1GB", env: MARKET_WAREHOUSE_MEMORY)');
     expect(help).toContain('(default: "30")');
     expect(help).toContain('(default: "info", env: MARKET_LOG_LEVEL)');
+  });
+});
+
+describe('market collect options', () => {
+  const required = ['--base-url', 'http://127.0.0.1:9/v1', '--api-key', 'svc_pub_x'];
+
+  it("defaults to the collector's own defaults, in the collector's units", () => {
+    const config = parseFlags(collectFlags, parse(collectFlags, required));
+    const { sources, work, api } = COLLECTOR_DEFAULTS;
+    expect(config).toMatchObject({ ...sources, readBudget: api.readBudget, ...work, statusSeconds: 30 });
+    expect(config.pollIntervalMs).toBe(30_000);
+    expect(config.exportCron).toBeUndefined();
+  });
+
+  it.each([
+    [['--poll-seconds', '1.5'], { pollIntervalMs: 1500 }],
+    [['--query-timeout', '0.25'], { queryTimeoutMs: 250 }],
+    [['--models-cron', 'off'], { modelsCron: null }],
+    [['--no-account'], { account: false }],
+    [['--games', '570, 252490'], { games: [570, 252490] }],
+  ])('reads %j as %j', (args, expected) => {
+    expect(parseFlags(collectFlags, parse(collectFlags, [...required, ...args]))).toMatchObject(expected);
+  });
+
+  it.each([
+    [['--poll-seconds', '0'], /^invalid option pollSeconds: /],
+    [
+      ['--export-cron', 'hourly'],
+      /^invalid option exportCron: give a cron expression, e\.g\. "0 \* \* \* \*" \(hourly\)$/,
+    ],
+    [
+      ['--models-cron', 'never'],
+      /^invalid option modelsCron: give a cron expression, e\.g\. "\* \* \* \* \*", or off$/,
+    ],
+  ])('names the flag of a bad value in %j', (args, message) => {
+    expect(() => parseFlags(collectFlags, parse(collectFlags, [...required, ...args]))).toThrow(message);
   });
 });

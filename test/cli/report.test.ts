@@ -55,9 +55,8 @@ describe('market report through a running collector, and --report-cron', () => {
     t = await startTestService({ listings: 300, rateLimits: { read: 1_000_000 } });
     const { key } = await t.account({ balance_usd: 10 });
     collector = await startTestCollector(t, key, {
-      games: [730],
-      reportCron: '*/2 * * * * *',
-      reportDir: scheduled(),
+      sources: { games: [730] },
+      work: { reportCron: '*/2 * * * * *', reportDir: scheduled() },
     });
     await waitFor(async () => {
       const [row] = await collector.warehouse.query('SELECT count(*) AS n FROM live_listings');

@@ -27,7 +27,7 @@ beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), 'market-cli-sql-'));
   t = await startTestService({ listings: 100, rateLimits: { read: 1_000_000 } });
   const { key } = await t.account({ balance_usd: 10 });
-  collector = await startTestCollector(t, key, { games: [570], account: false });
+  collector = await startTestCollector(t, key, { sources: { games: [570], account: false } });
   where.collector = collector.warehouse.path;
   where.direct = join(dir, 'direct.duckdb');
   await (await Warehouse.open(where.direct)).close();

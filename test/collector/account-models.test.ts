@@ -32,7 +32,7 @@ describe('account models over a real collector run', () => {
     const account = await t.account({ balance_usd: 500, trading: true });
     key = account.key;
     await t.sandbox(`/accounts/${account.accountId}`, { accept_after_seconds: 60 }, 'PATCH');
-    collector = await startTestCollector(t, key, { games: [730], accountIntervalMs: 300 });
+    collector = await startTestCollector(t, key, { sources: { games: [730], accountIntervalMs: 300 } });
     // Let the minAsk lists land first, so purchases have a market price to compare with.
     for (let i = 0; i < 100; i++) {
       const [row] = await collector.warehouse.query('SELECT count(*) AS n FROM minask_prices');

@@ -83,7 +83,7 @@ describe('P2P and Instant Sell activity of the demo trader, landed and modelled'
     t = await startTestService({ listings: 1500, clock, rateLimits: { read: 100_000, orders: 100_000 } });
     ({ accountId, key } = await t.account({ balance_usd: 500, trading: true }));
     const traderKey = await t.sandbox(`/accounts/${accountId}/keys`, { label: 'demo trader', trading: true });
-    collector = await startTestCollector(t, key, { games: [730], accountIntervalMs: 100 });
+    collector = await startTestCollector(t, key, { sources: { games: [730], accountIntervalMs: 100 } });
     trader = createDemoTrader({
       baseUrl: t.baseUrl,
       accountId,

@@ -111,7 +111,7 @@ describe('the collector against the real service', () => {
  * collector's stream meets a resync. Returns the CS2 listings that appeared meanwhile.
  */
 async function openResyncGap(t: TestService, key: string): Promise<Set<string>> {
-  const first = await startTestCollector(t, key, { games: [730] });
+  const first = await startTestCollector(t, key, { sources: { games: [730] } });
   try {
     await churnUntil(t, { changes: 30, rate: 100, appId: 730 });
     await waitForStreamHead(t, first);
@@ -149,9 +149,14 @@ describe('stream recovery', () => {
       const restartedAt = performance.now();
       const once = 600_000;
       collector = await startTestCollector(t, key, {
-        games: [730],
-        readBudget: 30,
-        ...{ pollIntervalMs: once, cs2SweepIntervalMs: once, pricesIntervalMs: once, fxIntervalMs: once },
+        api: { readBudget: 30 },
+        sources: {
+          games: [730],
+          pollIntervalMs: once,
+          cs2SweepIntervalMs: once,
+          pricesIntervalMs: once,
+          fxIntervalMs: once,
+        },
       });
       const running = collector;
       const caughtUp = async () => {
@@ -198,7 +203,7 @@ describe('stream recovery', () => {
       await openResyncGap(t, key);
       // A collector whose budget is spent by its other sources at once: stopped once the resync
       // committed what it owes, before its catch-up could read anything.
-      collector = await startTestCollector(t, key, { games: [730], readBudget: 1 });
+      collector = await startTestCollector(t, key, { api: { readBudget: 1 }, sources: { games: [730] } });
       const owing = collector;
       await waitFor(async () => Boolean((await owing.warehouse.readState('stream')).catch_up_after), 15_000);
       await owing.stop();
@@ -210,7 +215,7 @@ describe('stream recovery', () => {
       await stopped.close();
       expect(gapsBefore).toEqual([{ n: 0 }]);
 
-      collector = await startTestCollector(t, key, { games: [730] });
+      collector = await startTestCollector(t, key, { sources: { games: [730] } });
       const resumed = collector;
       await waitFor(async () => (await resumed.warehouse.readState('stream')).catch_up_after === '', 15_000);
       const gaps = await resumed.warehouse.query("SELECT detail FROM ingest_gaps WHERE kind = 'catch_up'");
@@ -226,7 +231,7 @@ describe('stream recovery', () => {
   it('reconnects a silent connection through the watchdog', async () => {
     const t = await startTestService({ listings: 200, heartbeatMs: 60_000 });
     const { key } = await t.account({ balance_usd: 5 });
-    const collector = await startTestCollector(t, key, { games: [730], watchdogMs: 800 });
+    const collector = await startTestCollector(t, key, { sources: { games: [730], watchdogMs: 800 } });
     try {
       const deadline = Date.now() + 15_000;
       let gaps: Record<string, unknown>[] = [];

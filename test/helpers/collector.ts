@@ -1,34 +1,51 @@
 /** Runs the real collector in-process against a test service, with fast schedules, and checks the warehouse. */
 import { join } from 'node:path';
-import { type CollectorOptions, type RunningCollector, startCollector } from '../../src/collector/daemon.js';
+import type {
+  ApiOptions,
+  CollectorOptions,
+  SourceOptions,
+  WarehouseFileOptions,
+  WarehouseWorkOptions,
+} from '../../src/collector/collector-options.js';
+import { type RunningCollector, startCollector } from '../../src/collector/daemon.js';
 import type { Listing } from '../../src/contract/listing.js';
 import { readAllListings } from './listings.js';
 import type { TestService } from './service.js';
+
+/** Options of {@link startTestCollector}: each group merged over the test's own. */
+export interface TestCollectorOptions
+  extends Omit<CollectorOptions, 'api' | 'warehouse' | 'sources' | 'work'> {
+  api?: Partial<ApiOptions>;
+  warehouse?: WarehouseFileOptions;
+  sources?: SourceOptions;
+  work?: WarehouseWorkOptions;
+}
 
 /** Starts a collector on `<service dir>/warehouse.duckdb` with schedules measured in seconds. */
 export function startTestCollector(
   t: TestService,
   key: string,
-  options: Partial<CollectorOptions> = {},
+  options: TestCollectorOptions = {},
 ): Promise<RunningCollector> {
+  const { api, warehouse, sources, work, ...rest } = options;
   return startCollector({
-    baseUrl: t.baseUrl,
-    apiKey: key,
-    warehousePath: join(t.dir, 'warehouse.duckdb'),
-    snapshotCron: '*/2 * * * * *',
-    pollIntervalMs: 1000,
-    sweepIntervalMs: 1500,
-    cs2SweepIntervalMs: 3000,
-    pricesIntervalMs: 2000,
-    fxIntervalMs: 2000,
-    flushMs: 100,
-    readBudget: 100_000,
+    api: { baseUrl: t.baseUrl, apiKey: key, readBudget: 100_000, ...api },
+    warehouse: { path: join(t.dir, 'warehouse.duckdb'), flushMs: 100, ...warehouse },
+    sources: {
+      snapshotCron: '*/2 * * * * *',
+      pollIntervalMs: 1000,
+      sweepIntervalMs: 1500,
+      cs2SweepIntervalMs: 3000,
+      pricesIntervalMs: 2000,
+      fxIntervalMs: 2000,
+      ...sources,
+    },
     // Tests refresh models themselves, when they want them.
-    modelsCron: null,
+    work: { modelsCron: null, ...work },
     onFatal: (error) => {
       throw error;
     },
-    ...options,
+    ...rest,
   });
 }
 

@@ -1,0 +1,45 @@
+/**
+ * What `market sql`, `models`, `export` and `report` do on a warehouse, as one interface with two
+ * implementations: the control client does the work inside the collector running on the file
+ * (DuckDB lets one process open it), `LocalWarehouse` on the file opened here; open-warehouse.ts
+ * picks one.
+ */
+import type { ExportRequest } from '../collector/control-export.js';
+import type { ModelsRequest } from '../collector/control-models.js';
+import type { ReportRequest } from '../collector/control-report.js';
+import type {
+  ExportProgress,
+  ExportSummary,
+  ModelRunSummary,
+  ModelTestResult,
+  ReportProgress,
+  ReportSummary,
+} from '../warehouse/index.js';
+import type { RowsToPrint } from './sql-output.js';
+
+/** The warehouse flags every command that opens the file takes. */
+export interface WarehouseFlags {
+  warehouse: string;
+  /** DuckDB's memory limit, e.g. `1GB`. */
+  warehouseMemory: string;
+}
+
+/** The work on one warehouse. */
+export interface WarehouseWork {
+  /** One read-only query, its rows handed to `use` as they arrive; `timeoutMs` defaults to 60 s (or the collector's). */
+  queryRows<T>(
+    sql: string,
+    timeoutMs: number | undefined,
+    use: (rows: RowsToPrint) => Promise<T>,
+  ): Promise<T>;
+  /** The rows of one read-only query written to the parquet file `out`; how many. */
+  queryToParquet(sql: string, out: string, timeoutMs: number | undefined): Promise<number>;
+  /** Builds the selected models (all with none). */
+  runModels(request: ModelsRequest): Promise<ModelRunSummary>;
+  /** Runs the tests of the selected models (all with none). */
+  testModels(request: ModelsRequest): Promise<ModelTestResult[]>;
+  /** Exports the models to parquet. */
+  export(request: ExportRequest, onProgress: (progress: ExportProgress) => void): Promise<ExportSummary>;
+  /** Builds a market report. */
+  report(request: ReportRequest, onProgress: (progress: ReportProgress) => void): Promise<ReportSummary>;
+}

@@ -1,0 +1,117 @@
+/**
+ * What the collector daemon collects and where, in a few groups, with every default written once
+ * here: the daemon merges them in and the `market collect` flags show them.
+ */
+import type { Logger } from 'pino';
+import { APP_IDS } from '../contract/common.js';
+
+/** The API deployment collected. */
+export interface ApiOptions {
+  /** `http://host:port/v1` of the API. */
+  baseUrl: string;
+  apiKey: string;
+  /** Requests per rolling minute this collector allows itself on the key. @default 95 */
+  readBudget?: number;
+}
+
+/** The warehouse file and how its writes are batched. */
+export interface WarehouseFileOptions {
+  /** @default 'data/warehouse.duckdb' */
+  path?: string;
+  /** DuckDB's memory limit for the warehouse, e.g. `4GB`. @default the warehouse's (1GB) */
+  memoryLimit?: string;
+  /** Folder of the SQL models. @default the project's `sql/models` */
+  modelsDir?: string;
+  /** Batch writer flush delay. @default 500 */
+  flushMs?: number;
+}
+
+/** Which sources run, and how often (every interval suits the published limits). */
+export interface SourceOptions {
+  /** @default [730, 570, 252490] */
+  games?: number[];
+  /** Cron expression of the snapshot download. @default '* * * * *' (once a minute) */
+  snapshotCron?: string;
+  /** Between CS2 delta polls. @default 30_000 */
+  pollIntervalMs?: number;
+  /** Between full sweeps of Dota 2 and Rust. @default 120_000 */
+  sweepIntervalMs?: number;
+  /** Between full sweeps of CS2 (the stream covers it; sweeps only confirm). @default 600_000 */
+  cs2SweepIntervalMs?: number;
+  /** Between reads of the minAsk lists. @default 300_000 */
+  pricesIntervalMs?: number;
+  /** Between reads of the FX rates. @default 300_000 */
+  fxIntervalMs?: number;
+  /** Silence after which the stream is reconnected. @default 40_000 */
+  watchdogMs?: number;
+  /**
+   * The `account` source: the key owner's ledger, orders, P2P listings and sell orders. A key that
+   * cannot read the account stops the source alone (shown in `market status`). @default true
+   */
+  account?: boolean;
+  /** Between reads of the account's feeds. @default 30_000 */
+  accountIntervalMs?: number;
+}
+
+/** Warehouse work on cron schedules (UTC), and where exports and reports go. */
+export interface WarehouseWorkOptions {
+  /** The model refresh, also run once at start; null for none. @default '* * * * *' (every minute) */
+  modelsCron?: string | null;
+  /**
+   * Parquet exports of the models, each covering the days since yesterday; none when not given.
+   * `market run` passes `0 * * * *` (hourly).
+   */
+  exportCron?: string;
+  /** Folder of the exports, scheduled or asked through the control endpoint. @default 'data/exports' */
+  exportDir?: string;
+  /** Market reports (the last 7 days); none when not given. `market run` passes `0 * * * *`. */
+  reportCron?: string;
+  /** Folder of the scheduled reports. @default 'data/reports' */
+  reportDir?: string;
+  /** Deadline of a query through the control endpoint (`market sql`). @default 60_000 */
+  queryTimeoutMs?: number;
+}
+
+/** What the daemon collects and where: the API, the warehouse file, the sources and the warehouse work. */
+export interface CollectorOptions {
+  api: ApiOptions;
+  warehouse?: WarehouseFileOptions;
+  sources?: SourceOptions;
+  work?: WarehouseWorkOptions;
+  /** Called when the daemon cannot go on (a failed write); it should exit so a restart resumes. */
+  onFatal?: (error: unknown) => void;
+  /** Where failures and warnings go. @default pino at level warn on stderr */
+  logger?: Logger;
+}
+
+/** Deadline of a read-only query through the collector, unless it asks for its own. */
+export const DEFAULT_QUERY_TIMEOUT_MS = 60_000;
+
+/** The defaults of every group, the one place they are written. */
+export const COLLECTOR_DEFAULTS: {
+  api: Required<Pick<ApiOptions, 'readBudget'>>;
+  warehouse: Required<Pick<WarehouseFileOptions, 'path' | 'flushMs'>>;
+  sources: Required<SourceOptions>;
+  work: Required<Pick<WarehouseWorkOptions, 'modelsCron' | 'exportDir' | 'reportDir' | 'queryTimeoutMs'>>;
+} = {
+  api: { readBudget: 95 },
+  warehouse: { path: 'data/warehouse.duckdb', flushMs: 500 },
+  sources: {
+    games: [APP_IDS.cs2, APP_IDS.dota2, APP_IDS.rust],
+    snapshotCron: '* * * * *',
+    pollIntervalMs: 30_000,
+    sweepIntervalMs: 120_000,
+    cs2SweepIntervalMs: 600_000,
+    pricesIntervalMs: 300_000,
+    fxIntervalMs: 300_000,
+    watchdogMs: 40_000,
+    account: true,
+    accountIntervalMs: 30_000,
+  },
+  work: {
+    modelsCron: '* * * * *',
+    exportDir: 'data/exports',
+    reportDir: 'data/reports',
+    queryTimeoutMs: DEFAULT_QUERY_TIMEOUT_MS,
+  },
+};
