@@ -3,7 +3,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DuckDBInstance } from '@duckdb/node-api';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createProgressPrinter } from '../../src/cli/export-progress.js';
 import type { RunningCollector } from '../../src/collector/daemon.js';
 import { manifestSchema } from '../../src/warehouse/export/index.js';
@@ -12,7 +12,6 @@ import { runMarket } from '../helpers/cli.js';
 import { startTestCollector } from '../helpers/collector.js';
 import { EXPORTED_TEST_MODELS, landThreeDays, writeModelsDir } from '../helpers/export-models.js';
 import { startTestService, type TestService } from '../helpers/service.js';
-import { waitFor } from '../helpers/stream.js';
 
 let dir: string;
 let modelsDir: string;
@@ -167,10 +166,14 @@ describe('market export through a running collector', () => {
       work: { exportCron: '* * * * * *', exportDir: scheduled() },
     });
     warehouse = collector.warehouse.path;
-    await waitFor(async () => {
-      const [row] = await collector.warehouse.query('SELECT count(*) AS n FROM fx_rates');
-      return Number(row?.n) > 0;
-    }, 20_000);
+    // A hook: vi.waitFor, since expect.poll runs only inside a test.
+    await vi.waitFor(
+      async () => {
+        const [row] = await collector.warehouse.query('SELECT count(*) AS n FROM fx_rates');
+        expect(Number(row?.n)).toBeGreaterThan(0);
+      },
+      { timeout: 20_000 },
+    );
   });
   afterAll(async () => {
     await collector?.stop();
@@ -178,25 +181,33 @@ describe('market export through a running collector', () => {
   });
 
   it('reports scheduled exports of models not built yet on the status board, then exports them once built', async () => {
-    await waitFor(() => collector.status().some((s) => s.name === 'export' && s.lastError !== null), 10_000);
+    await expect
+      .poll(() => collector.status().some((s) => s.name === 'export' && s.lastError !== null), {
+        timeout: 10_000,
+      })
+      .toBe(true);
     const board = collector.status().find((s) => s.name === 'export');
     expect(board?.lastError).toMatch(/have not been built yet; run `market models run` first/);
     expect(existsSync(scheduled())).toBe(false);
 
     await collector.warehouse.refreshModels();
     // The manifest is rewritten as each model is done; wait for the run to have done all three.
-    await waitFor(
-      () =>
-        existsSync(join(scheduled(), 'manifest.json')) &&
-        Object.keys(readManifest(scheduled()).models).length === EXPORTED_TEST_MODELS.length,
-      10_000,
-    );
+    await expect
+      .poll(
+        () =>
+          existsSync(join(scheduled(), 'manifest.json')) &&
+          Object.keys(readManifest(scheduled()).models).length === EXPORTED_TEST_MODELS.length,
+        { timeout: 10_000 },
+      )
+      .toBe(true);
     const manifest = readManifest(scheduled());
     expect(Object.keys(manifest.models)).toEqual(EXPORTED_TEST_MODELS);
     const today = new Date().toISOString().slice(0, 10);
     expect(manifest.models.dim_currencies?.files.map((f) => f.date)).toEqual([today]);
     expect(manifest.models.stg_fx__rates?.rows).toBeGreaterThan(0);
-    await waitFor(() => (collector.status().find((s) => s.name === 'export')?.landed ?? 0) > 0, 5_000);
+    await expect
+      .poll(() => (collector.status().find((s) => s.name === 'export')?.landed ?? 0) > 0, { timeout: 5_000 })
+      .toBe(true);
   });
 
   it('runs the export inside the collector, streaming its progress, and prints one line per model', async () => {

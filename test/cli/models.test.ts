@@ -11,7 +11,6 @@ import { runMarket } from '../helpers/cli.js';
 import { apiLiveIds, startTestCollector, waitForStreamHead } from '../helpers/collector.js';
 import { readAllListings } from '../helpers/listings.js';
 import { startTestService, type TestService } from '../helpers/service.js';
-import { waitFor } from '../helpers/stream.js';
 
 /** Rows of a parquet file read back in a DuckDB of its own. */
 async function readParquet(path: string): Promise<unknown[][]> {
@@ -75,12 +74,17 @@ describe('market sql and market models', () => {
     const settled = Date.now();
     const current = collector;
     if (!current) throw new Error('no collector');
-    await waitFor(async () => {
-      const [run] = await current.warehouse.query(
-        "SELECT epoch_ms(max(started_at)) AS at FROM model_runs WHERE model = 'fct_float_rank'",
-      );
-      return Number(run?.at) > settled;
-    }, 20_000);
+    await expect
+      .poll(
+        async () => {
+          const [run] = await current.warehouse.query(
+            "SELECT epoch_ms(max(started_at)) AS at FROM model_runs WHERE model = 'fct_float_rank'",
+          );
+          return Number(run?.at) > settled;
+        },
+        { timeout: 20_000 },
+      )
+      .toBe(true);
     const result = await runMarket([
       'sql',
       'SELECT count(*) AS n FROM fct_float_rank',

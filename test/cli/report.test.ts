@@ -3,14 +3,13 @@ import { existsSync, readFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { RunningCollector } from '../../src/collector/daemon.js';
 import { Warehouse } from '../../src/warehouse/index.js';
 import { runMarket } from '../helpers/cli.js';
 import { startTestCollector } from '../helpers/collector.js';
 import { readReportPage } from '../helpers/report-html.js';
 import { startTestService, type TestService } from '../helpers/service.js';
-import { waitFor } from '../helpers/stream.js';
 
 let dir: string;
 beforeAll(async () => {
@@ -58,10 +57,14 @@ describe('market report through a running collector, and --report-cron', () => {
       sources: { games: [730] },
       work: { reportCron: '*/2 * * * * *', reportDir: scheduled() },
     });
-    await waitFor(async () => {
-      const [row] = await collector.warehouse.query('SELECT count(*) AS n FROM live_listings');
-      return Number(row?.n) > 0;
-    }, 20_000);
+    // A hook: vi.waitFor, since expect.poll runs only inside a test.
+    await vi.waitFor(
+      async () => {
+        const [row] = await collector.warehouse.query('SELECT count(*) AS n FROM live_listings');
+        expect(Number(row?.n)).toBeGreaterThan(0);
+      },
+      { timeout: 20_000 },
+    );
   });
   afterAll(async () => {
     await collector?.stop();
@@ -70,7 +73,9 @@ describe('market report through a running collector, and --report-cron', () => {
 
   it('writes reports on its schedule, counting the charts drawn on the status board', async () => {
     await collector.warehouse.refreshModels();
-    await waitFor(() => (collector.status().find((s) => s.name === 'report')?.landed ?? 0) > 0, 20_000);
+    await expect
+      .poll(() => (collector.status().find((s) => s.name === 'report')?.landed ?? 0) > 0, { timeout: 20_000 })
+      .toBe(true);
     const page = readReportPage(join(scheduled(), 'latest.html'));
     expect(page.errors).toEqual([]);
     expect(page.specs.has('float')).toBe(true);

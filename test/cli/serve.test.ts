@@ -3,10 +3,9 @@ import { existsSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { openService } from '../../src/service/service.js';
 import { askCollector, runMarket, spawnMarket, waitForLine } from '../helpers/cli.js';
-import { waitFor } from '../helpers/stream.js';
 
 let dir: string;
 
@@ -160,7 +159,9 @@ describe('market run (npm start)', () => {
     ).api_key;
     const count = 'SELECT count(*) AS n FROM live_listings';
     // Asked in-process until the first sweep has landed; then `market sql` once, to see it answer.
-    await waitFor(async () => Number((await askCollector(warehouse, count))[0]?.n ?? 0) > 0, 20_000);
+    await expect
+      .poll(async () => Number((await askCollector(warehouse, count))[0]?.n ?? 0) > 0, { timeout: 20_000 })
+      .toBe(true);
     const answer = await runMarket(['sql', '--warehouse', warehouse, '--format', 'json', count]);
     expect(answer.code).toBe(0);
     expect(Number(JSON.parse(answer.stdout)[0]?.n)).toBeGreaterThan(0);
@@ -196,10 +197,7 @@ describe('market run (npm start)', () => {
       ).balance_usd;
     // The demo trader moves the balance every few seconds: the model built from the landed ledger
     // must close at GET /balance as it was just before or just after the build.
-    let closing: string | undefined;
-    let balance: string | undefined;
-    for (let i = 0; i < 30 && (closing === undefined || closing !== balance); i++) {
-      if (i > 0) await new Promise((r) => setTimeout(r, 2000));
+    const closingAndBalance = async () => {
       const before = (await balanceOf()).toFixed(2);
       const built = await runMarket([
         'models',
@@ -214,11 +212,18 @@ describe('market run (npm start)', () => {
         warehouse,
         'SELECT CAST(closing_balance_usd AS VARCHAR) AS c FROM fct_account_daily ORDER BY day DESC LIMIT 1',
       );
-      closing = last?.c;
+      const closing = last?.c;
       const after = (await balanceOf()).toFixed(2);
-      balance = closing === before ? before : after;
-    }
-    expect(closing).toBe(balance);
+      return { closing, balance: closing === before ? before : after };
+    };
+    // Built again (every 2 s, for a minute at most) until no trade lands during a build.
+    await vi.waitFor(
+      async () => {
+        const { closing, balance } = await closingAndBalance();
+        expect(closing).toBe(balance);
+      },
+      { timeout: 60_000, interval: 2000 },
+    );
     const orders = await askCollector(
       warehouse,
       "SELECT count(DISTINCT object_id) AS n FROM account_states WHERE kind = 'order'",

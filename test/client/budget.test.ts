@@ -1,5 +1,5 @@
 import { Agent, type Dispatcher } from 'undici';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { DEFAULT_BUDGET, MarketClient } from '../../src/client/index.js';
 import { claimBudget } from '../../src/client/key-budget.js';
 import { isApiError } from '../../src/contract/api-error.js';
@@ -20,7 +20,7 @@ afterAll(() => t.close());
 function fakeSleep(sleeps: number[], quiet: () => boolean = () => true) {
   return async (ms: number) => {
     sleeps.push(ms);
-    while (!quiet()) await new Promise((resolve) => setTimeout(resolve, 2));
+    await vi.waitFor(() => expect(quiet()).toBe(true), { interval: 2 });
     t.clock.advance(ms);
   };
 }

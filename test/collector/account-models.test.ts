@@ -2,7 +2,7 @@
  * The account models built from what a real collector landed while an account traded on the
  * sandbox service: every model test passes, and fct_account_daily's closing balance is GET /balance.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { RunningCollector } from '../../src/collector/daemon.js';
 import { startTestCollector } from '../helpers/collector.js';
 import { startTestService, type TestService } from '../helpers/service.js';
@@ -17,14 +17,17 @@ describe('account models over a real collector run', () => {
 
   /** Waits until the collector has landed `count` orders in some state (so the first one is seen). */
   async function landedStates(count: number) {
-    for (let i = 0; i < 300; i++) {
+    const landed = async () => {
       const [row] = await collector.warehouse.query(
         "SELECT count(DISTINCT object_id) AS n FROM account_states WHERE kind = 'order'",
       );
-      if (Number(row?.n) >= count) return;
-      await new Promise((r) => setTimeout(r, 100));
-    }
-    throw new Error(`the collector did not land ${count} orders`);
+      return Number(row?.n);
+    };
+    await vi.waitFor(
+      async () =>
+        expect(await landed(), `the collector to land ${count} orders`).toBeGreaterThanOrEqual(count),
+      { timeout: 30_000, interval: 100 },
+    );
   }
 
   beforeAll(async () => {
@@ -34,11 +37,12 @@ describe('account models over a real collector run', () => {
     await t.sandbox(`/accounts/${account.accountId}`, { accept_after_seconds: 60 }, 'PATCH');
     collector = await startTestCollector(t, key, { sources: { games: [730], accountIntervalMs: 300 } });
     // Let the minAsk lists land first, so purchases have a market price to compare with.
-    for (let i = 0; i < 100; i++) {
-      const [row] = await collector.warehouse.query('SELECT count(*) AS n FROM minask_prices');
-      if (Number(row?.n) > 0) break;
-      await new Promise((r) => setTimeout(r, 100));
-    }
+    const minaskRows = async () =>
+      Number((await collector.warehouse.query('SELECT count(*) AS n FROM minask_prices'))[0]?.n);
+    await vi.waitFor(async () => expect(await minaskRows()).toBeGreaterThan(0), {
+      timeout: 30_000,
+      interval: 100,
+    });
     for (const listing of await listingsFor(t, key, { delivery: 'instant', count: 3 })) {
       const placed = await buy(t, key, { listing_ids: [listing.id] });
       expect(placed.status).toBe(201);
@@ -58,14 +62,18 @@ describe('account models over a real collector run', () => {
     await landedStates(orderIds.length);
     await advance(t, 65);
     const ledger = await ledgerOf(t, key);
-    for (let i = 0; i < 600; i++) {
+    const landed = async () => {
       const [row] = await collector.warehouse.query(
         `SELECT (SELECT count(*) FROM account_transactions) AS t,
                 (SELECT count(DISTINCT object_id) FROM account_states WHERE status IN ('completed', 'cancelled')) AS o`,
       );
-      if (Number(row?.t) === ledger.length && Number(row?.o) === orderIds.length) break;
-      await new Promise((r) => setTimeout(r, 100));
-    }
+      return { transactions: Number(row?.t), settledOrders: Number(row?.o) };
+    };
+    await vi.waitFor(
+      async () =>
+        expect(await landed()).toEqual({ transactions: ledger.length, settledOrders: orderIds.length }),
+      { timeout: 60_000, interval: 100 },
+    );
     await collector.warehouse.refreshModels();
   }, 120_000);
   afterAll(async () => {

@@ -100,16 +100,21 @@ describe('account source, no loss across crashes', () => {
     const last = spawnCollector(baseUrl, key, warehousePath, collectorArgs);
     children.add(last);
     await holdsWarehouse(warehousePath);
-    let caughtUp = false;
-    for (let i = 0; i < 240 && !caughtUp; i++) {
+    const caughtUp = async () => {
       const [row] = await askCollector(
         warehousePath,
         `SELECT (SELECT count(DISTINCT transaction_id) FROM account_transactions) AS t,
                 (SELECT count(*) FROM account_states WHERE kind = 'order' AND status IN ('completed', 'cancelled', 'failed')) AS o`,
       );
-      caughtUp = Number(row?.t) === ledger.length && Number(row?.o) >= orders.length;
-      if (!caughtUp) await new Promise((r) => setTimeout(r, 250));
-    }
+      return { transactions: Number(row?.t), settled: Number(row?.o) >= orders.length };
+    };
+    await expect
+      .poll(caughtUp, {
+        timeout: 60_000,
+        interval: 250,
+        message: 'the last collector landed the whole ledger',
+      })
+      .toEqual({ transactions: ledger.length, settled: true });
     await stop(last, 'SIGTERM');
     expect(last.exitCode).toBe(0);
 

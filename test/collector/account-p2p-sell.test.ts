@@ -7,7 +7,7 @@
  * cost; fct_account_daily closes at GET /balance; the account source counts only new rows as landed.
  */
 import pino from 'pino';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createDemoTrader, type DemoTrader } from '../../src/cli/demo-trader.js';
 import type { RunningCollector } from '../../src/collector/daemon.js';
 import { createClock } from '../../src/service/core/clock.js';
@@ -23,15 +23,6 @@ const DAY_S = 86_400;
  * on a service on the real clock.
  */
 const ACCOUNT_MODELS = ['fct_account_daily', 'fct_order_outcomes', 'fct_p2p_sales'];
-
-/** Polls `check` every 50 ms; fails after `timeoutMs` saying what it waited for. */
-async function waitUntil(what: string, check: () => Promise<boolean>, timeoutMs = 10_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`gave up after ${timeoutMs} ms waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}
 
 describe('P2P and Instant Sell activity of the demo trader, landed and modelled', () => {
   let t: TestService;
@@ -61,10 +52,17 @@ describe('P2P and Instant Sell activity of the demo trader, landed and modelled'
       seen.add(`sell_order ${o.id} ${o.status} ${Date.parse(o.updated_at)}`);
     for (const copy of (await t.sandbox(`/accounts/${accountId}/inventory`)).body.data)
       boughtFrom.set(copy.asset_id, copy.listing_id);
-    await waitUntil('the collector to land every P2P listing and sell order state seen', async () => {
-      const landed = new Set(await landedStates());
-      return [...seen].every((s) => landed.has(s));
-    });
+    // Also run from beforeAll: vi.waitFor, since expect.poll runs only inside a test.
+    await vi.waitFor(
+      async () => {
+        const landed = new Set(await landedStates());
+        expect(
+          [...seen].filter((s) => !landed.has(s)),
+          'P2P listing and sell order states not landed',
+        ).toEqual([]);
+      },
+      { timeout: 10_000 },
+    );
   }
 
   /** A trader turn, the states it made landed, then `seconds` of service clock and the states that made landed. */
@@ -110,10 +108,13 @@ describe('P2P and Instant Sell activity of the demo trader, landed and modelled'
     await advance(t, 8 * DAY_S + 120);
     await observe();
     const ledger = await ledgerOf(t, key);
-    await waitUntil('the collector to land the whole ledger', async () => {
-      const [row] = await collector.warehouse.query('SELECT count(*) AS n FROM account_transactions');
-      return Number(row?.n) === ledger.length;
-    });
+    await vi.waitFor(
+      async () => {
+        const [row] = await collector.warehouse.query('SELECT count(*) AS n FROM account_transactions');
+        expect(Number(row?.n), 'ledger rows landed').toBe(ledger.length);
+      },
+      { timeout: 10_000 },
+    );
     await collector.warehouse.refreshModels({ select: ACCOUNT_MODELS });
   }, 50_000);
   afterAll(async () => {
@@ -206,10 +207,12 @@ describe('P2P and Instant Sell activity of the demo trader, landed and modelled'
     };
     const received = account().received;
     // Nothing changes on the frozen clock: every later run only re-reads the overlap.
-    await waitUntil(
-      'the account source to re-read its overlap a few more times',
-      async () => account().received >= received + 5,
-    );
+    await expect
+      .poll(() => account().received, {
+        timeout: 10_000,
+        message: 'the account source to re-read its overlap a few more times',
+      })
+      .toBeGreaterThanOrEqual(received + 5);
     expect(account().landed).toBe(await tableRows());
   });
 });

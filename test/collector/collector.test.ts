@@ -10,7 +10,6 @@ import {
   warehouseLiveIds,
 } from '../helpers/collector.js';
 import { startTestService, type TestService } from '../helpers/service.js';
-import { waitFor } from '../helpers/stream.js';
 
 const GAMES = [730, 570, 252490];
 
@@ -37,12 +36,21 @@ describe('the collector against the real service', () => {
     await waitForSweeps(collector, GAMES, pausedAt);
     // Every source runs once at start; these wait for the slowest of those first runs to land.
     const rowsOf = (sql: string) => active.warehouse.query(sql);
-    await waitFor(async () => (await rowsOf('SELECT 1 FROM price_snapshots LIMIT 1')).length > 0, 15_000);
-    await waitFor(
-      async () => (await rowsOf('SELECT DISTINCT app_id FROM minask_prices')).length === 3,
-      15_000,
-    );
-    await waitFor(async () => (await rowsOf('SELECT DISTINCT currency FROM fx_rates')).length === 20, 15_000);
+    await expect
+      .poll(async () => (await rowsOf('SELECT 1 FROM price_snapshots LIMIT 1')).length > 0, {
+        timeout: 15_000,
+      })
+      .toBe(true);
+    await expect
+      .poll(async () => (await rowsOf('SELECT DISTINCT app_id FROM minask_prices')).length === 3, {
+        timeout: 15_000,
+      })
+      .toBe(true);
+    await expect
+      .poll(async () => (await rowsOf('SELECT DISTINCT currency FROM fx_rates')).length === 20, {
+        timeout: 15_000,
+      })
+      .toBe(true);
     for (const appId of GAMES)
       expect(await warehouseLiveIds(collector, appId)).toEqual(await apiLiveIds(t, key, appId));
 
@@ -72,16 +80,13 @@ describe('the collector against the real service', () => {
 
   it('records an unchanged snapshot as unchanged (304)', async () => {
     const active = collector as RunningCollector;
-    const deadline = Date.now() + 15_000;
-    let unchanged = 0;
-    while (Date.now() < deadline && unchanged === 0) {
+    const unchanged = async () => {
       const [row] = await active.warehouse.query(
         "SELECT count(*) AS n FROM snapshot_fetches WHERE status = 'unchanged'",
       );
-      unchanged = Number(row?.n);
-      await new Promise((r) => setTimeout(r, 250));
-    }
-    expect(unchanged).toBeGreaterThan(0);
+      return Number(row?.n);
+    };
+    await expect.poll(unchanged, { timeout: 15_000, interval: 250 }).toBeGreaterThan(0);
   });
 
   it('resumes from the stored Last-Event-ID after a restart, with nothing lost or landed twice', async () => {
@@ -166,7 +171,7 @@ describe('stream recovery', () => {
         const ids = new Set((await warehouseLiveIds(running, 730)).filter((id) => appeared.has(id)));
         return gaps.length === 1 && inGap.every((id) => ids.has(id));
       };
-      await waitFor(caughtUp, 15_000);
+      await expect.poll(caughtUp, { timeout: 15_000 }).toBe(true);
       const tookMs = Math.round(performance.now() - restartedAt);
       process.stdout.write(
         `resync: ${inGap.length} listings of the gap caught up ${tookMs} ms after the restart\n`,
@@ -205,7 +210,11 @@ describe('stream recovery', () => {
       // committed what it owes, before its catch-up could read anything.
       collector = await startTestCollector(t, key, { api: { readBudget: 1 }, sources: { games: [730] } });
       const owing = collector;
-      await waitFor(async () => Boolean((await owing.warehouse.readState('stream')).catch_up_after), 15_000);
+      await expect
+        .poll(async () => Boolean((await owing.warehouse.readState('stream')).catch_up_after), {
+          timeout: 15_000,
+        })
+        .toBe(true);
       await owing.stop();
       collector = null;
       const stopped = await Warehouse.open(owing.warehouse.path, { readOnly: true });
@@ -217,7 +226,11 @@ describe('stream recovery', () => {
 
       collector = await startTestCollector(t, key, { sources: { games: [730] } });
       const resumed = collector;
-      await waitFor(async () => (await resumed.warehouse.readState('stream')).catch_up_after === '', 15_000);
+      await expect
+        .poll(async () => (await resumed.warehouse.readState('stream')).catch_up_after === '', {
+          timeout: 15_000,
+        })
+        .toBe(true);
       const gaps = await resumed.warehouse.query("SELECT detail FROM ingest_gaps WHERE kind = 'catch_up'");
       expect(gaps.map((g) => String(g.detail))).toEqual([
         expect.stringMatching(/^resync \(resumed after a restart\); re-read/),
@@ -233,15 +246,10 @@ describe('stream recovery', () => {
     const { key } = await t.account({ balance_usd: 5 });
     const collector = await startTestCollector(t, key, { sources: { games: [730], watchdogMs: 800 } });
     try {
-      const deadline = Date.now() + 15_000;
-      let gaps: Record<string, unknown>[] = [];
-      while (Date.now() < deadline && gaps.length < 2) {
-        gaps = await collector.warehouse.query(
-          "SELECT kind FROM ingest_gaps WHERE kind = 'watchdog_reconnect'",
-        );
-        await new Promise((r) => setTimeout(r, 200));
-      }
-      expect(gaps.length).toBeGreaterThanOrEqual(2);
+      const reconnects = async () =>
+        (await collector.warehouse.query("SELECT kind FROM ingest_gaps WHERE kind = 'watchdog_reconnect'"))
+          .length;
+      await expect.poll(reconnects, { timeout: 15_000, interval: 200 }).toBeGreaterThanOrEqual(2);
     } finally {
       await collector.stop();
       await t.close();
@@ -255,7 +263,11 @@ describe('an unfunded account', () => {
     const { key } = await t.account({ balance_usd: 0 });
     const collector = await startTestCollector(t, key);
     try {
-      await waitFor(() => collector.status().filter((s) => s.stopped?.includes('402')).length >= 4, 15_000);
+      await expect
+        .poll(() => collector.status().filter((s) => s.stopped?.includes('402')).length >= 4, {
+          timeout: 15_000,
+        })
+        .toBe(true);
       await waitForSweeps(collector, GAMES, 0);
       for (const appId of GAMES)
         expect(await warehouseLiveIds(collector, appId)).toEqual(await apiLiveIds(t, key, appId));

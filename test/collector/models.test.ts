@@ -2,7 +2,7 @@
  * The SQL models built from what the real collector landed from the real service, each checked
  * against a computation of its own here: from the API's listings, or from the landing rows.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { RunningCollector } from '../../src/collector/daemon.js';
 import type { Listing } from '../../src/contract/listing.js';
 import { type ModelRunSummary, Warehouse } from '../../src/warehouse/index.js';
@@ -46,14 +46,16 @@ describe('models built from collected data', () => {
     await waitForSweeps(collector, GAMES, pausedAt);
     // The price list is rebuilt every 500 ms: a snapshot fetched (or found unchanged) 1.5 s after
     // the pause is current.
-    for (let i = 0; ; i++) {
-      const [row] = await collector.warehouse.query(
-        'SELECT epoch_ms(max(fetched_at)) AS at FROM snapshot_fetches',
+    const lastFetchAt = async () =>
+      Number(
+        (await collector.warehouse.query('SELECT epoch_ms(max(fetched_at)) AS at FROM snapshot_fetches'))[0]
+          ?.at,
       );
-      if (Number(row?.at) > pausedAt + 1500) break;
-      if (i > 150) throw new Error('no snapshot was fetched after the pause');
-      await new Promise((r) => setTimeout(r, 100));
-    }
+    await vi.waitFor(
+      async () =>
+        expect(await lastFetchAt(), 'a snapshot fetched after the pause').toBeGreaterThan(pausedAt + 1500),
+      { timeout: 15_000, interval: 100 },
+    );
   }
 
   beforeAll(async () => {

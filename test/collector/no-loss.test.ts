@@ -96,8 +96,7 @@ describe('no loss across crashes', () => {
       (await (await fetch(`${origin}/sandbox/events?app_id=730&limit=1`)).json()) as { last: string }
     ).last;
     const query = (sql: string) => askCollector(warehousePath, sql);
-    let caughtUp = false;
-    for (let i = 0; i < 480 && !caughtUp; i++) {
+    const caughtUp = async () => {
       const [stream] = await query(
         "SELECT value FROM collector_state WHERE source = 'stream' AND key = 'last_event_id'",
       );
@@ -107,13 +106,15 @@ describe('no loss across crashes', () => {
       const swept = GAMES.every((g) =>
         sweeps.some((r: any) => r.source === `sweep:${g}` && Number(r.value) > pausedAt),
       );
-      caughtUp = stream?.value === head && swept;
-      if (!caughtUp) await new Promise((r) => setTimeout(r, 250));
-    }
-    expect(
-      caughtUp,
-      'the last collector caught up with the stream and swept every game after the pause',
-    ).toBe(true);
+      return stream?.value === head && swept;
+    };
+    await expect
+      .poll(caughtUp, {
+        timeout: 120_000,
+        interval: 250,
+        message: 'the last collector caught up with the stream and swept every game after the pause',
+      })
+      .toBe(true);
     await stop(last, 'SIGTERM');
     expect(last.exitCode).toBe(0);
 

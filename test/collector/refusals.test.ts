@@ -5,18 +5,6 @@ import { startTestService } from '../helpers/service.js';
 
 const GAMES = [730, 570, 252490];
 
-async function waitFor(
-  check: () => boolean | Promise<boolean>,
-  timeoutMs: number,
-  what: string,
-): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-}
-
 describe('collector refusals', () => {
   it('backs off through a 5-minute address ban and resumes every source when it ends', async () => {
     const t = await startTestService({ listings: 300, rateLimits: { read: 1_000_000 } });
@@ -26,20 +14,22 @@ describe('collector refusals', () => {
       await waitForSweeps(collector, GAMES, 0);
       // 31 bad keys from this address ban it: every request of the collector now answers 401.
       for (let i = 0; i < 31; i++) await t.call('/games', { key: 'svc_pub_typo' });
-      await waitFor(
-        () => collector.status().some((s) => s.lastError?.includes('too_many_failed_auth') ?? false),
-        20_000,
-        'a source to meet the ban',
-      );
+      await expect
+        .poll(() => collector.status().some((s) => s.lastError?.includes('too_many_failed_auth') ?? false), {
+          timeout: 20_000,
+          message: 'a source to meet the ban',
+        })
+        .toBe(true);
       expect(collector.status().filter((s) => s.stopped !== null)).toEqual([]);
       const banEnds = Date.now();
       t.clock.advance(301_000);
       await waitForSweeps(collector, GAMES, banEnds);
-      await waitFor(
-        () => collector.status().find((s) => s.name === 'stream')?.connected === true,
-        30_000,
-        'the stream',
-      );
+      await expect
+        .poll(() => collector.status().find((s) => s.name === 'stream')?.connected === true, {
+          timeout: 30_000,
+          message: 'the stream',
+        })
+        .toBe(true);
       expect(collector.status().filter((s) => s.stopped !== null)).toEqual([]);
     } finally {
       await collector.stop();
@@ -54,11 +44,12 @@ describe('collector refusals', () => {
     try {
       await waitForSweeps(collector, GAMES, 0);
       await t.sandbox(`/keys/${keyId}`, undefined, 'DELETE');
-      await waitFor(
-        () => collector.status().filter((s) => s.stopped?.includes('invalid_api_key') ?? false).length >= 3,
-        30_000,
-        'sources to stop on the revoked key',
-      );
+      await expect
+        .poll(
+          () => collector.status().filter((s) => s.stopped?.includes('invalid_api_key') ?? false).length >= 3,
+          { timeout: 30_000, message: 'sources to stop on the revoked key' },
+        )
+        .toBe(true);
       const stopped = collector.status().find((s) => s.stopped !== null);
       expect(stopped?.stopped).toContain('create a new key');
     } finally {

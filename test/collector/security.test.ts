@@ -8,12 +8,11 @@ import { existsSync, readFileSync, statSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { request } from 'undici';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { ControlClient } from '../../src/cli/control-client.js';
 import { type ControlFile, controlFileOf } from '../../src/collector/control-file.js';
 import { runMarket, spawnCollector } from '../helpers/cli.js';
 import { startTestService, type TestService } from '../helpers/service.js';
-import { waitFor } from '../helpers/stream.js';
 
 let t: TestService;
 let collector: ChildProcess;
@@ -26,7 +25,9 @@ beforeAll(async () => {
   warehouse = join(t.dir, 'warehouse.duckdb');
   await writeFile(join(t.dir, 'secret.txt'), 'the analyst keeps this\n');
   collector = spawnCollector(t.baseUrl, key, warehouse, ['--games', '570', '--no-account']);
-  await waitFor(() => existsSync(controlFileOf(warehouse)), 30_000);
+  await vi.waitFor(() => expect(existsSync(controlFileOf(warehouse))).toBe(true), {
+    timeout: 30_000,
+  });
   control = JSON.parse(readFileSync(controlFileOf(warehouse), 'utf8')) as ControlFile;
 }, 60_000);
 afterAll(async () => {

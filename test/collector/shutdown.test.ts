@@ -10,7 +10,6 @@ import { controlFileOf } from '../../src/collector/control-file.js';
 import { Warehouse } from '../../src/warehouse/index.js';
 import { askCollector, spawnCollector } from '../helpers/cli.js';
 import { startTestService, type TestService } from '../helpers/service.js';
-import { waitFor } from '../helpers/stream.js';
 
 /** Longer than a healthy shutdown could ever need, far shorter than the waits the collector is in. */
 const EXIT_BOUND_MS = 15_000;
@@ -64,13 +63,13 @@ describe('stopping the collector', () => {
       collector.stderr?.on('data', (d) => {
         stderr += d;
       });
-      await waitFor(() => existsSync(controlFileOf(warehousePath)), 30_000);
+      await expect.poll(() => existsSync(controlFileOf(warehousePath)), { timeout: 30_000 }).toBe(true);
       // Some pages landed, and the budget (or the service's limit) now holds every source back.
       const landedRows = async () =>
         Number(
           (await askCollector(warehousePath, 'SELECT count(*) AS n FROM listing_observations'))[0]?.n ?? 0,
         );
-      await waitFor(async () => (await landedRows()) > 0, 30_000);
+      await expect.poll(async () => (await landedRows()) > 0, { timeout: 30_000 }).toBe(true);
       await new Promise((r) => setTimeout(r, 1500));
       const before = await landedRows();
       const [loads] = await askCollector(warehousePath, 'SELECT count(*) AS n FROM loads');

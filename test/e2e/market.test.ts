@@ -3,7 +3,6 @@ import { CURRENCIES } from '../../src/contract/market.js';
 import { churnUntil } from '../helpers/churn.js';
 import { readAllListings } from '../helpers/listings.js';
 import { startTestService, type TestService } from '../helpers/service.js';
-import { waitFor } from '../helpers/stream.js';
 
 let t: TestService;
 let key: string;
@@ -72,14 +71,14 @@ describe('the market simulator', () => {
     expect(running.body).toMatchObject({ paused: false, rate_per_second: 200 });
     // A second of market time: the next tick owes at least 200 changes.
     await t.sandbox('/clock', { advance_seconds: 1 });
-    await waitFor(() => changes.length >= 200);
+    await expect.poll(() => changes.length >= 200, { timeout: 10_000 }).toBe(true);
     const paused = await t.sandbox('/simulator', { paused: true });
     expect(paused.body.paused).toBe(true);
     const atPause = changes.length;
     // Two more ticks after another second of market time: a paused churn changes nothing.
     const ticked = ticks.mock.calls.length;
     await t.sandbox('/clock', { advance_seconds: 1 });
-    await waitFor(() => ticks.mock.calls.length >= ticked + 2);
+    await expect.poll(() => ticks.mock.calls.length >= ticked + 2, { timeout: 10_000 }).toBe(true);
     stop();
     ticks.mockRestore();
     expect(atPause).toBeGreaterThanOrEqual(200);
@@ -94,7 +93,9 @@ describe('the market simulator', () => {
     await t.sandbox('/clock', { advance_seconds: 9 * 86_400 });
     await t.sandbox('/simulator', { paused: false, rate_per_second: 0 });
     const { catalogue, clock } = t.service.context;
-    await waitFor(() => [...catalogue.heldUntil(clock.now())].length === 0);
+    await expect
+      .poll(() => [...catalogue.heldUntil(clock.now())].length === 0, { timeout: 10_000 })
+      .toBe(true);
     await t.sandbox('/simulator', { paused: true });
     for (const before of held) {
       const res = await t.call(`/listings?name=${encodeURIComponent(before.market_hash_name)}&limit=200`, {

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Random } from '../../src/service/sim/random.js';
 import { readAllListings } from '../helpers/listings.js';
 import { startTestService, type TestService } from '../helpers/service.js';
-import { openStream, readRaw, waitFor } from '../helpers/stream.js';
+import { openStream, readRaw } from '../helpers/stream.js';
 
 describe('a stream client that resumes at random points', () => {
   let t: TestService;
@@ -22,7 +22,11 @@ describe('a stream client that resumes at random points', () => {
       const client = openStream(t.baseUrl, key, lastId === undefined ? {} : { lastEventId: lastId });
       if (round === 0) {
         // The first client has no id, so it sees only what happens after it connects: start churn once it has.
-        await waitFor(async () => ((await t.sandbox('/streams')).body.open[key.slice(8, 20)] ?? 0) === 1);
+        await expect
+          .poll(async () => ((await t.sandbox('/streams')).body.open[key.slice(8, 20)] ?? 0) === 1, {
+            timeout: 10_000,
+          })
+          .toBe(true);
         await t.sandbox('/simulator', { paused: false, rate_per_second: 400 });
         // Until it holds an event id there is nothing to resume from, so the first connection stays until then.
         await client.until((events) => events.length > 0);

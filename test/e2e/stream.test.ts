@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { listingSchema } from '../../src/contract/listing.js';
 import { churnUntil } from '../helpers/churn.js';
 import { startTestService, type TestService } from '../helpers/service.js';
-import { openStream, readRaw, type SeenEvent, waitFor } from '../helpers/stream.js';
+import { openStream, readRaw, type SeenEvent } from '../helpers/stream.js';
 
 let t: TestService;
 let key: string;
@@ -131,7 +131,9 @@ describe('GET /v1/listings/stream', () => {
       first.close();
       const resumeFrom = first.lastId() as string;
       // The market moves on while no stream is open: those events are what the replay must carry.
-      await waitFor(async () => (await loggedIdsAfter(t, positionOf(resumeFrom))).length >= 10);
+      await expect
+        .poll(async () => (await loggedIdsAfter(t, positionOf(resumeFrom))).length >= 10, { timeout: 10_000 })
+        .toBe(true);
       const second =
         how === 'header'
           ? openStream(t.baseUrl, key, { lastEventId: resumeFrom })
@@ -166,7 +168,9 @@ describe('GET /v1/listings/stream', () => {
     expect(fourth.status).toBe(429);
     expect(fourth.body).toMatchObject({ code: 'too_many_streams', limit: 3 });
     open[0]?.close();
-    await waitFor(async () => ((await t.sandbox('/streams')).body.open[keyId] ?? 0) < 3);
+    await expect
+      .poll(async () => ((await t.sandbox('/streams')).body.open[keyId] ?? 0) < 3, { timeout: 10_000 })
+      .toBe(true);
     const text = await readRaw(`${t.baseUrl}/listings/stream`, k, (s) => s.includes(': connected'));
     expect(text).toContain(': connected');
     for (const c of open) c.close();
@@ -201,7 +205,11 @@ describe('stream retention and restarts', () => {
     await a.until((e) => e.length >= 20);
     a.close();
     const resumeFrom = a.lastId() as string;
-    await waitFor(async () => (await loggedIdsAfter(first, positionOf(resumeFrom))).length >= 10);
+    await expect
+      .poll(async () => (await loggedIdsAfter(first, positionOf(resumeFrom))).length >= 10, {
+        timeout: 10_000,
+      })
+      .toBe(true);
     await first.service.close();
     const second = await startTestService({ dbPath, churnPaused: false, churnRate: 300 });
     try {

@@ -1,6 +1,7 @@
 /** Runs the service's market churn for a number of changes rather than for a length of time. */
+
+import { expect, vi } from 'vitest';
 import type { TestService } from './service.js';
-import { waitFor } from './stream.js';
 
 /** What {@link churnUntil} waits for. */
 export interface ChurnGoal {
@@ -23,7 +24,9 @@ export async function churnUntil(t: TestService, goal: ChurnGoal): Promise<numbe
   });
   try {
     await t.sandbox('/simulator', { paused: false, rate_per_second: goal.rate });
-    await waitFor(() => committed >= goal.changes, goal.timeoutMs ?? 15_000);
+    await vi.waitFor(() => expect(committed >= goal.changes).toBe(true), {
+      timeout: goal.timeoutMs ?? 15_000,
+    });
     await t.sandbox('/simulator', { paused: true });
     return committed;
   } finally {

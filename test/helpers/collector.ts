@@ -1,5 +1,6 @@
 /** Runs the real collector in-process against a test service, with fast schedules, and checks the warehouse. */
 import { join } from 'node:path';
+import { expect, vi } from 'vitest';
 import type {
   ApiOptions,
   CollectorOptions,
@@ -56,15 +57,13 @@ export async function waitForStreamHead(
   timeoutMs = 30_000,
 ): Promise<void> {
   const head = await t.service.context.catalogue.log.lastEventIdOf(730);
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
+  const landedHead = async () => {
     const [row] = await collector.warehouse.query(
       "SELECT value FROM collector_state WHERE source = 'stream' AND key = 'last_event_id'",
     );
-    if (row?.value === head) return;
-    if (Date.now() > deadline) throw new Error(`stream did not reach ${head} (at ${String(row?.value)})`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
+    return row?.value;
+  };
+  await vi.waitFor(async () => expect(await landedHead()).toBe(head), { timeout: timeoutMs, interval: 100 });
 }
 
 /** Waits until a complete sweep of every game started after `since` (epoch ms) has landed. */
@@ -74,16 +73,16 @@ export async function waitForSweeps(
   since: number,
   timeoutMs = 30_000,
 ) {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
+  const sweptGames = async () => {
     const rows = await collector.warehouse.query(
       "SELECT source, value FROM collector_state WHERE key = 'last_sweep_started_at'",
     );
-    const done = games.every((g) => rows.some((r) => r.source === `sweep:${g}` && Number(r.value) > since));
-    if (done) return;
-    if (Date.now() > deadline) throw new Error('sweeps did not complete in time');
-    await new Promise((r) => setTimeout(r, 200));
-  }
+    return games.filter((g) => rows.some((r) => r.source === `sweep:${g}` && Number(r.value) > since));
+  };
+  await vi.waitFor(async () => expect(await sweptGames()).toEqual(games), {
+    timeout: timeoutMs,
+    interval: 200,
+  });
 }
 
 /** The ids of live_listings of a game in the warehouse. */

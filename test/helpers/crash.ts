@@ -3,6 +3,7 @@ import type { ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { existsSync } from 'node:fs';
 import { createServer } from 'node:net';
+import { expect, vi } from 'vitest';
 import { controlFileOf } from '../../src/collector/control-file.js';
 
 /** A port free on 127.0.0.1 right now. */
@@ -29,6 +30,7 @@ export async function stopChild(
 
 /** Waits until a collector holds the warehouse: its control file is there. */
 export async function holdsWarehouse(warehousePath: string): Promise<void> {
-  for (let i = 0; i < 200 && !existsSync(controlFileOf(warehousePath)); i++)
-    await new Promise((r) => setTimeout(r, 50));
+  await vi.waitFor(() => expect(existsSync(controlFileOf(warehousePath))).toBe(true), {
+    timeout: 30_000,
+  });
 }

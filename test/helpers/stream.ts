@@ -1,5 +1,6 @@
 /** Listing-stream clients for tests: the real `eventsource` package, and a raw reader for comments. */
 import { EventSource } from 'eventsource';
+import { expect, vi } from 'vitest';
 
 /** One event as a client saw it. */
 export interface SeenEvent {
@@ -48,7 +49,8 @@ export function openStream(
     events,
     lastId: () => events.filter((e) => e.type !== 'resync').at(-1)?.id,
     opened,
-    until: (predicate, timeoutMs = 10_000) => waitFor(() => predicate(events), timeoutMs),
+    until: (predicate, timeoutMs = 10_000) =>
+      vi.waitFor(() => expect(predicate(events)).toBe(true), { timeout: timeoutMs }),
     close: () => es.close(),
   };
 }
@@ -80,13 +82,4 @@ export async function readRaw(
     controller.abort();
   }
   return text;
-}
-
-/** Polls `check` (sync or async) every 20 ms until it is true, or fails after `timeoutMs`. */
-export async function waitFor(check: () => boolean | Promise<boolean>, timeoutMs = 10_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error('condition not met in time');
-    await new Promise((r) => setTimeout(r, 20));
-  }
 }

@@ -1,5 +1,6 @@
 /** Helpers of the webhook tests: a service that may deliver to a loopback receiver, registering, waiting, reading. */
 import { createHash } from 'node:crypto';
+import { vi } from 'vitest';
 import { type AdjustableClock, createClock } from '../../src/service/core/clock.js';
 import type { ServiceOptions } from '../../src/service/service.js';
 import { startTestService, type TestResponse, type TestService } from './service.js';
@@ -51,18 +52,19 @@ export async function deliveriesOf(t: TestService, key: string, webhookId: strin
   return rows;
 }
 
-/** Polls `check` until it holds (a bounded wait on a condition, never a fixed sleep). */
-export async function until<T>(
+/** The first value of `check` that holds, polled by vitest (a bounded wait on a condition, never a fixed sleep). */
+export function until<T>(
   check: () => Promise<T | undefined | false> | T | undefined | false,
   timeoutMs = 20_000,
-) {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await check();
-    if (value) return value;
-    if (Date.now() > deadline) throw new Error(`condition not met within ${timeoutMs} ms`);
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
+): Promise<T> {
+  return vi.waitFor(
+    async () => {
+      const value = await check();
+      if (!value) throw new Error(`condition not met within ${timeoutMs} ms`);
+      return value;
+    },
+    { timeout: timeoutMs, interval: 25 },
+  );
 }
 
 /** The `data` of an event body exactly as its bytes were sent. */
