@@ -4,8 +4,8 @@ import { z } from 'zod';
 import type { Database } from '../../shared/database.js';
 import { bigintColumn, parseRows } from '../../shared/row-schema.js';
 import type { Account } from '../core/caller.js';
+import { refuse } from '../core/refuse.js';
 import type { UnitOfWork } from '../core/unit-of-work.js';
-import { unknownAccount } from './account-errors.js';
 
 /** Account settings that can change after creation (balances belong to the ledger). */
 export type AccountSettings = Partial<
@@ -43,10 +43,10 @@ export class AccountStore {
     return this.accounts.get(id);
   }
 
-  /** The account with this id, or an `unknown_account` refusal. */
+  /** The account with this id, or 404 not_found. */
   require(id: string): Account {
     const account = this.accounts.get(id);
-    if (!account) throw unknownAccount(id);
+    if (!account) throw refuse('not_found', `no account ${id}`);
     return account;
   }
 

@@ -1,8 +1,7 @@
-/** The accounts feature: balance and ledger routes, account and key sandbox routes, its error mapping. */
+/** The accounts feature: balance and ledger routes, account and key sandbox routes and its due task. */
 import type { Database } from '../../shared/database.js';
 import type { DueWork } from '../core/due-work.js';
 import type { Feature } from '../http/feature.js';
-import { accountApiError } from './account-errors.js';
 import { registerAccountRoutes } from './account-routes.js';
 import type { Accounts } from './accounts.js';
 import { registerAccountSandboxRoutes } from './sandbox-routes.js';
@@ -26,7 +25,6 @@ export function accountsFeature(deps: AccountsFeatureDeps): Feature {
   return {
     v1: (app) => registerAccountRoutes(app, deps.db),
     sandbox: (app) => registerAccountSandboxRoutes(app, deps.accounts, deps.allAppIds),
-    errors: accountApiError,
     tags: { account: 'The account behind the key: balance, settled funds and the ledger' },
   };
 }

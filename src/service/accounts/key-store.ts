@@ -5,8 +5,8 @@ import type { Database } from '../../shared/database.js';
 import { bigintColumn, parseRows } from '../../shared/row-schema.js';
 import { generateApiKey } from '../core/api-keys.js';
 import type { ApiKeyRecord } from '../core/caller.js';
+import { refuse } from '../core/refuse.js';
 import type { UnitOfWork } from '../core/unit-of-work.js';
-import { unknownKey } from './account-errors.js';
 
 /** What a new key is allowed. */
 export interface NewKeyOptions {
@@ -35,10 +35,10 @@ export class KeyStore {
     return this.keys.get(id);
   }
 
-  /** The key with this id, or an `unknown_key` refusal. */
+  /** The key with this id, or 404 not_found. */
   require(id: string): ApiKeyRecord {
     const key = this.keys.get(id);
-    if (!key) throw unknownKey(id);
+    if (!key) throw refuse('not_found', `no key ${id}`);
     return key;
   }
 

@@ -4,10 +4,11 @@
  * above the balance) are checked on every post, so a refused movement writes nothing.
  */
 
+import { centsToUsd } from '../../contract/common.js';
 import { randomId } from '../core/api-keys.js';
 import type { Account } from '../core/caller.js';
+import { refuseOnly } from '../core/refuse.js';
 import type { UnitOfWork } from '../core/unit-of-work.js';
-import { shortfall } from './account-errors.js';
 import type { AccountStore } from './account-store.js';
 
 /** Ledger row types; `adjustment` is written by the ledger itself, never asked for. */
@@ -93,6 +94,11 @@ export function centsToDecimal(cents: number): string {
   return `${sign}${Math.floor(abs / 100)}.${String(abs % 100).padStart(2, '0')}`;
 }
 
+/** What a debit may be refused with (besides 404 not_found for an unknown account). */
+export const DEBIT_ERRORS = ['insufficient_balance', 'insufficient_settled_balance'] as const;
+
+const refuseDebit = refuseOnly(DEBIT_ERRORS);
+
 /** Posts movements; balances seen inside a unit of work include its earlier posts. */
 export class Ledger {
   /** Rows posted in each open transaction, inserted together just before it commits. */
@@ -106,13 +112,22 @@ export class Ledger {
   async debit(uow: UnitOfWork, debit: Debit): Promise<PostedRow> {
     const now = this.working(uow, this.accounts.requireIn(uow, debit.accountId));
     const facts = {
-      balanceCents: now.balanceCents,
-      settledCents: now.settledCents,
-      requiredCents: debit.amountCents,
+      balance_usd: centsToUsd(now.balanceCents),
+      required_usd: centsToUsd(debit.amountCents),
+      settled_usd: centsToUsd(now.settledCents),
     };
-    if (now.balanceCents < debit.amountCents) throw shortfall('insufficient_balance', facts);
+    if (now.balanceCents < debit.amountCents)
+      throw refuseDebit(
+        'insufficient_balance',
+        'the balance is below the order total; fund the account on the website',
+        facts,
+      );
     if (debit.settledOnly && now.settledCents < debit.amountCents)
-      throw shortfall('insufficient_settled_balance', facts);
+      throw refuseDebit(
+        'insufficient_settled_balance',
+        'part of the balance is still inside the reversal window and cannot fund this; wait for it to settle',
+        facts,
+      );
     const pendingCents = now.balanceCents - now.settledCents;
     const fromSettled = debit.settledOnly ? debit.amountCents : Math.max(0, debit.amountCents - pendingCents);
     return this.post(uow, {

@@ -6,19 +6,12 @@
 import type { Socket } from 'node:net';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ApiError, isApiError } from '../../contract/api-error.js';
-import { type DomainError, isDomainError } from '../core/domain-error.js';
-
-/** Maps a feature's domain errors to API errors; undefined for errors it does not own. */
-export type DomainErrorMapper = (error: DomainError) => ApiError | undefined;
 
 /**
  * Installs the error and not-found handlers on the root instance (before any route, so that it
  * learns every route's methods: a known path with another method answers 405 with Allow).
  */
-export function registerErrorHandling(
-  app: FastifyInstance,
-  mappers: readonly DomainErrorMapper[] = [],
-): void {
+export function registerErrorHandling(app: FastifyInstance): void {
   const routes: { pattern: RegExp; methods: string[] }[] = [];
   app.addHook('onRoute', (route) => {
     routes.push({ pattern: routePattern(route.url), methods: [route.method].flat().map(String) });
@@ -50,7 +43,7 @@ export function registerErrorHandling(
   app.setNotFoundHandler(answerNoRoute);
   // Bodies are sent as ready JSON so that no route's response schema re-serialises an error.
   app.setErrorHandler((raw: FastifyError, request, reply) => {
-    const error = toApiError(raw, request, mappers);
+    const error = toApiError(raw, request);
     void reply
       .code(error.status)
       .headers(error.headers)
@@ -66,18 +59,8 @@ function routePattern(url: string): RegExp {
 }
 
 /** Maps anything thrown in a request to an ApiError of the contract's table. */
-export function toApiError(
-  error: FastifyError,
-  request: FastifyRequest,
-  mappers: readonly DomainErrorMapper[] = [],
-): ApiError {
+export function toApiError(error: FastifyError, request: FastifyRequest): ApiError {
   if (isApiError(error)) return error;
-  if (isDomainError(error)) {
-    for (const map of mappers) {
-      const mapped = map(error);
-      if (mapped) return mapped;
-    }
-  }
   if (error.validation) return validationError(error);
   if (error.code?.startsWith('FST_ERR_CTP_') || error.code === 'FST_ERR_BAD_URL') {
     // The body's size and media type keep their HTTP statuses; the shape is still ours.

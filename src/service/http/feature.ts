@@ -19,7 +19,6 @@
  * See `openapi-route.ts` for exactly what is derived.
  */
 import type { FastifyInstance } from 'fastify';
-import type { DomainErrorMapper } from './error-handler.js';
 
 /** A feature's plugins; each registers its routes on the scope it is given. */
 export interface Feature {
@@ -27,8 +26,6 @@ export interface Feature {
   v1?(app: FastifyInstance): void | Promise<void>;
   /** Registers operator routes under /sandbox (only with --sandbox; no key). */
   sandbox?(app: FastifyInstance): void | Promise<void>;
-  /** Maps the feature's domain errors to API errors. */
-  errors?: DomainErrorMapper;
   /**
    * Descriptions of the OpenAPI tags the feature's /v1 routes use.
    * @example { trading: 'Orders, market buys and claims' }

@@ -48,10 +48,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   });
   app.setValidatorCompiler(validateInput);
   app.setSerializerCompiler(serializerCompiler);
-  registerErrorHandling(
-    app,
-    options.features.flatMap((f) => (f.errors ? [f.errors] : [])),
-  );
+  registerErrorHandling(app);
   await registerCors(app, options.corsOrigins ?? []);
   await app.register(swagger, {
     openapi: {

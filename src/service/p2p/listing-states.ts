@@ -1,6 +1,6 @@
 /** The P2P listing's lifecycle as data: one table of (status, event) → next status and the function that applies it. */
 import type { P2PListingStatus } from '../../contract/p2p.js';
-import { DomainError } from '../core/domain-error.js';
+import { refuseOnly } from '../core/refuse.js';
 
 /** What can happen to a P2P listing. */
 export type ListingEvent =
@@ -43,14 +43,15 @@ export const LIVE_STATUSES: readonly P2PListingStatus[] = [
   'verification_hold',
 ];
 
-/** The status after `event`, or a `listing_state` refusal naming why it cannot happen. */
+const refuseStep = refuseOnly(['listing_not_active']);
+
+/** The status after `event`, or 409 listing_not_active naming why it cannot happen. */
 export function nextListingStatus(status: P2PListingStatus, event: ListingEvent): P2PListingStatus {
   const next = LISTING_TRANSITIONS[status][event];
   if (next !== undefined) return next;
   const why =
     LIVE_STATUSES.includes(status) && status !== 'active' ? 'it is sold and mid-sale' : `it is ${status}`;
-  throw new DomainError('listing_state', `a P2P listing that is ${status} cannot be ${event}: ${why}`, {
+  throw refuseStep('listing_not_active', `a P2P listing that is ${status} cannot be ${event}: ${why}`, {
     status,
-    event,
   });
 }

@@ -2,7 +2,6 @@
 import type { DueWork } from '../core/due-work.js';
 import type { Feature } from '../http/feature.js';
 import type { P2P } from './p2p.js';
-import { p2pApiError } from './p2p-errors.js';
 import { registerP2PRoutes } from './p2p-routes.js';
 
 /** What the P2P feature needs. */
@@ -20,7 +19,6 @@ export function p2pFeature(deps: P2PFeatureDeps): Feature {
   );
   return {
     v1: (app) => registerP2PRoutes(app, deps.p2p),
-    errors: p2pApiError,
     tags: {
       p2p: "Selling from the account's own platform inventory at its own price: the inventory with its proof, publishing, repricing, delisting and the account's listings",
     },

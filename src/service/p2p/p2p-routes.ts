@@ -19,12 +19,9 @@ import { authOf } from '../http/authenticate.js';
 import { keysetPage, pageKeyset } from '../http/change-feed.js';
 import { AUTH_ERRORS, errorResponses } from '../http/openapi.js';
 import { listingJson } from './listing-record.js';
-import type { P2P } from './p2p.js';
-import { P2P_CODES, p2pApiError } from './p2p-errors.js';
+import { LISTING_ERRORS, type P2P } from './p2p.js';
 import { publishBatch } from './publish-batch.js';
-
-/** Publishing can answer every P2P refusal but the one of a listing's state. */
-const PUBLISH_ERRORS = [...AUTH_ERRORS, ...P2P_CODES.filter((code) => code !== 'listing_not_active')];
+import { PUBLISH_ERRORS } from './publishing.js';
 
 /** Cursor tag of listing pages (letters only). */
 const CURSOR_TAG = 'plistings';
@@ -64,7 +61,7 @@ export function registerP2PRoutes(app: FastifyInstance, p2p: P2P): void {
         response: {
           200: p2pListingSchema.or(p2pPublishBatchResponseSchema),
           201: p2pListingSchema,
-          ...errorResponses(...PUBLISH_ERRORS),
+          ...errorResponses(...AUTH_ERRORS, ...PUBLISH_ERRORS),
         },
       },
     },
@@ -79,7 +76,7 @@ export function registerP2PRoutes(app: FastifyInstance, p2p: P2P): void {
       }
       const [outcome] = await p2p.publish(account, key, [body]);
       if (!outcome) throw new Error('publishing answered no outcome');
-      if (!outcome.ok) throw p2pApiError(outcome.error) ?? outcome.error;
+      if (!outcome.ok) throw outcome.error;
       if (outcome.replayed) reply.header('idempotent-replay', 'true');
       return reply.code(outcome.status).send(listingJson(outcome.listing));
     },
@@ -99,14 +96,7 @@ export function registerP2PRoutes(app: FastifyInstance, p2p: P2P): void {
         body: p2pRepriceBodySchema,
         response: {
           200: p2pListingSchema,
-          ...errorResponses(
-            ...AUTH_ERRORS,
-            'invalid_param',
-            'invalid_request',
-            'not_found',
-            'listing_not_active',
-            'price_below_market',
-          ),
+          ...errorResponses(...AUTH_ERRORS, 'invalid_param', 'invalid_request', ...LISTING_ERRORS.reprice),
         },
       },
     },
@@ -127,7 +117,7 @@ export function registerP2PRoutes(app: FastifyInstance, p2p: P2P): void {
         params: p2pListingParamsSchema,
         response: {
           200: p2pListingDeletedSchema,
-          ...errorResponses(...AUTH_ERRORS, 'invalid_param', 'not_found', 'listing_not_active'),
+          ...errorResponses(...AUTH_ERRORS, 'invalid_param', ...LISTING_ERRORS.delist),
         },
       },
     },

@@ -7,16 +7,24 @@ import type { Listing } from '../../contract/listing.js';
 import type { InventoryProof, P2PInventoryItem, P2PPublishItem } from '../../contract/p2p.js';
 import type { Database } from '../../shared/database.js';
 import type { Account } from '../core/caller.js';
+import { refuseOnly } from '../core/refuse.js';
 import type { UnitOfWork, UnitOfWorkRunner } from '../core/unit-of-work.js';
 import { commissionCents, floorCents } from './commission.js';
 import { type ListingRecord, operationalAssetId } from './listing-record.js';
 import { nextListingStatus } from './listing-states.js';
 import { type ListingPageQuery, ListingStore } from './listing-store.js';
-import { refuseP2P } from './p2p-errors.js';
 import type { BuyerOrders, Payouts, Proof, SellerCopy, SellerPlatform, Shelf } from './ports.js';
 import { PublishKeys } from './publish-keys.js';
 import { belowMarketRefusal, type ItemOutcome, Publishing } from './publishing.js';
 import { Sales } from './sales.js';
+
+/** What changing a listing may refuse with; the routes document exactly these lists. */
+export const LISTING_ERRORS = {
+  reprice: ['not_found', 'listing_not_active', 'price_below_market'],
+  delist: ['not_found', 'listing_not_active'],
+} as const;
+
+const refuseListing = refuseOnly(LISTING_ERRORS.delist);
 
 /** P2P is CS2 only. */
 const CS2 = APP_IDS.cs2;
@@ -136,7 +144,7 @@ export class P2P {
   private async ownIn(uow: UnitOfWork, account: Account, id: string): Promise<ListingRecord> {
     const record = await this.store.getIn(uow, id);
     if (!record || record.accountId !== account.id)
-      throw refuseP2P('not_found', `no P2P listing ${id} on this account`);
+      throw refuseListing('not_found', `no P2P listing ${id} on this account`);
     return record;
   }
 

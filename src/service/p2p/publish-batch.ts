@@ -15,7 +15,6 @@ import type { Account } from '../core/caller.js';
 import { inputError } from '../http/input-validation.js';
 import { listingJson } from './listing-record.js';
 import type { P2P } from './p2p.js';
-import { p2pApiError } from './p2p-errors.js';
 import type { ItemOutcome } from './publishing.js';
 
 /** Publishes the valid items of a batch and answers one result per item, in request order. */
@@ -78,10 +77,7 @@ function malformedItemError(
 }
 
 function resultJson(outcome: ItemOutcome, index: number): P2PPublishResult {
-  if (!outcome.ok) {
-    const error = p2pApiError(outcome.error) ?? new ApiError('internal_error', outcome.error.message);
-    return refusedJson(error, index);
-  }
+  if (!outcome.ok) return refusedJson(outcome.error, index);
   return {
     index,
     ok: true,

@@ -8,14 +8,34 @@ import type { Listing } from '../../contract/listing.js';
 import type { P2PPublishItem } from '../../contract/p2p.js';
 import { randomId } from '../core/api-keys.js';
 import type { Account } from '../core/caller.js';
-import type { DomainError } from '../core/domain-error.js';
+import { type Refusal, refuseOnly } from '../core/refuse.js';
 import type { UnitOfWork, UnitOfWorkRunner } from '../core/unit-of-work.js';
 import { commissionCents, floorCents } from './commission.js';
 import { assetIdOf, type ListingRecord } from './listing-record.js';
 import type { ListingStore } from './listing-store.js';
-import { type P2PRefusal, refuseP2P } from './p2p-errors.js';
 import type { Proof, SellerPlatform, Shelf } from './ports.js';
 import type { KeyedItem, PublishKeys } from './publish-keys.js';
+
+/** What publishing may refuse with, a whole request or one item (POST /p2p/listings documents these). */
+export const PUBLISH_ERRORS = [
+  'not_found',
+  'invalid_request',
+  'unsupported_item',
+  'steam_account_required',
+  'idempotency_in_progress',
+  'idempotency_key_mismatch',
+  'idempotency_key_consumed',
+  'asset_revision_changed',
+  'already_listed',
+  'inventory_pending',
+  'inventory_blocked',
+  'price_below_market',
+] as const;
+
+/** A code publishing refuses with. */
+export type PublishRefusal = (typeof PUBLISH_ERRORS)[number];
+
+const refuse = refuseOnly(PUBLISH_ERRORS);
 
 /** P2P is CS2 only. */
 const CS2 = APP_IDS.cs2;
@@ -23,7 +43,7 @@ const CS2 = APP_IDS.cs2;
 /** One item's answer: the listing (201 new, 200 replayed) or the refusal it would have answered alone. */
 export type ItemOutcome =
   | { ok: true; status: 200 | 201; replayed: boolean; listing: ListingRecord }
-  | { ok: false; error: DomainError<P2PRefusal> };
+  | { ok: false; error: Refusal<PublishRefusal> };
 
 /** What publishing uses. */
 export interface PublishingDeps {
@@ -35,7 +55,7 @@ export interface PublishingDeps {
 }
 
 /** The refusals recorded under the key: a retry of the item with it answers idempotency_key_consumed. */
-const CONSUMING: ReadonlySet<P2PRefusal> = new Set(['asset_revision_changed', 'already_listed']);
+const CONSUMING: ReadonlySet<PublishRefusal> = new Set(['asset_revision_changed', 'already_listed']);
 
 /** Publishes items for a seller under an Idempotency-Key. */
 export class Publishing {
@@ -45,19 +65,13 @@ export class Publishing {
   async publish(account: Account, key: string, items: readonly P2PPublishItem[]): Promise<ItemOutcome[]> {
     const steamId = account.steamId;
     if (steamId === null)
-      throw refuseP2P(
-        'steam_account_required',
-        'link a platform account on the profile page to sell from it',
-      );
+      throw refuse('steam_account_required', 'link a platform account on the profile page to sell from it');
     const ops = items.map((i) => i.operational_asset_id);
     const repeated = ops.find((op, i) => ops.indexOf(op) !== i);
     if (repeated !== undefined)
-      throw refuseP2P(
-        'invalid_request',
-        `items: operational_asset_id ${repeated} appears twice in one batch`,
-      );
+      throw refuse('invalid_request', `items: operational_asset_id ${repeated} appears twice in one batch`);
     if (!this.deps.keys.begin(account.id, key))
-      throw refuseP2P('idempotency_in_progress', 'a request with this Idempotency-Key is still running');
+      throw refuse('idempotency_in_progress', 'a request with this Idempotency-Key is still running');
     try {
       return await this.deps.units.run(async (uow) => {
         const keyed = await this.deps.keys.itemsIn(uow, account.id, key);
@@ -89,8 +103,7 @@ class PublishRun {
     if (keyed) return this.replay(item, priceCents, keyed);
     const refusal = await this.check(item, priceCents);
     if ('error' in refusal) {
-      if (CONSUMING.has(refusal.error.reason))
-        await this.record(item, priceCents, null, refusal.error.reason);
+      if (CONSUMING.has(refusal.error.code)) await this.record(item, priceCents, null, refusal.error.code);
       return { ok: false, error: refusal.error };
     }
     const listing = await this.create(item, priceCents, refusal.copy);
@@ -119,7 +132,7 @@ class PublishRun {
     item: P2PPublishItem,
     priceCents: number,
   ): Promise<
-    { copy: { assetId: string; name: string; listingJson: string } } | { error: DomainError<P2PRefusal> }
+    { copy: { assetId: string; name: string; listingJson: string } } | { error: Refusal<PublishRefusal> }
   > {
     this.proof ??= await this.deps.platform.proofIn(this.uow, this.steamId);
     if (this.proof.status === 'pending')
@@ -225,19 +238,19 @@ export function belowMarketRefusal(
   shelf: Shelf,
   marketHashName: string,
   priceCents: number,
-): DomainError<P2PRefusal> | null {
+): Refusal<'price_below_market'> | null {
   const market = shelf.marketCents(CS2, marketHashName);
   if (market === null || priceCents >= floorCents(market)) return null;
-  return refuseP2P('price_below_market', 'price_usd is under half the market price', {
+  return refuse('price_below_market', 'price_usd is under half the market price', {
     market_usd: centsToUsd(market),
     floor_usd: centsToUsd(floorCents(market)),
   });
 }
 
-function refusal(code: P2PRefusal, message: string, facts: Record<string, unknown> = {}) {
-  return { error: refuseP2P(code, message, facts) };
+function refusal(code: PublishRefusal, message: string, facts: Record<string, unknown> = {}) {
+  return { error: refuse(code, message, facts) };
 }
 
-function fail(code: P2PRefusal, message: string): ItemOutcome {
-  return { ok: false, error: refuseP2P(code, message) };
+function fail(code: PublishRefusal, message: string): ItemOutcome {
+  return { ok: false, error: refuse(code, message) };
 }

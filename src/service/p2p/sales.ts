@@ -5,12 +5,12 @@
  * → cancelled, the buyer refunded), and when the platform's trade protection ends the sale is
  * sold and the seller is credited exactly seller_payout_usd (a rollback before that cancels it).
  */
-import { isDomainError } from '../core/domain-error.js';
+import { isApiError } from '../../contract/api-error.js';
+import { refuse } from '../core/refuse.js';
 import type { UnitOfWork, UnitOfWorkRunner } from '../core/unit-of-work.js';
 import type { ListingRecord } from './listing-record.js';
 import { type ListingEvent, nextListingStatus } from './listing-states.js';
 import type { ListingStore } from './listing-store.js';
-import { refuseP2P } from './p2p-errors.js';
 import type { BuyerOrders, ClosedOffer, Payouts, SellerPlatform } from './ports.js';
 
 /** How long after the sale the seller's (simulated) platform user sends the trade offer. @default 60000 */
@@ -49,7 +49,7 @@ export class Sales {
     const record = await this.deps.store.getIn(uow, sale.listingId);
     if (!record) throw new Error(`no P2P listing ${sale.listingId}`);
     if (record.steamId === sale.buyerSteamId)
-      throw refuseP2P(
+      throw refuse(
         'invalid_request',
         `listing ${record.id} is your own P2P listing; it cannot be bought by you`,
       );
@@ -108,7 +108,7 @@ export class Sales {
         sentAt: record.due?.at ?? uow.now,
       }));
     } catch (error) {
-      if (!isDomainError(error)) throw error;
+      if (!isApiError(error)) throw error;
       step(record, 'send_failed', uow.now);
       record.endReason = 'unavailable';
       await this.deps.store.update(uow, record);

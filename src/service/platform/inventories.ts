@@ -2,11 +2,11 @@
  * Accounts' inventories as features use them: a full read with its proof, a copy as a unit of work
  * sees it, and the sandbox's grants, removals and visibility changes.
  */
+import { refuse } from '../core/refuse.js';
 import type { UnitOfWork, UnitOfWorkRunner } from '../core/unit-of-work.js';
 import type { InventoryProof, InventoryStates, InventoryVisibility } from './inventory-proof.js';
 import type { GrantedItem, InventoryStore } from './inventory-store.js';
 import type { OwnedCopy } from './offer-types.js';
-import { unknownAsset } from './platform-errors.js';
 
 export type { GrantedItem } from './inventory-store.js';
 
@@ -53,15 +53,21 @@ export class Inventories {
     return this.deps.inventory.owned(steamId);
   }
 
+  /** False when the account is trade banned: its offers are refused (as the unit of work sees it). */
+  async canTrade(uow: UnitOfWork, steamId: string): Promise<boolean> {
+    return (await this.deps.states.visibility(uow, steamId)) !== 'trade_banned';
+  }
+
   /** Sandbox: grants `count` new copies of an item; returns their asset ids. */
   grant(steamId: string, item: GrantedItem, count: number): Promise<string[]> {
     return this.deps.units.run((uow) => this.deps.inventory.grant(uow, steamId, item, count));
   }
 
-  /** Sandbox: takes one copy away, as a trade elsewhere would; `unknown_asset` when it is not at home. */
+  /** Sandbox: takes one copy away, as a trade elsewhere would; 404 not_found when it is not at home. */
   async remove(steamId: string, assetId: string): Promise<void> {
     await this.deps.units.run(async (uow) => {
-      if (!(await this.deps.inventory.remove(uow, steamId, assetId))) throw unknownAsset(steamId, assetId);
+      if (!(await this.deps.inventory.remove(uow, steamId, assetId)))
+        throw refuse('not_found', `no asset ${assetId} in the inventory of ${steamId}`);
     });
   }
 

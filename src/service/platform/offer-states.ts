@@ -1,5 +1,5 @@
 /** The trade offer lifecycle as data: one table of (state, event) → next state and the function that applies it. */
-import { offerStateRefusal } from './platform-errors.js';
+import { refuse } from '../core/refuse.js';
 
 /** Where a trade offer is in its life. */
 export type OfferState = 'active' | 'accepted' | 'declined' | 'expired' | 'rolled_back';
@@ -21,9 +21,10 @@ export const OFFER_TRANSITIONS: Readonly<
   rolled_back: {},
 };
 
-/** The state after `event`, or an `offer_state` refusal when the table has no such step. */
+/** The state after `event`, or 400 invalid_request when the table has no such step. */
 export function nextOfferState(state: OfferState, event: OfferEvent): OfferOutcome {
   const next = OFFER_TRANSITIONS[state][event];
-  if (next === undefined) throw offerStateRefusal(state, event);
-  return next;
+  if (next !== undefined) return next;
+  const hint = state === 'active' ? 'only an accepted offer can be rolled back' : `the offer is ${state}`;
+  throw refuse('invalid_request', `cannot ${event} a trade offer that is ${state}: ${hint}`);
 }

@@ -1,7 +1,6 @@
-/** The platform feature: its sandbox routes, its error mapping, and the due task that moves offers on. */
+/** The platform feature: its sandbox routes and the due task that moves offers on. */
 import type { DueWork } from '../core/due-work.js';
 import type { Feature } from '../http/feature.js';
-import { platformApiError } from './platform-errors.js';
 import { type PlatformSandboxDeps, registerPlatformSandboxRoutes } from './sandbox-routes.js';
 
 /** What the platform feature needs. */
@@ -18,6 +17,5 @@ export function platformFeature(deps: PlatformFeatureDeps): Feature {
   );
   return {
     sandbox: (app) => registerPlatformSandboxRoutes(app, deps),
-    errors: platformApiError,
   };
 }

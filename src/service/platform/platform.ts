@@ -6,6 +6,7 @@
 
 import type { Database } from '../../shared/database.js';
 import type { Clock } from '../core/clock.js';
+import { refuse } from '../core/refuse.js';
 import type { UnitOfWork, UnitOfWorkRunner } from '../core/unit-of-work.js';
 import { Inventories } from './inventories.js';
 import { InventoryStates, type InventoryVisibility } from './inventory-proof.js';
@@ -21,7 +22,6 @@ import type {
   OfferView,
   SentOffer,
 } from './offer-types.js';
-import { protectionOver, unknownOffer } from './platform-errors.js';
 import { sellerDelayMs } from './seller-delay.js';
 import { resolveTradeUrl, type TradeUrlCheck, tradeUrlFor } from './trade-urls.js';
 import { type BehaviourChange, planAnswer, UserBehaviours } from './user-behaviours.js';
@@ -166,7 +166,7 @@ export class Platform {
     await this.deps.units.run((uow) => this.fireDue(uow, offerId, this.deps.clock.now()));
     return this.deps.units.run(async (uow) => {
       const offer = await this.offers.findIn(uow, offerId);
-      if (!offer) throw unknownOffer(offerId);
+      if (!offer) throw refuse('not_found', `no trade offer ${offerId}`);
       return viewOf(await this.step(uow, offer, action, uow.now));
     });
   }
@@ -231,7 +231,11 @@ export class Platform {
     const state = nextOfferState(offer.state, event);
     if (state === 'rolled_back') {
       const endsAt = (offer.closedAt ?? at) + Platform.TRADE_PROTECTION_MS;
-      if (at > endsAt) throw protectionOver(offer.id, endsAt);
+      if (at > endsAt)
+        throw refuse(
+          'invalid_request',
+          `trade offer ${offer.id} can no longer be rolled back: its trade protection ended at ${new Date(endsAt).toISOString()}`,
+        );
     }
     await this.moveItems(uow, offer, state, at);
     await this.offers.moveTo(uow, offer.id, state, at);

@@ -6,11 +6,10 @@
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { ApiError } from '../../contract/api-error.js';
 import { grantInventoryBodySchema } from '../../contract/sandbox.js';
 import { steamIdOf } from '../core/platform-ids.js';
+import { refuse } from '../core/refuse.js';
 import type { Platform } from './platform.js';
-import { unknownItem } from './platform-errors.js';
 import type { ItemDescriptions, PlatformAccounts } from './ports.js';
 
 const offerParams = z.object({ offer_id: z.string().min(1).max(64) });
@@ -55,7 +54,11 @@ export function registerPlatformSandboxRoutes(app: FastifyInstance, deps: Platfo
     async (request, reply) => {
       const steamId = linkedSteamId(deps.accounts, request.params.id);
       const item = await deps.items.describe(request.body.market_hash_name);
-      if (!item) throw unknownItem(request.body.market_hash_name);
+      if (!item)
+        throw refuse(
+          'invalid_request',
+          `market_hash_name: no item named ${JSON.stringify(request.body.market_hash_name)} is listed in the catalogue; copy a name from GET /v1/listings`,
+        );
       const assetIds = await platform.inventories.grant(steamId, item, request.body.count ?? 1);
       return reply.code(201).send({
         steam_id: steamId,
@@ -80,9 +83,9 @@ export function registerPlatformSandboxRoutes(app: FastifyInstance, deps: Platfo
 /** The account's linked platform id; 404 for no such account, 400 when none is linked. */
 function linkedSteamId(accounts: PlatformAccounts, accountId: string): string {
   const steamId = accounts.steamIdOf(accountId);
-  if (steamId === undefined) throw new ApiError('not_found', `no account ${accountId}`);
+  if (steamId === undefined) throw refuse('not_found', `no account ${accountId}`);
   if (steamId === null)
-    throw new ApiError(
+    throw refuse(
       'invalid_request',
       `account ${accountId} has no linked platform account; link one with PATCH /sandbox/accounts/${accountId}`,
     );

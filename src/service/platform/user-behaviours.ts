@@ -1,7 +1,7 @@
 /** How each simulated platform user answers trade offers, stored per steam id, and when that answer falls due. */
+import { refuse } from '../core/refuse.js';
 import type { UnitOfWork } from '../core/unit-of-work.js';
 import type { OfferEvent } from './offer-states.js';
-import { invalidBehaviour } from './platform-errors.js';
 
 /** A user's way of answering offers: accept or decline after a delay, or ignore them until they expire. */
 export interface UserBehaviour {
@@ -71,8 +71,11 @@ function definedOnly(change: BehaviourChange): BehaviourChange {
 
 function checkBehaviour(behaviour: UserBehaviour): void {
   if (!['accept', 'decline', 'ignore'].includes(behaviour.offers))
-    throw invalidBehaviour(`offers must be accept, decline or ignore, not ${String(behaviour.offers)}`);
+    throw refuse(
+      'invalid_request',
+      `offers must be accept, decline or ignore, not ${String(behaviour.offers)}`,
+    );
   const seconds = behaviour.acceptAfterSeconds;
   if (!Number.isFinite(seconds) || seconds < 0 || seconds > MAX_ANSWER_DELAY_SECONDS)
-    throw invalidBehaviour(`acceptAfterSeconds must be between 0 and ${MAX_ANSWER_DELAY_SECONDS}`);
+    throw refuse('invalid_request', `acceptAfterSeconds must be between 0 and ${MAX_ANSWER_DELAY_SECONDS}`);
 }

@@ -1,10 +1,10 @@
 /** Preparing a user's own trade offer: the sender's copies it carries, checked in the sender's inventory. */
+import { refuse } from '../core/refuse.js';
 import type { UnitOfWork } from '../core/unit-of-work.js';
 import type { InventoryStates } from './inventory-proof.js';
 import type { InventoryStore } from './inventory-store.js';
 import type { StoredOffer } from './offer-store.js';
 import type { NewUserOffer } from './offer-types.js';
-import { cannotTrade, unknownAsset } from './platform-errors.js';
 
 const STEAM_ID = /^[0-9]{17}$/;
 
@@ -26,11 +26,14 @@ export async function prepareUserOffer(
   if (new Set(offer.items.map((i) => i.assetId)).size !== offer.items.length)
     throw new RangeError('an offer carries each copy once');
   if ((await stores.states.visibility(uow, offer.fromSteamId)) === 'trade_banned')
-    throw cannotTrade(offer.fromSteamId, 'the account is trade banned');
+    throw refuse(
+      'invalid_request',
+      `${offer.fromSteamId} cannot send trade offers: the account is trade banned`,
+    );
   const items: StoredOffer['items'] = [];
   for (const item of offer.items) {
     const copy = await stores.inventory.copyIn(uow, offer.fromSteamId, item.assetId);
-    if (!copy) throw unknownAsset(offer.fromSteamId, item.assetId);
+    if (!copy) throw refuse('not_found', `no asset ${item.assetId} in the inventory of ${offer.fromSteamId}`);
     items.push({
       itemKey: item.itemKey,
       assetId: copy.assetId,

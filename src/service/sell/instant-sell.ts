@@ -9,16 +9,24 @@ import {
 } from '../../contract/sell.js';
 import type { Database } from '../../shared/database.js';
 import type { Account } from '../core/caller.js';
+import { refuse, refuseOnly } from '../core/refuse.js';
 import type { UnitOfWorkRunner } from '../core/unit-of-work.js';
 import type { ChangePosition } from '../http/change-feed.js';
 import { SellLifecycle } from './lifecycle.js';
 import { type Placed, placeSellOrder } from './placement.js';
 import type { MarketPrices, SellFunds, SellPlatform } from './ports.js';
 import { createQuote } from './quotes.js';
-import { refuseSell } from './sell-errors.js';
 import type { SellOrderRecord } from './sell-order-record.js';
 import { SellOrderStore } from './sell-order-store.js';
 import { SellQuoteStore } from './sell-quote-store.js';
+
+/**
+ * Who may use Instant Sell; the routes check the same first (`config.requires`), which documents
+ * these codes.
+ */
+const ACCESS_ERRORS = ['instant_sell_not_enabled', 'account_restricted'] as const;
+
+const refuseAccess = refuseOnly(ACCESS_ERRORS);
 
 /** What Instant Sell is built from. */
 export interface InstantSellDeps {
@@ -71,7 +79,7 @@ export class InstantSell {
     requireAccess(account, false);
     const order = await this.orders.get(id);
     if (!order || order.accountId !== account.id)
-      throw refuseSell('not_found', `no sell order ${id} on this account`);
+      throw refuse('not_found', `no sell order ${id} on this account`);
     return order;
   }
 
@@ -103,10 +111,10 @@ export class InstantSell {
 /** 403 instant_sell_not_enabled without access; a restricted account may read but not sell. */
 function requireAccess(account: Account, writes: boolean): void {
   if (!account.instantSell)
-    throw refuseSell(
+    throw refuseAccess(
       'instant_sell_not_enabled',
       'Instant Sell is invite-only and not enabled for this account; GET /sell/status tells when it is',
     );
   if (writes && account.status === 'restricted')
-    throw refuseSell('account_restricted', 'this account is restricted and cannot sell');
+    throw refuseAccess('account_restricted', 'this account is restricted and cannot sell');
 }

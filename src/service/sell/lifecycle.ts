@@ -6,7 +6,6 @@
  */
 import { centsToUsd } from '../../contract/common.js';
 import { SELL_LIMITS } from '../../contract/sell.js';
-import { isDomainError } from '../core/domain-error.js';
 import type { UnitOfWork, UnitOfWorkRunner } from '../core/unit-of-work.js';
 import type { ClosedOffer, SellFunds, SellPlatform } from './ports.js';
 import { botsFor, pickBots, splitBasket } from './sell-bots.js';
@@ -63,25 +62,21 @@ export class SellLifecycle {
       return this.fail(uow, order, 'not_sent', 'below_minimum');
     const parts = splitBasket(sendable, botsFor(sendable.length));
     const bots = pickBots(parts.length, (steamId) => this.deps.platform.pendingOfferCount(steamId, uow));
-    try {
-      for (const [index, part] of parts.entries()) {
-        const bot = bots[index];
-        if (!bot) throw new Error('the bot network has fewer bots than a basket may take');
-        const assetIds = part.map((item) => item.assetId);
-        const { offerId } = await this.deps.platform.requestItems(uow, {
-          orderId: order.id,
-          sellerSteamId: order.steamId,
-          botSteamId: bot.steam_id,
-          assetIds,
-        });
-        for (const item of part) Object.assign(item, { status: 'offered', offerId });
-        order.offers.push({ offerId, bot, assetIds, status: 'sent', acceptedAt: null });
-      }
-    } catch (error) {
-      // A trade-banned seller is refused before the first offer writes anything.
-      if (isDomainError(error) && error.reason === 'cannot_trade' && order.offers.length === 0)
-        return this.fail(uow, order, 'not_sent', 'cannot_trade');
-      throw error;
+    // A trade-banned seller's offers would be refused: fail before any offer writes anything.
+    if (!(await this.deps.platform.canTrade(uow, order.steamId)))
+      return this.fail(uow, order, 'not_sent', 'cannot_trade');
+    for (const [index, part] of parts.entries()) {
+      const bot = bots[index];
+      if (!bot) throw new Error('the bot network has fewer bots than a basket may take');
+      const assetIds = part.map((item) => item.assetId);
+      const { offerId } = await this.deps.platform.requestItems(uow, {
+        orderId: order.id,
+        sellerSteamId: order.steamId,
+        botSteamId: bot.steam_id,
+        assetIds,
+      });
+      for (const item of part) Object.assign(item, { status: 'offered', offerId });
+      order.offers.push({ offerId, bot, assetIds, status: 'sent', acceptedAt: null });
     }
     order.sendAt = null;
     await this.store(uow, order, 'offers_sent');

@@ -8,12 +8,24 @@ import { centsToUsd, usdToCents } from '../../contract/common.js';
 import { type CreateSellOrderBody, SELL_LIMITS } from '../../contract/sell.js';
 import { randomId } from '../core/api-keys.js';
 import type { Account } from '../core/caller.js';
+import { refuseOnly } from '../core/refuse.js';
 import type { UnitOfWork, UnitOfWorkRunner } from '../core/unit-of-work.js';
 import type { SellPlatform } from './ports.js';
-import { refuseSell } from './sell-errors.js';
 import type { SellItemRecord, SellOrderRecord } from './sell-order-record.js';
 import type { SellOrderStore } from './sell-order-store.js';
 import type { QuoteRecord, SellQuoteStore } from './sell-quote-store.js';
+
+/** What placing a sell order may be refused with (POST /sell/orders documents these). */
+export const SELL_ORDER_ERRORS = [
+  'not_found',
+  'idempotency_key_mismatch',
+  'sell_quote_expired',
+  'sell_quote_used',
+  'sell_total_below_minimum',
+  'sell_nothing_to_sell',
+] as const;
+
+const refuseOrder = refuseOnly(SELL_ORDER_ERRORS);
 
 /** What placing uses. */
 export interface PlacementDeps {
@@ -41,7 +53,7 @@ export function placeSellOrder(
       const earlier = await deps.orders.byExternalIdIn(uow, account.id, body.external_id);
       if (earlier) {
         if (earlier.quoteId !== body.quote_id || earlier.minTotalCents !== minTotalCents)
-          throw refuseSell(
+          throw refuseOrder(
             'idempotency_key_mismatch',
             `external_id ${body.external_id} already made sell order ${earlier.id} with another quote_id or min_total_usd; use a new external_id`,
           );
@@ -53,12 +65,12 @@ export function placeSellOrder(
     const items = await itemsAtHome(deps.platform, uow, quote, held);
     const totalCents = items.reduce((sum, item) => sum + item.amountCents, 0);
     if (items.length === 0)
-      throw refuseSell(
+      throw refuseOrder(
         'sell_nothing_to_sell',
         `no eligible item of quote ${quote.quote.quote_id} is still in the inventory`,
       );
     if (minTotalCents !== null && totalCents < minTotalCents)
-      throw refuseSell(
+      throw refuseOrder(
         'sell_total_below_minimum',
         `the order would credit ${centsToUsd(totalCents).toFixed(2)} USD, below min_total_usd ${centsToUsd(minTotalCents).toFixed(2)}; nothing was sent`,
         { total_usd: centsToUsd(totalCents), min_total_usd: centsToUsd(minTotalCents) },
@@ -95,14 +107,14 @@ async function usableQuote(
 ): Promise<QuoteRecord> {
   const quote = await deps.quotes.getIn(uow, quoteId);
   if (!quote || quote.accountId !== accountId)
-    throw refuseSell('not_found', `no sell quote ${quoteId} on this account`);
+    throw refuseOrder('not_found', `no sell quote ${quoteId} on this account`);
   const made = await deps.orders.byQuoteIn(uow, quoteId);
   if (made)
-    throw refuseSell('sell_quote_used', `quote ${quoteId} already became sell order ${made.id}`, {
+    throw refuseOrder('sell_quote_used', `quote ${quoteId} already became sell order ${made.id}`, {
       order_id: made.id,
     });
   if (uow.now >= quote.expiresAt)
-    throw refuseSell(
+    throw refuseOrder(
       'sell_quote_expired',
       `quote ${quoteId} expired at ${quote.quote.expires_at}; ask for a new one`,
       {

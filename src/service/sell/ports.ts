@@ -42,10 +42,9 @@ export interface SellPlatform {
   readInventory(steamId: string): Promise<InventorySnapshot>;
   /** A copy at home in an inventory as the unit of work sees it (not carried by an open offer). */
   copyIn(uow: UnitOfWork, steamId: string, assetId: string): Promise<SellableCopy | undefined>;
-  /**
-   * Sends the seller's copies to a bot in an offer the seller answers (by the seller's offers
-   * behaviour). Throws a domain error `cannot_trade` when the seller is trade banned.
-   */
+  /** False when the seller is trade banned: the platform refuses every offer from it. */
+  canTrade(uow: UnitOfWork, steamId: string): Promise<boolean>;
+  /** Sends the seller's copies to a bot in an offer the seller answers (by the seller's offers behaviour). */
   requestItems(
     uow: UnitOfWork,
     offer: { orderId: string; sellerSteamId: string; botSteamId: string; assetIds: string[] },

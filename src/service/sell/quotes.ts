@@ -13,11 +13,22 @@ import {
 } from '../../contract/sell.js';
 import { randomId } from '../core/api-keys.js';
 import type { Account } from '../core/caller.js';
+import { refuseOnly } from '../core/refuse.js';
 import type { UnitOfWorkRunner } from '../core/unit-of-work.js';
 import { appraise } from './appraisal.js';
 import type { InventorySnapshot, MarketPrices, SellableCopy, SellPlatform } from './ports.js';
-import { refuseSell } from './sell-errors.js';
 import type { SellQuoteStore } from './sell-quote-store.js';
+
+/** What a quote may be refused with (POST /sell/quotes documents these). */
+export const QUOTE_ERRORS = [
+  'invalid_trade_url',
+  'unsupported_game',
+  'inventory_pending',
+  'inventory_blocked',
+  'not_found',
+] as const;
+
+const refuseQuote = refuseOnly(QUOTE_ERRORS);
 
 /** What quoting uses. */
 export interface QuoteDeps {
@@ -38,11 +49,11 @@ export async function createQuote(
   const appId = body.appId ?? DEFAULT_APP_ID;
   const supported = deps.appIds.filter((id) => account.appIds.includes(id));
   if (!supported.includes(appId))
-    throw refuseSell('unsupported_game', `the bots buy no items of appId ${appId} for this account`, {
+    throw refuseQuote('unsupported_game', `the bots buy no items of appId ${appId} for this account`, {
       supported_app_ids: supported,
     });
   const owner = deps.platform.resolveTradeUrl(body.trade_url);
-  if ('problem' in owner) throw refuseSell('invalid_trade_url', `trade_url: ${owner.problem}`);
+  if ('problem' in owner) throw refuseQuote('invalid_trade_url', `trade_url: ${owner.problem}`);
   const read = await deps.platform.readInventory(owner.steamId);
   requireReady(read.proof);
   const copies = chosenCopies(
@@ -80,7 +91,7 @@ function requireReady(proof: InventorySnapshot['proof']): void {
       { headers: { 'retry-after': String(Math.max(1, Math.ceil(proof.retryAfterMs / 1000))) } },
     );
   if (proof.status === 'blocked')
-    throw refuseSell(
+    throw refuseQuote(
       'inventory_blocked',
       `the platform refuses to show this inventory (${proof.code}); the seller must fix it on the platform`,
       { proof_code: proof.code },
@@ -93,7 +104,7 @@ function chosenCopies(copies: SellableCopy[], assetIds: readonly string[] | unde
   const byId = new Map(copies.map((copy) => [copy.assetId, copy]));
   const missing = assetIds.filter((id) => !byId.has(id));
   if (missing.length > 0)
-    throw refuseSell(
+    throw refuseQuote(
       'not_found',
       `asset_ids: not in this inventory of the game quoted (or carried by an open offer): ${missing.slice(0, 20).join(', ')}`,
     );

@@ -1,8 +1,7 @@
-/** The Instant Sell feature: its routes, its due work (offers to send, credits to settle) and its error mapping. */
+/** The Instant Sell feature: its routes, its due work (offers to send, credits to settle). */
 import type { DueWork } from '../core/due-work.js';
 import type { Feature } from '../http/feature.js';
 import type { InstantSell } from './instant-sell.js';
-import { sellApiError } from './sell-errors.js';
 import { registerSellRoutes } from './sell-routes.js';
 
 /** What the Instant Sell feature needs. */
@@ -20,7 +19,6 @@ export function sellFeature(deps: SellFeatureDeps): Feature {
   );
   return {
     v1: (app) => registerSellRoutes(app, deps.sell),
-    errors: sellApiError,
     tags: {
       sell: 'Instant Sell (invite-only): quotes of a platform inventory, sell orders to the bots, their lifecycle and settlement',
     },

@@ -17,6 +17,8 @@ import type { Capability } from '../http/capabilities.js';
 import { keysetPage, pageKeyset } from '../http/change-feed.js';
 import { documentedResponse, errorResponses } from '../http/openapi.js';
 import type { InstantSell } from './instant-sell.js';
+import { SELL_ORDER_ERRORS } from './placement.js';
+import { QUOTE_ERRORS } from './quotes.js';
 import { sellOrderJson } from './sell-order-record.js';
 
 /** Every /sell endpoint but the status needs access; selling also needs an unrestricted account. */
@@ -58,13 +60,7 @@ export function registerSellRoutes(app: FastifyInstance, sell: InstantSell): voi
         body: sellQuoteBodySchema,
         response: {
           201: sellQuoteSchema,
-          ...errorResponses(
-            'invalid_trade_url',
-            'unsupported_game',
-            'inventory_pending',
-            'inventory_blocked',
-            'not_found',
-          ),
+          ...errorResponses(...QUOTE_ERRORS),
         },
       },
     },
@@ -88,14 +84,7 @@ export function registerSellRoutes(app: FastifyInstance, sell: InstantSell): voi
             headers: REPLAY_HEADERS,
           }),
           201: sellOrderSchema,
-          ...errorResponses(
-            'not_found',
-            'idempotency_key_mismatch',
-            'sell_quote_expired',
-            'sell_quote_used',
-            'sell_total_below_minimum',
-            'sell_nothing_to_sell',
-          ),
+          ...errorResponses(...SELL_ORDER_ERRORS),
         },
       },
     },

@@ -6,8 +6,13 @@
  */
 import { createHash } from 'node:crypto';
 import type { Database } from '../../shared/database.js';
+import { refuseOnly } from '../core/refuse.js';
 import type { UnitOfWork } from '../core/unit-of-work.js';
-import { refuse } from './trading-errors.js';
+
+/** What claiming a key may refuse with. */
+export const KEY_ERRORS = ['idempotency_in_progress', 'idempotency_key_mismatch'] as const;
+
+const refuse = refuseOnly(KEY_ERRORS);
 
 /** A response as sent: replayed byte for byte. */
 export interface StoredResponse {

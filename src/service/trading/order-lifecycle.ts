@@ -6,6 +6,7 @@
  */
 import type { Listing } from '../../contract/listing.js';
 import type { ReturnReason } from '../../contract/order.js';
+import { refuseOnly } from '../core/refuse.js';
 import type { UnitOfWork, UnitOfWorkRunner } from '../core/unit-of-work.js';
 import { type ItemEvent, nextItemStatus } from './item-states.js';
 import {
@@ -27,7 +28,11 @@ import type {
   UserListings,
 } from './ports.js';
 import { sendOffer } from './send-offer.js';
-import { refuse } from './trading-errors.js';
+
+/** What claiming an order may refuse with (POST /orders/{id}/claim documents these). */
+export const CLAIM_ERRORS = ['not_found', 'not_claimable'] as const;
+
+const refuse = refuseOnly(CLAIM_ERRORS);
 
 /** What the lifecycle uses. */
 export interface LifecycleDeps {

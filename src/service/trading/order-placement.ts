@@ -8,6 +8,7 @@ import { centsToUsd } from '../../contract/common.js';
 import { randomId } from '../core/api-keys.js';
 import type { Account } from '../core/caller.js';
 import type { Clock } from '../core/clock.js';
+import { refuseOnly } from '../core/refuse.js';
 import type { UnitOfWork, UnitOfWorkRunner } from '../core/unit-of-work.js';
 import type { Faults } from './faults.js';
 import type { KeyClaim, StoredResponse } from './idempotency.js';
@@ -21,8 +22,22 @@ import {
 import type { OrderStore } from './order-store.js';
 import type { Funds, ListingSource, LiveListing, TradePlatform, UserListings } from './ports.js';
 import { sendOffer } from './send-offer.js';
-import { refuse } from './trading-errors.js';
 import type { TradingSettings } from './trading-settings.js';
+
+/** What placing an order may refuse with (besides the refusals of the ports it calls). */
+export const PLACEMENT_ERRORS = [
+  'concurrent_update',
+  'item_unavailable',
+  'unsupported_item',
+  'cannot_mix_sources',
+  'one_external_per_order',
+  'price_moved',
+  'pending_trades_limit',
+  'kyc_required',
+  'order_failed',
+] as const;
+
+const refuse = refuseOnly(PLACEMENT_ERRORS);
 
 /** Unaccepted offers a recipient may have before new orders to it are refused. */
 export const MAX_PENDING_OFFERS = 10;

@@ -7,6 +7,16 @@ import type { Listing } from '../../contract/listing.js';
 import type { Account } from '../core/caller.js';
 import type { UnitOfWork } from '../core/unit-of-work.js';
 
+/**
+ * What the ports refuse an order with (the ledger's debit, a user listing its own seller buys):
+ * the buy routes document these with trading's own.
+ */
+export const PORT_ERRORS = [
+  'insufficient_balance',
+  'insufficient_settled_balance',
+  'invalid_request',
+] as const;
+
 /** A live listing as trading reads it. */
 export interface LiveListing {
   readonly id: string;

@@ -9,10 +9,10 @@ import { z } from 'zod';
 import { centsToUsd, usdToCents } from '../../contract/common.js';
 import { faultsBodySchema, patchAccountBodySchema } from '../../contract/sandbox.js';
 import type { Account } from '../core/caller.js';
+import { refuse } from '../core/refuse.js';
 import type { UnitOfWorkRunner } from '../core/unit-of-work.js';
 import type { AccountSettings, AccountSettingsChange, SandboxPlatform } from './ports.js';
 import type { Trading } from './trading.js';
-import { refuse } from './trading-errors.js';
 
 const accountParams = z.object({ id: z.string().max(64) });
 

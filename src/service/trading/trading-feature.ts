@@ -4,7 +4,6 @@ import type { DueWork } from '../core/due-work.js';
 import type { Feature } from '../http/feature.js';
 import type { TradePlatform } from './ports.js';
 import { registerTradingSandboxRoutes, type TradingSandboxDeps } from './sandbox-routes.js';
-import { tradingApiError } from './trading-errors.js';
 import { registerTradingRoutes } from './trading-routes.js';
 
 /** What the trading feature's plugins need. */
@@ -24,7 +23,6 @@ export function tradingFeature(deps: TradingFeatureDeps): Feature {
   return {
     v1: (app) => registerTradingRoutes(app, deps.trading, deps.platform, deps.clock),
     sandbox: (app) => registerTradingSandboxRoutes(app, deps),
-    errors: tradingApiError,
     tags: {
       trading:
         'Buying from the balance: orders delivered to the key owner, market buys for a trade URL, order lookups and claims',

@@ -2,7 +2,6 @@
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { ApiError } from '../../contract/api-error.js';
 import { APP_IDS, DEFAULT_APP_ID, usdToCents } from '../../contract/common.js';
 import {
   claimResponseSchema,
@@ -17,38 +16,14 @@ import {
   ordersQuerySchema,
 } from '../../contract/order.js';
 import type { Clock } from '../core/clock.js';
+import { refuse } from '../core/refuse.js';
 import { authOf } from '../http/authenticate.js';
 import { keysetPage, pageKeyset } from '../http/change-feed.js';
 import { AUTH_ERRORS, documentedResponse, errorResponses } from '../http/openapi.js';
 import type { StoredResponse } from './idempotency.js';
 import { type OrderRecord, orderJson } from './order-record.js';
 import type { TradePlatform } from './ports.js';
-import type { Trading } from './trading.js';
-import { refuse } from './trading-errors.js';
-
-const BUY_ERRORS = [
-  ...AUTH_ERRORS,
-  'invalid_request',
-  'unsupported_game',
-  'unsupported_item',
-  'cannot_mix_sources',
-  'one_external_per_order',
-  'trading_not_enabled',
-  'account_restricted',
-  'kyc_required',
-  'insufficient_balance',
-  'insufficient_settled_balance',
-  'price_moved',
-  'item_unavailable',
-  'pending_trades_limit',
-  'idempotency_in_progress',
-  'idempotency_key_mismatch',
-  'price_updating',
-  'concurrent_update',
-  'order_failed',
-  'market_unavailable',
-  'upstream_timeout',
-] as const;
+import { BUY_ERRORS, ORDER_ERRORS, type Trading } from './trading.js';
 
 /** The 201 of a buy: the order, first placed or replayed for its key. */
 const ORDER_PLACED = documentedResponse({
@@ -84,7 +59,10 @@ export function registerTradingRoutes(
         tags: ['trading'],
         headers: orderHeadersSchema,
         body: createOrderBodySchema,
-        response: { 201: ORDER_PLACED, ...errorResponses(...BUY_ERRORS, 'steam_account_required') },
+        response: {
+          201: ORDER_PLACED,
+          ...errorResponses(...AUTH_ERRORS, 'invalid_request', ...BUY_ERRORS.order),
+        },
       },
     },
     async (request, reply) => {
@@ -126,7 +104,7 @@ export function registerTradingRoutes(
         body: marketBuyBodySchema,
         response: {
           201: ORDER_PLACED,
-          ...errorResponses(...BUY_ERRORS, 'invalid_trade_url', 'external_buy_disabled'),
+          ...errorResponses(...AUTH_ERRORS, 'invalid_request', 'invalid_trade_url', ...BUY_ERRORS.market_buy),
         },
       },
     },
@@ -135,7 +113,7 @@ export function registerTradingRoutes(
       const body = request.body;
       const customId = idempotencyKey(request.headers['idempotency-key'], body.custom_id);
       const recipient = platform.resolveTradeUrl(body.trade_url);
-      if ('problem' in recipient) throw new ApiError('invalid_trade_url', recipient.problem);
+      if ('problem' in recipient) throw refuse('invalid_trade_url', recipient.problem);
       const { custom_id: _, ...rest } = body;
       const response = await trading.buy(
         {
@@ -190,7 +168,10 @@ export function registerTradingRoutes(
         summary: 'Look an order up by the custom_id it was created with',
         tags: ['trading'],
         querystring: orderInfoQuerySchema,
-        response: { 200: orderSchema, ...errorResponses(...AUTH_ERRORS, 'invalid_param', 'not_found') },
+        response: {
+          200: orderSchema,
+          ...errorResponses(...AUTH_ERRORS, 'invalid_param', ...ORDER_ERRORS.read),
+        },
       },
     },
     async (request) => {
@@ -209,7 +190,10 @@ export function registerTradingRoutes(
         tags: ['trading'],
         params: orderParamsSchema,
         querystring: orderLookupQuerySchema,
-        response: { 200: orderSchema, ...errorResponses(...AUTH_ERRORS, 'invalid_param', 'not_found') },
+        response: {
+          200: orderSchema,
+          ...errorResponses(...AUTH_ERRORS, 'invalid_param', ...ORDER_ERRORS.read),
+        },
       },
     },
     async (request) => {
@@ -230,7 +214,7 @@ export function registerTradingRoutes(
         querystring: orderLookupQuerySchema,
         response: {
           200: claimResponseSchema,
-          ...errorResponses(...AUTH_ERRORS, 'invalid_param', 'not_found', 'not_claimable'),
+          ...errorResponses(...AUTH_ERRORS, 'invalid_param', ...ORDER_ERRORS.claim),
         },
       },
     },
@@ -257,7 +241,7 @@ export function registerTradingRoutes(
       },
     },
     async () => {
-      throw new ApiError('not_implemented', 'withdrawals are made on the website, not through the API');
+      throw refuse('not_implemented', 'withdrawals are made on the website, not through the API');
     },
   );
 }

@@ -1,23 +1,55 @@
 /** The trading feature's operations: buying (idempotent, with the sandbox's faults), reading and claiming orders. */
 import type { Database } from '../../shared/database.js';
 import type { Clock } from '../core/clock.js';
+import { refuseOnly } from '../core/refuse.js';
 import type { UnitOfWorkRunner } from '../core/unit-of-work.js';
 import { Faults } from './faults.js';
 import {
   IdempotencyKeys,
   isStoredResponse,
+  KEY_ERRORS,
   type KeyClaim,
   requestHash,
   type StoredResponse,
 } from './idempotency.js';
-import { OrderLifecycle } from './order-lifecycle.js';
-import { type BuyRequest, OrderPlacement } from './order-placement.js';
+import { CLAIM_ERRORS, OrderLifecycle } from './order-lifecycle.js';
+import { type BuyRequest, OrderPlacement, PLACEMENT_ERRORS } from './order-placement.js';
 import type { OrderRecord } from './order-record.js';
 import { type OrderPageQuery, OrderStore } from './order-store.js';
-import type { AccountSettings, Funds, ListingSource, OrderWrittenListener, TradePlatform } from './ports.js';
-import { refuse } from './trading-errors.js';
+import {
+  type AccountSettings,
+  type Funds,
+  type ListingSource,
+  type OrderWrittenListener,
+  PORT_ERRORS,
+  type TradePlatform,
+} from './ports.js';
 import { TradingSettings } from './trading-settings.js';
 import { UserSales } from './user-sales.js';
+
+/** What the sandbox's armed faults answer a buy with. */
+const FAULT_ERRORS = ['market_unavailable', 'price_updating', 'upstream_timeout'] as const;
+
+/** What every buy may refuse with. */
+const ANY_BUY_ERRORS = [
+  'account_restricted',
+  'unsupported_game',
+  ...KEY_ERRORS,
+  ...PLACEMENT_ERRORS,
+  ...PORT_ERRORS,
+  ...FAULT_ERRORS,
+] as const;
+
+/** What a buy may refuse with, per kind: POST /orders and POST /market/buy document exactly these. */
+export const BUY_ERRORS = {
+  order: [...ANY_BUY_ERRORS, 'steam_account_required'],
+  market_buy: [...ANY_BUY_ERRORS, 'external_buy_disabled'],
+} as const;
+
+/** What reading and claiming orders may refuse with (GET /orders/{id}, /orders/info and the claim). */
+export const ORDER_ERRORS = { read: ['not_found'], claim: CLAIM_ERRORS } as const;
+
+const refuse = refuseOnly([...BUY_ERRORS.order, ...BUY_ERRORS.market_buy, ...ORDER_ERRORS.read]);
 
 /** What trading needs from the rest of the service. */
 export interface TradingDeps {

@@ -20,7 +20,7 @@ import { authOf } from '../http/authenticate.js';
 import { AUTH_ERRORS, errorResponses } from '../http/openapi.js';
 import { parseSeqCursor, seqCursor } from '../http/seq-cursor.js';
 import { deliveryJson, endpointJson, endpointWithSecretJson } from './webhook-json.js';
-import type { Webhooks } from './webhooks.js';
+import { WEBHOOK_ERRORS, type Webhooks } from './webhooks.js';
 
 const TAGS = ['webhooks'];
 
@@ -51,7 +51,7 @@ export function registerWebhookRoutes(app: FastifyInstance, webhooks: Webhooks):
         body: createWebhookBodySchema,
         response: {
           201: createWebhookResponseSchema,
-          ...errorResponses(...AUTH_ERRORS, 'invalid_request', 'invalid_webhook_url', 'too_many_webhooks'),
+          ...errorResponses(...AUTH_ERRORS, 'invalid_request', ...WEBHOOK_ERRORS.create),
         },
       },
     },
@@ -73,13 +73,7 @@ export function registerWebhookRoutes(app: FastifyInstance, webhooks: Webhooks):
         body: updateWebhookBodySchema,
         response: {
           200: webhookResponseSchema,
-          ...errorResponses(
-            ...AUTH_ERRORS,
-            'invalid_param',
-            'invalid_request',
-            'invalid_webhook_url',
-            'not_found',
-          ),
+          ...errorResponses(...AUTH_ERRORS, 'invalid_param', 'invalid_request', ...WEBHOOK_ERRORS.update),
         },
       },
     },
@@ -98,7 +92,7 @@ export function registerWebhookRoutes(app: FastifyInstance, webhooks: Webhooks):
         params: webhookParamsSchema,
         response: {
           200: webhookDeletedSchema,
-          ...errorResponses(...AUTH_ERRORS, 'invalid_param', 'not_found'),
+          ...errorResponses(...AUTH_ERRORS, 'invalid_param', ...WEBHOOK_ERRORS.endpoint),
         },
       },
     },
@@ -119,7 +113,7 @@ export function registerWebhookRoutes(app: FastifyInstance, webhooks: Webhooks):
         params: webhookParamsSchema,
         response: {
           200: webhookTestResultSchema,
-          ...errorResponses(...AUTH_ERRORS, 'invalid_param', 'not_found'),
+          ...errorResponses(...AUTH_ERRORS, 'invalid_param', ...WEBHOOK_ERRORS.endpoint),
         },
       },
     },
@@ -135,7 +129,7 @@ export function registerWebhookRoutes(app: FastifyInstance, webhooks: Webhooks):
         params: webhookParamsSchema,
         response: {
           200: rotateWebhookSecretResponseSchema,
-          ...errorResponses(...AUTH_ERRORS, 'invalid_param', 'not_found'),
+          ...errorResponses(...AUTH_ERRORS, 'invalid_param', ...WEBHOOK_ERRORS.endpoint),
         },
       },
     },
@@ -155,7 +149,7 @@ export function registerWebhookRoutes(app: FastifyInstance, webhooks: Webhooks):
         querystring: deliveriesQuerySchema,
         response: {
           200: deliveryPageSchema,
-          ...errorResponses(...AUTH_ERRORS, 'invalid_param', 'not_found'),
+          ...errorResponses(...AUTH_ERRORS, 'invalid_param', ...WEBHOOK_ERRORS.endpoint),
         },
       },
     },
@@ -187,7 +181,7 @@ export function registerWebhookRoutes(app: FastifyInstance, webhooks: Webhooks):
         params: deliveryParamsSchema,
         response: {
           200: deliveryRetryResponseSchema,
-          ...errorResponses(...AUTH_ERRORS, 'invalid_param', 'not_found', 'already_delivered'),
+          ...errorResponses(...AUTH_ERRORS, 'invalid_param', ...WEBHOOK_ERRORS.retry),
         },
       },
     },

@@ -1,7 +1,6 @@
-/** The webhooks feature: its routes, its due task (starting the delivery lanes) and its error mapping. */
+/** The webhooks feature: its routes and its due task (starting the delivery lanes). */
 import type { DueWork } from '../core/due-work.js';
 import type { Feature } from '../http/feature.js';
-import { webhookApiError } from './webhook-errors.js';
 import { registerWebhookRoutes } from './webhook-routes.js';
 import type { Webhooks } from './webhooks.js';
 
@@ -20,7 +19,6 @@ export function webhooksFeature(deps: WebhooksFeatureDeps): Feature {
   );
   return {
     v1: (app) => registerWebhookRoutes(app, deps.webhooks),
-    errors: webhookApiError,
     tags: {
       webhooks:
         'HTTPS endpoints that receive signed order.updated events: registration with an SSRF guard, health, tests, secret rotation, deliveries and their retry',

@@ -14,14 +14,24 @@ import { WEBHOOK_LIMITS } from '../../contract/webhook.js';
 import type { Database } from '../../shared/database.js';
 import { randomId } from '../core/api-keys.js';
 import type { Clock } from '../core/clock.js';
+import { refuseOnly } from '../core/refuse.js';
 import type { UnitOfWork, UnitOfWorkRunner } from '../core/unit-of-work.js';
 import { type DeliveryRecord, DeliveryStore } from './delivery-store.js';
 import { Dispatcher } from './dispatcher.js';
 import { type EndpointRecord, EndpointStore } from './endpoint-store.js';
 import { WebhookSender } from './sender.js';
 import { UrlGuard, type UrlGuardOptions } from './ssrf-guard.js';
-import { refuse } from './webhook-errors.js';
 import { orderUpdatedEvent } from './webhook-json.js';
+
+/** What each operation may refuse with; the routes document exactly these lists. */
+export const WEBHOOK_ERRORS = {
+  create: ['invalid_webhook_url', 'too_many_webhooks'],
+  update: ['invalid_webhook_url', 'not_found'],
+  endpoint: ['not_found'],
+  retry: ['not_found', 'already_delivered'],
+} as const;
+
+const refuse = refuseOnly(Object.values(WEBHOOK_ERRORS).flat());
 
 /** An order just written, as trading announces it. */
 export interface OrderSnapshot {

@@ -35,6 +35,7 @@ export function sellPlatform(platform: Platform): SellPlatform {
       return { proof: read.proof, copies: read.copies };
     },
     copyIn: (uow, steamId, assetId) => platform.inventories.copyIn(uow, steamId, assetId),
+    canTrade: (uow, steamId) => platform.inventories.canTrade(uow, steamId),
     async requestItems(uow, offer) {
       const sent = await platform.sendUserOffer(uow, {
         orderId: offer.orderId,

@@ -46,9 +46,14 @@ describe('nextListingStatus', () => {
     ]),
   );
 
-  it.each(refused)('refuses %s on %s with listing_state', (status, event) => {
+  it.each(refused)('refuses %s on %s with listing_not_active', (status, event) => {
     expect(() => nextListingStatus(status as never, event as ListingEvent)).toThrow(
-      expect.objectContaining({ reason: 'listing_state', facts: { status, event } }),
+      expect.objectContaining({
+        code: 'listing_not_active',
+        status: 409,
+        detail: expect.stringContaining(`a P2P listing that is ${status} cannot be ${event}: `),
+        extra: { status },
+      }),
     );
   });
 

@@ -1,6 +1,6 @@
 /** The offer state table, row by row: every (state, event) pair either steps or is refused. */
 import { describe, expect, it } from 'vitest';
-import { isDomainError } from '../../../src/service/core/domain-error.js';
+import { isApiError } from '../../../src/contract/api-error.js';
 import {
   nextOfferState,
   OFFER_TRANSITIONS,
@@ -43,7 +43,9 @@ describe('nextOfferState', () => {
     } catch (error) {
       refusal = error;
     }
-    expect(isDomainError(refusal) && refusal.reason).toBe('offer_state');
+    expect(isApiError(refusal) && refusal.message).toMatch(
+      `invalid_request: cannot ${event} a trade offer that is ${state}`,
+    );
   });
 
   it('has exactly the steps the rows above allow', () => {

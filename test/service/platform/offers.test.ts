@@ -1,6 +1,6 @@
 /** Trade offers on a real DuckDB file: each outcome by behaviour and by the sandbox, expiry, and the listener's unit of work. */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { isDomainError } from '../../../src/service/core/domain-error.js';
+import { isApiError } from '../../../src/contract/api-error.js';
 import { type OfferClosed, Platform } from '../../../src/service/platform/platform.js';
 import { openPlatform, type PlatformFixture, START, STEAM_ID } from './fixture.js';
 
@@ -18,11 +18,12 @@ async function behave(change: { offers?: 'accept' | 'decline' | 'ignore'; accept
   await f.units.run((uow) => f.platform.setUserBehaviour(uow, STEAM_ID, change));
 }
 
+/** The refusal `work` ends with, as `code: detail`. */
 async function refusalOf(work: Promise<unknown>): Promise<string | undefined> {
   try {
     await work;
   } catch (error) {
-    return isDomainError(error) ? error.reason : String(error);
+    return isApiError(error) ? error.message : `not a refusal: ${String(error)}`;
   }
   return undefined;
 }
@@ -220,20 +221,22 @@ describe('Platform.act', () => {
   });
 
   it.each([
-    ['rollback', 'active', 'offer_state'],
-    ['accept', 'accepted', 'offer_state'],
-    ['decline', 'accepted', 'offer_state'],
-    ['accept', 'declined', 'offer_state'],
-    ['rollback', 'declined', 'offer_state'],
-    ['accept', 'expired', 'offer_state'],
-  ] as const)('refuses %s on a %s offer', async (action, state, reason) => {
+    ['rollback', 'active'],
+    ['accept', 'accepted'],
+    ['decline', 'accepted'],
+    ['accept', 'declined'],
+    ['rollback', 'declined'],
+    ['accept', 'expired'],
+  ] as const)('refuses %s on a %s offer', async (action, state) => {
     await behave({ offers: state === 'declined' ? 'decline' : 'ignore' });
     const { offerId } = await f.send('ord_1');
     if (state === 'accepted') await f.platform.act(offerId, 'accept');
     if (state === 'declined') await f.advance(30_000);
     if (state === 'expired') await f.advance(TTL);
     expect(await f.stateOf(STEAM_ID, offerId)).toBe(state);
-    expect(await refusalOf(f.platform.act(offerId, action))).toBe(reason);
+    expect(await refusalOf(f.platform.act(offerId, action))).toMatch(
+      `invalid_request: cannot ${action} a trade offer that is ${state}: `,
+    );
     expect(await f.stateOf(STEAM_ID, offerId)).toBe(state);
   });
 
@@ -241,12 +244,16 @@ describe('Platform.act', () => {
     await behave({ offers: 'ignore' });
     const { offerId } = await f.send('ord_1');
     f.clock.advance(TTL);
-    expect(await refusalOf(f.platform.act(offerId, 'accept'))).toBe('offer_state');
+    expect(await refusalOf(f.platform.act(offerId, 'accept'))).toMatch(
+      'invalid_request: cannot accept a trade offer that is expired',
+    );
     expect(await f.stateOf(STEAM_ID, offerId)).toBe('expired');
   });
 
   it('refuses an unknown offer id', async () => {
-    expect(await refusalOf(f.platform.act('4999999999', 'accept'))).toBe('unknown_offer');
+    expect(await refusalOf(f.platform.act('4999999999', 'accept'))).toBe(
+      'not_found: no trade offer 4999999999',
+    );
   });
 });
 
@@ -268,6 +275,6 @@ describe('Platform.setUserBehaviour', () => {
     [{ acceptAfterSeconds: 86_401 }],
     [{ offers: 'maybe' as 'accept' }],
   ])('refuses %o', async (change) => {
-    expect(await refusalOf(behave(change))).toBe('invalid_behaviour');
+    expect(await refusalOf(behave(change))).toMatch(/^invalid_request: (offers|acceptAfterSeconds) must be /);
   });
 });

@@ -3,7 +3,6 @@ import Fastify, { type FastifyInstance } from 'fastify';
 import { serializerCompiler, validatorCompiler } from 'fastify-type-provider-zod';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { registerErrorHandling } from '../../../src/service/http/error-handler.js';
-import { platformApiError } from '../../../src/service/platform/platform-errors.js';
 import { registerPlatformSandboxRoutes } from '../../../src/service/platform/sandbox-routes.js';
 import { resolveTradeUrl } from '../../../src/service/platform/trade-urls.js';
 import { openPlatform, type PlatformFixture, STEAM_ID } from './fixture.js';
@@ -16,7 +15,7 @@ beforeEach(async () => {
   app = Fastify();
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(serializerCompiler);
-  registerErrorHandling(app, [platformApiError]);
+  registerErrorHandling(app);
   await app.register(
     async (sandbox) =>
       registerPlatformSandboxRoutes(sandbox, {

@@ -94,15 +94,24 @@ describe('Platform.sendUserOffer', () => {
     const { offerId } = await sendFromSeller([assetId as string]);
     await f.advance(30_000);
     await f.advance(Platform.TRADE_PROTECTION_MS + 1);
-    await expect(f.platform.act(offerId, 'rollback')).rejects.toMatchObject({ reason: 'offer_state' });
+    await expect(f.platform.act(offerId, 'rollback')).rejects.toMatchObject({
+      code: 'invalid_request',
+      detail: expect.stringMatching(/can no longer be rolled back: its trade protection ended/),
+    });
     expect(await inventory(BUYER)).toHaveLength(1);
   });
 
   it('refuses a copy that is not at home, or one already carried by an open offer, and sends nothing', async () => {
     const [assetId] = await f.platform.inventories.grant(SELLER, ITEM, 1);
-    await expect(sendFromSeller(['30000099999'])).rejects.toMatchObject({ reason: 'unknown_asset' });
+    await expect(sendFromSeller(['30000099999'])).rejects.toMatchObject({
+      code: 'not_found',
+      detail: `no asset 30000099999 in the inventory of ${SELLER}`,
+    });
     await sendFromSeller([assetId as string]);
-    await expect(sendFromSeller([assetId as string])).rejects.toMatchObject({ reason: 'unknown_asset' });
+    await expect(sendFromSeller([assetId as string])).rejects.toMatchObject({
+      code: 'not_found',
+      detail: `no asset ${assetId} in the inventory of ${SELLER}`,
+    });
     expect((await f.platform.offersOf(SELLER)).map((o) => [o.from_steam_id, o.to_steam_id])).toEqual([
       [SELLER, BUYER],
     ]);
@@ -112,7 +121,10 @@ describe('Platform.sendUserOffer', () => {
   it('refuses to send from a trade-banned account', async () => {
     const [assetId] = await f.platform.inventories.grant(SELLER, ITEM, 1);
     await f.units.run((uow) => f.platform.setInventoryVisibility(uow, SELLER, 'trade_banned'));
-    await expect(sendFromSeller([assetId as string])).rejects.toMatchObject({ reason: 'cannot_trade' });
+    await expect(sendFromSeller([assetId as string])).rejects.toMatchObject({
+      code: 'invalid_request',
+      detail: `${SELLER} cannot send trade offers: the account is trade banned`,
+    });
     expect(await f.platform.offersOf(SELLER)).toEqual([]);
   });
 });
@@ -162,7 +174,8 @@ describe('Inventories', () => {
   it('removes a copy at home and refuses one that is not there', async () => {
     const [assetId] = await f.platform.inventories.grant(SELLER, ITEM, 1);
     await expect(f.platform.inventories.remove(BUYER, assetId as string)).rejects.toMatchObject({
-      reason: 'unknown_asset',
+      code: 'not_found',
+      detail: `no asset ${assetId} in the inventory of ${BUYER}`,
     });
     await f.platform.inventories.remove(SELLER, assetId as string);
     expect(await inventory(SELLER)).toEqual([]);
