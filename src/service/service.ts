@@ -13,10 +13,12 @@ import { restoreClock, saveClock } from './core/clock-store.js';
 import { DueWork } from './core/due-work.js';
 import { UnitOfWorkRunner } from './core/unit-of-work.js';
 import { FailedAuthGuard } from './http/failed-auth.js';
+import type { Feature } from './http/feature.js';
 import { DEFAULT_RATE_LIMITS, type RateLimits, RollingWindowLimiter } from './http/rate-limiter.js';
 import { registerCoreSandboxRoutes } from './http/sandbox-routes.js';
 import { buildApp } from './http/server.js';
 import { Catalogue } from './market/catalogue.js';
+import { catalogueItems, cheapestOwnListing } from './market/catalogue-items.js';
 import { ALL_APP_IDS, GAMES } from './market/games.js';
 import { marketFeature } from './market/market-feature.js';
 import { FxRates } from './market/prices/fx-rates.js';
@@ -25,22 +27,18 @@ import { PriceSnapshot } from './market/prices/price-snapshot.js';
 import type { RetentionOptions } from './market/stream/event-log.js';
 import { StreamRegistry } from './market/stream/stream-registry.js';
 import type { P2P } from './p2p/p2p.js';
-import { p2pFeature } from './p2p/p2p-feature.js';
+import { openP2P } from './p2p/p2p-feature.js';
 import { Platform } from './platform/platform.js';
 import { platformFeature } from './platform/platform-feature.js';
-import { sellFeature } from './sell/sell-feature.js';
+import { openInstantSell } from './sell/sell-feature.js';
 import { MarketChurn } from './sim/churn.js';
 import { catalogueSeeder } from './sim/generator.js';
 import { simulatorFeature } from './sim/simulator-feature.js';
-import { Trading } from './trading/trading.js';
-import { tradingFeature } from './trading/trading-feature.js';
+import { startTimers } from './timers.js';
+import type { Trading } from './trading/trading.js';
+import { openTrading } from './trading/trading-feature.js';
 import type { WebhookOptions, Webhooks } from './webhooks/webhooks.js';
-import { webhooksFeature } from './webhooks/webhooks-feature.js';
-import { catalogueItems } from './wiring/catalogue-items.js';
-import { openP2P } from './wiring/p2p-parts.js';
-import { openInstantSell } from './wiring/sell-ports.js';
-import { startTimers } from './wiring/timers.js';
-import { openWebhooks } from './wiring/webhooks-parts.js';
+import { openWebhooks } from './webhooks/webhooks-feature.js';
 
 /** Options of a running service; every one has a default that runs on one machine. */
 export interface ServiceOptions {
@@ -190,6 +188,8 @@ type Parts = ServiceParts & {
   snapshot: PriceSnapshot;
   limiter: RollingWindowLimiter;
   streams: StreamRegistry;
+  /** The plugins of every feature after the market's, in the order their due tasks were registered. */
+  opened: Feature[];
   /** Where failures of due work are reported (the app's log once it exists). */
   reportDueFailure: (task: string, error: unknown) => void;
 };
@@ -216,36 +216,73 @@ async function openParts(db: Database, clock: AdjustableClock, options: ServiceO
   const snapshot = new PriceSnapshot();
   prices.onBuild((build) => snapshot.update(build));
   await prices.rebuild();
-  const trading = new Trading({
+  const due = new DueWork(
+    clock,
+    (task, error) => parts.reportDueFailure(task, error),
+    (aheadMs) => saveClock(units, clock, aheadMs),
+  );
+  // Due tasks run in registration order: settlement, listing holds and platform offers first.
+  const before = [
+    accountsFeature({ db, accounts, due, allAppIds: ALL_APP_IDS }),
+    simulatorFeature(churn, due),
+    platformFeature({
+      platform,
+      due,
+      accounts: { steamIdOf: (id) => accounts.account(id)?.steamId },
+      items: catalogueItems(catalogue, db),
+    }),
+  ];
+  const buyableAppIds = GAMES.filter((g) => g.tradable).map((g) => g.appId);
+  const marketCents = (appId: number, name: string) => cheapestOwnListing(catalogue, appId, name)?.priceCents;
+  const { trading, feature: tradingPlugins } = await openTrading({
     db,
     units,
     clock,
+    due,
     listings: catalogue,
     funds: accounts.ledger,
     accounts,
     platform,
-    buyableAppIds: GAMES.filter((g) => g.tradable).map((g) => g.appId),
+    buyableAppIds,
+    sandbox: options.sandbox ?? false,
   });
-  await trading.load();
-  const p2p = await openP2P({ db, units, platform, catalogue, accounts, trading });
-  const onError = (error: unknown) => parts.reportDueFailure('webhooks', error);
-  const webhooks = await openWebhooks({
+  const { p2p, feature: p2pPlugins } = await openP2P({
+    db,
+    units,
+    due,
+    platform,
+    tradeProtectionMs: Platform.TRADE_PROTECTION_MS,
+    shelf: {
+      applyIn: (uow, changes) => catalogue.applyIn(uow, changes),
+      marketCents: (appId, name) => marketCents(appId, name) ?? null,
+    },
+    payouts: accounts.ledger,
+    trading,
+  });
+  const { feature: sellPlugins } = openInstantSell({
+    db,
+    units,
+    due,
+    platform,
+    prices: { priceCents: marketCents },
+    funds: accounts.ledger,
+    appIds: buyableAppIds,
+  });
+  const { webhooks, feature: webhookPlugins } = await openWebhooks({
     db,
     units,
     clock,
-    trading,
+    due,
+    orders: trading,
     options: options.webhooks ?? {},
-    onError,
+    onError: (error: unknown) => parts.reportDueFailure('webhooks', error),
   });
   const parts: Parts = {
     clock,
     db,
     units,
-    due: new DueWork(
-      clock,
-      (task, error) => parts.reportDueFailure(task, error),
-      (aheadMs) => saveClock(units, clock, aheadMs),
-    ),
+    due,
+    opened: [...before, tradingPlugins, p2pPlugins, sellPlugins, webhookPlugins],
     reportDueFailure: () => undefined,
     accounts,
     catalogue,
@@ -264,7 +301,7 @@ async function openParts(db: Database, clock: AdjustableClock, options: ServiceO
 }
 
 /** Every feature with the narrow set of parts it needs. */
-function features(parts: Parts, options: ServiceOptions) {
+function features(parts: Parts, options: ServiceOptions): Feature[] {
   return [
     { sandbox: (app: FastifyInstance) => registerCoreSandboxRoutes(app, parts.clock, parts.due) },
     marketFeature({
@@ -273,25 +310,7 @@ function features(parts: Parts, options: ServiceOptions) {
       maxBacklogBytes: options.maxStreamBacklogBytes ?? 8 * 1024 * 1024,
       releaseHolds: () => parts.churn.releaseHolds(),
     }),
-    accountsFeature({ db: parts.db, accounts: parts.accounts, due: parts.due, allAppIds: ALL_APP_IDS }),
-    simulatorFeature(parts.churn, parts.due),
-    platformFeature({
-      platform: parts.platform,
-      due: parts.due,
-      accounts: { steamIdOf: (id) => parts.accounts.account(id)?.steamId },
-      items: catalogueItems(parts.catalogue, parts.db),
-    }),
-    tradingFeature({
-      clock: parts.clock,
-      due: parts.due,
-      units: parts.units,
-      trading: parts.trading,
-      accounts: parts.accounts,
-      platform: parts.platform,
-    }),
-    p2pFeature({ p2p: parts.p2p, due: parts.due }),
-    sellFeature({ sell: openInstantSell({ ...parts, funds: parts.accounts.ledger }), due: parts.due }),
-    webhooksFeature({ webhooks: parts.webhooks, due: parts.due }),
+    ...parts.opened,
   ];
 }
 

@@ -44,7 +44,7 @@ export interface SellerPlatform {
   proofIn(uow: UnitOfWork, steamId: string): Promise<Proof>;
   /** A copy at home as the unit of work sees it. */
   copyIn(uow: UnitOfWork, steamId: string, assetId: string): Promise<SellerCopy | undefined>;
-  /** The seller sends one copy to the buyer at `sentAt`; throws a domain error when it cannot (copy gone, banned). */
+  /** The seller sends one copy to the buyer at `sentAt`; refused (an ApiError) when it cannot (copy gone, banned). */
   sendUserOffer(
     uow: UnitOfWork,
     offer: {

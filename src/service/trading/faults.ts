@@ -1,4 +1,21 @@
-/** Faults the sandbox operator arms: an upstream outage, a price refresh, and the next N orders failing a given way. */
+/**
+ * Faults the sandbox operator arms (an upstream outage, a price refresh, and the next N orders
+ * failing a given way), applied around the real placement as its {@link PlacementWrapper}: the
+ * order path itself has no fault branch.
+ */
+import { refuseOnly } from '../core/refuse.js';
+import type { LastStep, PlacementWrapper } from './ports.js';
+
+/** What the armed faults answer a buy with. */
+export const FAULT_ERRORS = [
+  'market_unavailable',
+  'price_updating',
+  'upstream_timeout',
+  'concurrent_update',
+  'order_failed',
+] as const;
+
+const refuse = refuseOnly(FAULT_ERRORS);
 
 /** The faults as `GET|POST /sandbox/faults` show and take them. */
 export interface FaultState {
@@ -12,8 +29,8 @@ export interface FaultState {
 /** The faults that count down per order. */
 export type CountedFault = 'upstream_timeout_next' | 'order_failed_next' | 'concurrent_update_next';
 
-/** The armed faults. */
-export class Faults {
+/** The armed faults, wrapped around every placement. */
+export class Faults implements PlacementWrapper {
   private state: FaultState = {
     market_unavailable: false,
     price_updating: false,
@@ -34,13 +51,45 @@ export class Faults {
     return this.view();
   }
 
-  /** True while an outage or a price refresh is armed. */
-  isOn(fault: 'market_unavailable' | 'price_updating'): boolean {
-    return this.state[fault];
+  /**
+   * Refuses while an outage or a price refresh is armed, or for the next racing order; else places,
+   * failing the next order at its last step (rolled back whole), or letting it complete and
+   * answering that its outcome is not known yet (the key then replays the order).
+   */
+  async around<T>(place: (lastStep: LastStep) => Promise<T>): Promise<T> {
+    if (this.state.market_unavailable)
+      throw refuse('market_unavailable', 'the upstream market is down; nothing was charged; retry later');
+    if (this.state.price_updating)
+      throw refuse('price_updating', 'prices are being refreshed; retry in a few seconds with the same key');
+    const timesOut = this.take('upstream_timeout_next');
+    if (this.take('concurrent_update_next'))
+      throw refuse('concurrent_update', 'another order is buying the same listing; retry in a second', {
+        retry_after_seconds: 1,
+      });
+    const placed = await place(this.failingStep());
+    if (timesOut)
+      throw refuse(
+        'upstream_timeout',
+        'the purchase outcome is not known yet; resend with the same custom_id to get it',
+      );
+    return placed;
   }
 
-  /** True (and counts it down) when the next order meets this fault. */
-  take(fault: CountedFault): boolean {
+  /** The last step of one order: it fails when an order_failed is armed as it first gets there. */
+  private failingStep(): LastStep {
+    // Decided once per order: its unit of work may run again after a shared rollback.
+    let fails: boolean | undefined;
+    return () => {
+      fails ??= this.take('order_failed_next');
+      if (fails)
+        throw refuse(
+          'order_failed',
+          'the order could not be completed; look it up by custom_id before retrying',
+        );
+    };
+  }
+
+  private take(fault: CountedFault): boolean {
     if (this.state[fault] <= 0) return false;
     this.state[fault] -= 1;
     return true;

@@ -1,10 +1,9 @@
 /**
  * Idempotent order creation: a key is claimed in memory for the one request running with it, the
- * first final response (status and body bytes) is stored in the order's own row, in the same
+ * receipt of its order (the order as first answered) is stored in the order's own row, in the same
  * transaction, and every later request with the key replays it. A request refused before any
  * order exists stores nothing, so the key stays free for a retry once the cause is fixed.
  */
-import { createHash } from 'node:crypto';
 import type { Database } from '../../shared/database.js';
 import { refuseOnly } from '../core/refuse.js';
 import type { UnitOfWork } from '../core/unit-of-work.js';
@@ -14,27 +13,17 @@ export const KEY_ERRORS = ['idempotency_in_progress', 'idempotency_key_mismatch'
 
 const refuse = refuseOnly(KEY_ERRORS);
 
-/** A response as sent: replayed byte for byte. */
-export interface StoredResponse {
-  status: number;
-  body: string;
-  /** True when answered from the key's stored response (sent with `Idempotent-Replay: true`). */
-  replayed?: boolean;
+/** The receipt stored with a key's order: the order as first answered, replayed byte for byte. */
+export interface Replay {
+  receipt: string;
 }
 
-/** A claimed key: its request's hash goes into the order row; release when the request ends. */
+/** A claimed key: its request's fingerprint goes into the order row; release when the request ends. */
 export interface KeyClaim {
-  readonly requestHash: string;
+  readonly fingerprint: string;
   /** Marks the key as stored once the order's unit of work commits. */
   stored(uow: UnitOfWork): void;
   release(): void;
-}
-
-/** The hash that tells two requests with one key apart. */
-export function requestHash(endpoint: string, request: unknown): string {
-  return createHash('sha256')
-    .update(`${endpoint}\n${JSON.stringify(request)}`)
-    .digest('hex');
 }
 
 /** Claims and replays of idempotency keys, per account. */
@@ -54,11 +43,11 @@ export class IdempotencyKeys {
   }
 
   /**
-   * The stored response for the key (a replay), or a claim on it. Refuses a key whose request is
-   * still running (409 idempotency_in_progress) or that was used with another request (409
-   * idempotency_key_mismatch).
+   * The stored receipt for the key (a replay), or a claim on it. Refuses a key whose request is
+   * still running (409 idempotency_in_progress) or that was used with another request, told apart
+   * by `fingerprint` (409 idempotency_key_mismatch).
    */
-  async begin(accountId: string, key: string, hash: string): Promise<StoredResponse | KeyClaim> {
+  async begin(accountId: string, key: string, fingerprint: string): Promise<Replay | KeyClaim> {
     const slot = `${accountId}\n${key}`;
     if (this.running.has(slot))
       throw refuse(
@@ -66,39 +55,39 @@ export class IdempotencyKeys {
         'a request with this key is still running; look the order up by custom_id before retrying',
       );
     this.running.add(slot);
-    if (!this.stored.has(slot)) return this.claim(slot, hash);
+    if (!this.stored.has(slot)) return this.claim(slot, fingerprint);
     try {
-      const [stored] = await this.db.read<{ request_hash: string; status: number; body: string }>(
-        `SELECT request_hash, response_status AS status, response_body AS body FROM orders
+      const [stored] = await this.db.read<{ request_hash: string; receipt: string }>(
+        `SELECT request_hash, response_body AS receipt FROM orders
          WHERE account_id = $account AND custom_id = $key AND request_hash IS NOT NULL`,
         { account: accountId, key },
       );
-      if (stored && stored.request_hash !== hash)
+      if (stored && stored.request_hash !== fingerprint)
         throw refuse(
           'idempotency_key_mismatch',
           'this key was used with a different request; send a new key for a new order',
         );
       if (stored) {
         this.running.delete(slot);
-        return { status: Number(stored.status), body: String(stored.body), replayed: true };
+        return { receipt: String(stored.receipt) };
       }
     } catch (error) {
       this.running.delete(slot);
       throw error;
     }
-    return this.claim(slot, hash);
+    return this.claim(slot, fingerprint);
   }
 
-  private claim(slot: string, hash: string): KeyClaim {
+  private claim(slot: string, fingerprint: string): KeyClaim {
     return {
-      requestHash: hash,
+      fingerprint,
       stored: (uow) => uow.afterCommit(() => this.stored.add(slot)),
       release: () => this.running.delete(slot),
     };
   }
 }
 
-/** True when `begin` answered with a stored response. */
-export function isStoredResponse(value: StoredResponse | KeyClaim): value is StoredResponse {
-  return 'status' in value;
+/** True when `begin` answered with a stored receipt. */
+export function isReplay(value: Replay | KeyClaim): value is Replay {
+  return 'receipt' in value;
 }

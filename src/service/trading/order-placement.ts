@@ -1,8 +1,8 @@
 /**
  * Placing an order: the checks that need no transaction, then one unit of work that re-checks the
  * listings, debits the balance, removes the listings from the catalogue (with their `gone`
- * events), inserts the order and its items, sends the first trade offer and stores the
- * idempotent response. Any failure rolls all of it back.
+ * events), inserts the order and its items, sends the first trade offer and stores the receipt
+ * its key replays. Any failure rolls all of it back.
  */
 import { centsToUsd } from '../../contract/common.js';
 import { randomId } from '../core/api-keys.js';
@@ -10,8 +10,7 @@ import type { Account } from '../core/caller.js';
 import type { Clock } from '../core/clock.js';
 import { refuseOnly } from '../core/refuse.js';
 import type { UnitOfWork, UnitOfWorkRunner } from '../core/unit-of-work.js';
-import type { Faults } from './faults.js';
-import type { KeyClaim, StoredResponse } from './idempotency.js';
+import type { KeyClaim } from './idempotency.js';
 import {
   deliveryEstimate,
   deriveStatus,
@@ -20,7 +19,7 @@ import {
   orderJson,
 } from './order-record.js';
 import type { OrderStore } from './order-store.js';
-import type { Funds, ListingSource, LiveListing, TradePlatform, UserListings } from './ports.js';
+import type { Funds, LastStep, ListingSource, LiveListing, TradePlatform, UserListings } from './ports.js';
 import { sendOffer } from './send-offer.js';
 import type { TradingSettings } from './trading-settings.js';
 
@@ -34,7 +33,6 @@ export const PLACEMENT_ERRORS = [
   'price_moved',
   'pending_trades_limit',
   'kyc_required',
-  'order_failed',
 ] as const;
 
 const refuse = refuseOnly(PLACEMENT_ERRORS);
@@ -53,6 +51,8 @@ export interface BuyRequest {
   customId: string | null;
   maxPriceCents: number | null;
   autoclaim: boolean | undefined;
+  /** Tells two requests with one key apart (the route derives it from what was sent). */
+  fingerprint: string;
   /** Where the items go. */
   steamId: string;
   /** External delivery is funded from settled money only. */
@@ -68,9 +68,14 @@ export interface PlacementDeps {
   settings: { update(uow: UnitOfWork, id: string, change: { autoclaim: boolean }): Promise<unknown> };
   platform: TradePlatform;
   store: OrderStore;
-  faults: Faults;
   trading: TradingSettings;
   userSales: UserListings;
+}
+
+/** A placed order and its receipt: the order as first answered, which its key replays. */
+export interface Placed {
+  order: OrderRecord;
+  receipt: string;
 }
 
 /** Places orders; listings of orders in flight are reserved so a racing order is told at once. */
@@ -79,12 +84,12 @@ export class OrderPlacement {
 
   constructor(private readonly deps: PlacementDeps) {}
 
-  /** Places the order and answers its 201 response (stored with the key, when one is claimed). */
-  async place(request: BuyRequest, claim: KeyClaim | null): Promise<StoredResponse> {
-    if (
-      this.deps.faults.take('concurrent_update_next') ||
-      request.listingIds.some((id) => this.reserved.has(id))
-    )
+  /**
+   * Places the order (its receipt stored with the key, when one is claimed); `lastStep` runs in
+   * its unit of work once everything is written.
+   */
+  async place(request: BuyRequest, claim: KeyClaim | null, lastStep: LastStep): Promise<Placed> {
+    if (request.listingIds.some((id) => this.reserved.has(id)))
       throw refuse('concurrent_update', 'another order is buying the same listing; retry in a second', {
         retry_after_seconds: 1,
       });
@@ -92,11 +97,9 @@ export class OrderPlacement {
     checkSources(live);
     this.checkPrice(request, live);
     this.checkPendingOffers(request, live);
-    // Taken before the transaction: a unit of work may run again after a shared rollback.
-    const fails = this.deps.faults.take('order_failed_next');
     for (const id of request.listingIds) this.reserved.add(id);
     try {
-      return await this.deps.units.run((uow) => this.placeIn(uow, request, claim, fails));
+      return await this.deps.units.run((uow) => this.placeIn(uow, request, claim, lastStep));
     } finally {
       for (const id of request.listingIds) this.reserved.delete(id);
     }
@@ -106,8 +109,8 @@ export class OrderPlacement {
     uow: UnitOfWork,
     request: BuyRequest,
     claim: KeyClaim | null,
-    fails: boolean,
-  ): Promise<StoredResponse> {
+    lastStep: LastStep,
+  ): Promise<Placed> {
     // Again inside the transaction: its earlier units may have sold a listing or sent offers.
     const live = this.liveListings(request, (id) => this.deps.listings.getIn(uow, id));
     checkSources(live);
@@ -140,19 +143,15 @@ export class OrderPlacement {
     order.status = deriveStatus(order.items);
     if (request.autoclaim !== undefined && request.autoclaim !== request.account.autoclaim)
       await this.deps.settings.update(uow, request.account.id, { autoclaim: request.autoclaim });
-    const response = { status: 201, body: JSON.stringify(orderJson(order, uow.now)) };
+    const receipt = JSON.stringify(orderJson(order, uow.now));
     await this.deps.store.insert(
       uow,
       order,
-      claim === null ? null : { requestHash: claim.requestHash, ...response },
+      claim === null ? null : { fingerprint: claim.fingerprint, receipt },
     );
     claim?.stored(uow);
-    if (fails)
-      throw refuse(
-        'order_failed',
-        'the order could not be completed; look it up by custom_id before retrying',
-      );
-    return response;
+    lastStep(uow);
+    return { order, receipt };
   }
 
   /** The live listings of the request, or 409 item_unavailable naming the ones that are gone. */

@@ -53,20 +53,22 @@ export class OrderStore {
     return this.nextSeq++;
   }
 
-  /** Inserts a new order and its items, with the response stored for its key (when it has one). */
+  /**
+   * Inserts a new order and its items, with the receipt stored for its key (when it has one).
+   * (`response_status`, left from when the row stored a whole response, stays empty.)
+   */
   async insert(
     uow: UnitOfWork,
     order: OrderRecord,
-    response: { requestHash: string; status: number; body: string } | null,
+    keyed: { fingerprint: string; receipt: string } | null,
   ): Promise<void> {
     await uow.tx.runPrepared(
       `INSERT INTO orders VALUES ($id, $seq, $account, $app, $kind, $steam, $custom, $status, $charged, $settled_paid,
          NULL, NULL, NULL, $delivery, $expected, make_timestamp($created * 1000), make_timestamp($created * 1000),
-         $hash, $response_status, $response_body)`,
+         $hash, NULL, $receipt)`,
       {
-        hash: response?.requestHash ?? null,
-        response_status: response?.status ?? null,
-        response_body: response?.body ?? null,
+        hash: keyed?.fingerprint ?? null,
+        receipt: keyed?.receipt ?? null,
         id: order.id,
         seq: order.seq,
         account: order.accountId,

@@ -142,6 +142,20 @@ export interface UserListings {
   ): Promise<void>;
 }
 
+/** The last step of placing an order, inside its unit of work once everything is written: a throw rolls it all back. */
+export type LastStep = (uow: UnitOfWork) => void;
+
+/**
+ * Wraps every placement from outside (the sandbox's armed faults fill it): it may refuse before
+ * placing, place with a last step of its own, or answer otherwise after placing.
+ */
+export interface PlacementWrapper {
+  around<T>(place: (lastStep: LastStep) => Promise<T>): Promise<T>;
+}
+
+/** Places as asked: what runs when nothing wraps placement. */
+export const PLAIN_PLACEMENT: PlacementWrapper = { around: (place) => place(() => undefined) };
+
 /** An order just written (placed or changed), as listeners of its writes see it. */
 export interface WrittenOrder {
   id: string;

@@ -11,15 +11,17 @@ import { faultsBodySchema, patchAccountBodySchema } from '../../contract/sandbox
 import type { Account } from '../core/caller.js';
 import { refuse } from '../core/refuse.js';
 import type { UnitOfWorkRunner } from '../core/unit-of-work.js';
+import type { Faults } from './faults.js';
 import type { AccountSettings, AccountSettingsChange, SandboxPlatform } from './ports.js';
-import type { Trading } from './trading.js';
+import type { TradingSettings } from './trading-settings.js';
 
 const accountParams = z.object({ id: z.string().max(64) });
 
 /** What the trading sandbox routes use. */
 export interface TradingSandboxDeps {
   units: UnitOfWorkRunner;
-  trading: Trading;
+  settings: TradingSettings;
+  faults: Faults;
   accounts: AccountSettings;
   platform: SandboxPlatform;
 }
@@ -28,11 +30,11 @@ export interface TradingSandboxDeps {
 export function registerTradingSandboxRoutes(app: FastifyInstance, deps: TradingSandboxDeps): void {
   const api = app.withTypeProvider<ZodTypeProvider>();
   const hidden = { hide: true };
-  const { trading } = deps;
+  const { settings, faults } = deps;
 
-  api.get('/faults', { schema: hidden }, async () => trading.faults.view());
+  api.get('/faults', { schema: hidden }, async () => faults.view());
   api.post('/faults', { schema: { ...hidden, body: faultsBodySchema } }, async (request) =>
-    trading.faults.configure(request.body),
+    faults.configure(request.body),
   );
 
   api.patch(
@@ -44,7 +46,7 @@ export function registerTradingSandboxRoutes(app: FastifyInstance, deps: Trading
       const updated = await deps.units.run(async (uow) => {
         const account = await deps.accounts.update(uow, current.id, settingsOf(body));
         if (body.kyc_threshold_usd !== undefined)
-          await trading.settings.setKycThreshold(
+          await settings.setKycThreshold(
             uow,
             account.id,
             body.kyc_threshold_usd === null ? null : usdToCents(body.kyc_threshold_usd),
@@ -63,7 +65,7 @@ export function registerTradingSandboxRoutes(app: FastifyInstance, deps: Trading
           await deps.platform.setInventoryVisibility(uow, account.steamId, body.inventory);
         return account;
       });
-      return accountView(updated, trading.settings.kycThresholdCents(updated.id));
+      return accountView(updated, settings.kycThresholdCents(updated.id));
     },
   );
 

@@ -1,31 +1,49 @@
-/** The trading feature: order routes, sandbox controls, its due work, and its error mapping. */
-import type { Clock } from '../core/clock.js';
+/** The trading feature: opening it with the ports it needs, its order routes, sandbox controls and due work. */
+
 import type { DueWork } from '../core/due-work.js';
 import type { Feature } from '../http/feature.js';
-import type { TradePlatform } from './ports.js';
-import { registerTradingSandboxRoutes, type TradingSandboxDeps } from './sandbox-routes.js';
+import { Faults } from './faults.js';
+import type { SandboxPlatform } from './ports.js';
+import { registerTradingSandboxRoutes } from './sandbox-routes.js';
+import { Trading, type TradingDeps } from './trading.js';
 import { registerTradingRoutes } from './trading-routes.js';
+import { TradingSettings } from './trading-settings.js';
 
-/** What the trading feature's plugins need. */
-export interface TradingFeatureDeps extends TradingSandboxDeps {
-  clock: Clock;
+/** What opening trading needs. */
+export interface OpenTradingDeps extends Omit<TradingDeps, 'settings' | 'placement'> {
   due: DueWork;
-  platform: TradePlatform & TradingSandboxDeps['platform'];
+  platform: TradingDeps['platform'] & SandboxPlatform;
+  /** Arms the sandbox's faults around placement and serves their controls. @default false */
+  sandbox?: boolean;
 }
 
-/** Registers trading's due task ('orders') on `due` and returns the feature's plugins. */
-export function tradingFeature(deps: TradingFeatureDeps): Feature {
+/** Trading opened: the feature's public face, and its plugins. */
+export interface OpenTrading {
+  trading: Trading;
+  feature: Feature;
+}
+
+/**
+ * Builds trading and loads it, registers its due task ('orders') on `due`, and returns it with
+ * its plugins. With `sandbox`, the operator's faults wrap every placement from outside.
+ */
+export async function openTrading(deps: OpenTradingDeps): Promise<OpenTrading> {
+  const settings = new TradingSettings(deps.db);
+  const faults = new Faults();
+  const trading = new Trading({ ...deps, settings, ...(deps.sandbox ? { placement: faults } : {}) });
+  await trading.load();
   deps.due.register(
     'orders',
-    (now) => deps.trading.runDue(now),
-    (from) => deps.trading.nextDueFrom(from),
+    (now) => trading.runDue(now),
+    (from) => trading.nextDueFrom(from),
   );
-  return {
-    v1: (app) => registerTradingRoutes(app, deps.trading, deps.platform, deps.clock),
-    sandbox: (app) => registerTradingSandboxRoutes(app, deps),
+  const feature: Feature = {
+    v1: (app) => registerTradingRoutes(app, trading, deps.platform, deps.clock),
+    sandbox: (app) => registerTradingSandboxRoutes(app, { ...deps, settings, faults }),
     tags: {
       trading:
         'Buying from the balance: orders delivered to the key owner, market buys for a trade URL, order lookups and claims',
     },
   };
+  return { trading, feature };
 }

@@ -1,4 +1,5 @@
 /** The trading routes: POST /orders and /market/buy, reading orders, claims, and withdrawals (website only). */
+import { createHash } from 'node:crypto';
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
@@ -20,10 +21,9 @@ import { refuse } from '../core/refuse.js';
 import { authOf } from '../http/authenticate.js';
 import { keysetPage, pageKeyset } from '../http/change-feed.js';
 import { AUTH_ERRORS, documentedResponse, errorResponses } from '../http/openapi.js';
-import type { StoredResponse } from './idempotency.js';
 import { type OrderRecord, orderJson } from './order-record.js';
 import type { TradePlatform } from './ports.js';
-import { BUY_ERRORS, ORDER_ERRORS, type Trading } from './trading.js';
+import { type Bought, BUY_ERRORS, ORDER_ERRORS, type Trading } from './trading.js';
 
 /** The 201 of a buy: the order, first placed or replayed for its key. */
 const ORDER_PLACED = documentedResponse({
@@ -71,22 +71,19 @@ export function registerTradingRoutes(
       const appId = body.appId ?? DEFAULT_APP_ID;
       const customId = idempotencyKey(request.headers['idempotency-key'], body.custom_id);
       const { custom_id: _, ...rest } = body;
-      const response = await trading.buy(
-        {
-          kind: 'order',
-          account,
-          appId,
-          listingIds: body.listing_ids,
-          customId,
-          maxPriceCents: body.max_price_usd === undefined ? null : usdToCents(body.max_price_usd),
-          autoclaim: body.autoclaim,
-          steamId: account.steamId ?? '',
-          settledOnly: false,
-        },
-        'POST /orders',
-        { ...rest, appId },
-      );
-      return sendStored(reply, response);
+      const bought = await trading.buy({
+        kind: 'order',
+        account,
+        appId,
+        listingIds: body.listing_ids,
+        customId,
+        fingerprint: fingerprintOf('POST /orders', { ...rest, appId }),
+        maxPriceCents: body.max_price_usd === undefined ? null : usdToCents(body.max_price_usd),
+        autoclaim: body.autoclaim,
+        steamId: account.steamId ?? '',
+        settledOnly: false,
+      });
+      return sendBought(reply, bought);
     },
   );
 
@@ -115,22 +112,19 @@ export function registerTradingRoutes(
       const recipient = platform.resolveTradeUrl(body.trade_url);
       if ('problem' in recipient) throw refuse('invalid_trade_url', recipient.problem);
       const { custom_id: _, ...rest } = body;
-      const response = await trading.buy(
-        {
-          kind: 'market_buy',
-          account,
-          appId: APP_IDS.cs2,
-          listingIds: body.listing_ids,
-          customId,
-          maxPriceCents: body.max_price_usd === undefined ? null : usdToCents(body.max_price_usd),
-          autoclaim: body.autoclaim,
-          steamId: recipient.steamId,
-          settledOnly: true,
-        },
-        'POST /market/buy',
-        rest,
-      );
-      return sendStored(reply, response);
+      const bought = await trading.buy({
+        kind: 'market_buy',
+        account,
+        appId: APP_IDS.cs2,
+        listingIds: body.listing_ids,
+        customId,
+        fingerprint: fingerprintOf('POST /market/buy', rest),
+        maxPriceCents: body.max_price_usd === undefined ? null : usdToCents(body.max_price_usd),
+        autoclaim: body.autoclaim,
+        steamId: recipient.steamId,
+        settledOnly: true,
+      });
+      return sendBought(reply, bought);
     },
   );
 
@@ -151,7 +145,7 @@ export function registerTradingRoutes(
       const { account } = authOf(request);
       const { appId = DEFAULT_APP_ID, status, cursor, limit = 50, custom_id, updated_after } = request.query;
       if (custom_id !== undefined) {
-        const found = await trading.store.byCustomId(account.id, appId, custom_id);
+        const found = await trading.findByCustomId(account.id, custom_id, appId);
         return { data: found ? [view(found)] : [], meta: { next_cursor: null } };
       }
       const keyset = pageKeyset('o', updated_after, cursor);
@@ -253,10 +247,21 @@ function idempotencyKey(header: string | undefined, customId: string | undefined
   return header ?? customId ?? null;
 }
 
-function sendStored(reply: FastifyReply, response: StoredResponse) {
-  if (response.replayed) reply.header('idempotent-replay', 'true');
+/**
+ * What tells two requests with one key apart: the endpoint and the body as sent (custom_id left
+ * out), so the same key with another body is 409 idempotency_key_mismatch.
+ */
+function fingerprintOf(endpoint: string, body: unknown): string {
+  return createHash('sha256')
+    .update(`${endpoint}\n${JSON.stringify(body)}`)
+    .digest('hex');
+}
+
+/** 201 with the order's receipt, byte for byte as first answered; a replay says so in a header. */
+function sendBought(reply: FastifyReply, bought: Bought) {
+  if (bought.replayed) reply.header('idempotent-replay', 'true');
   return reply
-    .code(response.status)
+    .code(201)
     .type('application/json; charset=utf-8')
-    .send(Buffer.from(response.body) as never);
+    .send(Buffer.from(bought.receipt) as never);
 }

@@ -1,17 +1,13 @@
-/** The trading feature's operations: buying (idempotent, with the sandbox's faults), reading and claiming orders. */
+/**
+ * The trading feature's public face: buying (idempotent), reading and claiming orders, and the
+ * verbs other features reach it by through their ports (user listings sold, order writes).
+ */
 import type { Database } from '../../shared/database.js';
 import type { Clock } from '../core/clock.js';
 import { refuseOnly } from '../core/refuse.js';
-import type { UnitOfWorkRunner } from '../core/unit-of-work.js';
-import { Faults } from './faults.js';
-import {
-  IdempotencyKeys,
-  isStoredResponse,
-  KEY_ERRORS,
-  type KeyClaim,
-  requestHash,
-  type StoredResponse,
-} from './idempotency.js';
+import type { UnitOfWork, UnitOfWorkRunner } from '../core/unit-of-work.js';
+import { FAULT_ERRORS } from './faults.js';
+import { IdempotencyKeys, isReplay, KEY_ERRORS, type KeyClaim } from './idempotency.js';
 import { CLAIM_ERRORS, OrderLifecycle } from './order-lifecycle.js';
 import { type BuyRequest, OrderPlacement, PLACEMENT_ERRORS } from './order-placement.js';
 import type { OrderRecord } from './order-record.js';
@@ -21,14 +17,14 @@ import {
   type Funds,
   type ListingSource,
   type OrderWrittenListener,
+  PLAIN_PLACEMENT,
+  type PlacementWrapper,
   PORT_ERRORS,
   type TradePlatform,
+  type UserListings,
 } from './ports.js';
-import { TradingSettings } from './trading-settings.js';
+import type { TradingSettings } from './trading-settings.js';
 import { UserSales } from './user-sales.js';
-
-/** What the sandbox's armed faults answer a buy with. */
-const FAULT_ERRORS = ['market_unavailable', 'price_updating', 'upstream_timeout'] as const;
 
 /** What every buy may refuse with. */
 const ANY_BUY_ERRORS = [
@@ -60,31 +56,39 @@ export interface TradingDeps {
   funds: Funds;
   accounts: AccountSettings;
   platform: TradePlatform;
+  /** Per-account verification thresholds. */
+  settings: TradingSettings;
+  /** Wraps every placement (the sandbox's faults). @default placing as asked */
+  placement?: PlacementWrapper;
   /** Games whose listings can be bought through the API. */
   buyableAppIds: readonly number[];
 }
 
+/** A buy's answer: the receipt of its order, placed now or replayed for its key. */
+export interface Bought {
+  receipt: string;
+  replayed: boolean;
+}
+
 /** Orders from placement to their end. */
 export class Trading {
-  readonly store: OrderStore;
-  readonly faults = new Faults();
-  readonly settings: TradingSettings;
-  readonly lifecycle: OrderLifecycle;
+  private readonly store: OrderStore;
+  private readonly lifecycle: OrderLifecycle;
   /** Listings users sell (P2P), delivered by their sellers' own offers. */
-  readonly userSales = new UserSales();
+  private readonly userSales = new UserSales();
   private readonly placement: OrderPlacement;
   private readonly keys: IdempotencyKeys;
+  private readonly wrapper: PlacementWrapper;
 
   constructor(private readonly deps: TradingDeps) {
     this.store = new OrderStore(deps.db);
-    this.settings = new TradingSettings(deps.db);
     this.keys = new IdempotencyKeys(deps.db);
+    this.wrapper = deps.placement ?? PLAIN_PLACEMENT;
     this.placement = new OrderPlacement({
       ...deps,
       settings: deps.accounts,
       store: this.store,
-      faults: this.faults,
-      trading: this.settings,
+      trading: deps.settings,
       userSales: this.userSales,
     });
     this.lifecycle = new OrderLifecycle({ ...deps, store: this.store, userSales: this.userSales });
@@ -93,38 +97,22 @@ export class Trading {
   /** Loads what trading keeps in memory. */
   async load(): Promise<void> {
     await this.store.load();
-    await this.settings.load();
+    await this.deps.settings.load();
     await this.keys.load();
   }
 
-  /**
-   * Buys: replays a stored response for a used key, else checks the buyer and places the order.
-   * An armed upstream timeout lets the order complete and answers 504 (the key then replays it).
-   */
-  async buy(request: BuyRequest, endpoint: string, body: unknown): Promise<StoredResponse> {
+  /** Buys: replays the receipt of a used key, else checks the buyer and places the order. */
+  async buy(request: BuyRequest): Promise<Bought> {
     let claim: KeyClaim | null = null;
     if (request.customId !== null) {
-      const begun = await this.keys.begin(request.account.id, request.customId, requestHash(endpoint, body));
-      if (isStoredResponse(begun)) return begun;
+      const begun = await this.keys.begin(request.account.id, request.customId, request.fingerprint);
+      if (isReplay(begun)) return { receipt: begun.receipt, replayed: true };
       claim = begun;
     }
     try {
       this.checkBuyer(request);
-      if (this.faults.isOn('market_unavailable'))
-        throw refuse('market_unavailable', 'the upstream market is down; nothing was charged; retry later');
-      if (this.faults.isOn('price_updating'))
-        throw refuse(
-          'price_updating',
-          'prices are being refreshed; retry in a few seconds with the same key',
-        );
-      const timesOut = this.faults.take('upstream_timeout_next');
-      const response = await this.placement.place(request, claim);
-      if (timesOut)
-        throw refuse(
-          'upstream_timeout',
-          'the purchase outcome is not known yet; resend with the same custom_id to get it',
-        );
-      return response;
+      const placed = await this.wrapper.around((lastStep) => this.placement.place(request, claim, lastStep));
+      return { receipt: placed.receipt, replayed: false };
     } finally {
       claim?.release();
     }
@@ -138,9 +126,14 @@ export class Trading {
     return order;
   }
 
+  /** The account's order created with a custom_id in a game, or undefined. */
+  findByCustomId(accountId: string, customId: string, appId: number): Promise<OrderRecord | undefined> {
+    return this.store.byCustomId(accountId, appId, customId);
+  }
+
   /** The account's order created with a custom_id in a game, or 404. */
   async orderByCustomId(accountId: string, customId: string, appId: number): Promise<OrderRecord> {
-    const order = await this.store.byCustomId(accountId, appId, customId);
+    const order = await this.findByCustomId(accountId, customId, appId);
     if (!order) throw refuse('not_found', `no order with custom_id ${customId} in game ${appId}`);
     return order;
   }
@@ -158,6 +151,21 @@ export class Trading {
   /** Tells `listener` of every order placed or changed, inside the unit of work that writes it. */
   onOrderWritten(listener: OrderWrittenListener): void {
     this.store.onWritten(listener);
+  }
+
+  /** Sells user listings through `seller` (the feature that owns them): their sellers deliver them. */
+  sellUserListingsWith(seller: UserListings): void {
+    this.userSales.use(seller);
+  }
+
+  /** A user's own offer for an item of a user listing is out: the item carries it and the order delivers. */
+  userOfferSent(uow: UnitOfWork, sale: { orderId: string; itemKey: string; offerId: string }): Promise<void> {
+    return this.lifecycle.userOfferSent(uow, sale);
+  }
+
+  /** The seller of a user listing could not send it: the item returns and is refunded. */
+  userSendFailed(uow: UnitOfWork, sale: { orderId: string; itemKey: string }): Promise<void> {
+    return this.lifecycle.userSendFailed(uow, sale);
   }
 
   /** Moves every order along to `now`. */

@@ -2,10 +2,17 @@
 
 import type { Listing } from '../../contract/listing.js';
 import type { Database } from '../../shared/database.js';
-import type { Catalogue } from '../market/catalogue.js';
-import { ALL_APP_IDS } from '../market/games.js';
-import type { IndexedListing } from '../market/listing-index/listing-index.js';
-import type { ItemDescriptions } from '../platform/ports.js';
+import type { Catalogue } from './catalogue.js';
+import { ALL_APP_IDS } from './games.js';
+import type { IndexedListing } from './listing-index/listing-index.js';
+
+/** An item as a listing of it describes it. */
+export interface ItemDescription {
+  appId: number;
+  marketHashName: string;
+  listingId: string;
+  listingJson: string;
+}
 
 /** Live listings of one name looked at for the cheapest of the marketplace's own. */
 const LOOK_AT = 50;
@@ -28,7 +35,10 @@ export function cheapestOwnListing(
  * else by the latest listing of that name the event log still holds (an item listed in its
  * retention window but not now).
  */
-export function catalogueItems(catalogue: Catalogue, db: Database): ItemDescriptions {
+export function catalogueItems(
+  catalogue: Catalogue,
+  db: Database,
+): { describe(name: string): Promise<ItemDescription | undefined> } {
   return {
     async describe(name) {
       for (const appId of ALL_APP_IDS) {
@@ -47,7 +57,7 @@ export function catalogueItems(catalogue: Catalogue, db: Database): ItemDescript
   };
 }
 
-function described(appId: number, listing: Listing) {
+function described(appId: number, listing: Listing): ItemDescription {
   return {
     appId,
     marketHashName: listing.market_hash_name,

@@ -1,10 +1,10 @@
 /** The service's periodic jobs: due work every second, the price list, the event log's pruning; and the churn. */
-import { startJob } from '../../shared/jobs/index.js';
-import type { Clock } from '../core/clock.js';
-import type { DueWork } from '../core/due-work.js';
-import type { Catalogue } from '../market/catalogue.js';
-import type { PriceList } from '../market/prices/price-list.js';
-import type { MarketChurn } from '../sim/churn.js';
+import { startJob } from '../shared/jobs/index.js';
+import type { Clock } from './core/clock.js';
+import type { DueWork } from './core/due-work.js';
+import type { Catalogue } from './market/catalogue.js';
+import type { PriceList } from './market/prices/price-list.js';
+import type { MarketChurn } from './sim/churn.js';
 
 /** What the timers drive. */
 export interface TimedParts {
