@@ -6,27 +6,15 @@ import type { UnitOfWork, UnitOfWorkRunner } from '../core/unit-of-work.js';
 import type { Feature } from '../http/feature.js';
 import { P2P } from './p2p.js';
 import { registerP2PRoutes } from './p2p-routes.js';
-import type { BuyerOrders, ClosedOffer, Payouts, Proof, SellerCopy, SellerPlatform, Shelf } from './ports.js';
+import type { BuyerOrders, Payouts, SellerCopy, SellerPlatform, Shelf } from './ports.js';
 
 /** The game platform as P2P is opened on it (the platform feature's own shape). */
-export interface P2PPlatform {
+export interface P2PPlatform extends Pick<SellerPlatform, 'sendUserOffer' | 'runDue' | 'onOfferClosed'> {
   inventories: {
-    read(steamId: string): Promise<{ proof: Proof; copies: SellerCopy[] }>;
-    proofIn(uow: UnitOfWork, steamId: string): Promise<Proof>;
-    copyIn(uow: UnitOfWork, steamId: string, assetId: string): Promise<SellerCopy | undefined>;
+    read: SellerPlatform['readInventory'];
+    proofIn: SellerPlatform['proofIn'];
+    copyIn: SellerPlatform['copyIn'];
   };
-  sendUserOffer(
-    uow: UnitOfWork,
-    offer: {
-      orderId: string;
-      fromSteamId: string;
-      toSteamId: string;
-      items: { assetId: string; itemKey: string }[];
-      sentAt: number;
-    },
-  ): Promise<{ offerId: string }>;
-  runDue(now: number): Promise<void>;
-  onOfferClosed(listener: (uow: UnitOfWork, event: ClosedOffer) => Promise<void>): void;
 }
 
 /** Trading as P2P is opened on it: the orders of user listings, which P2P sells through it. */
@@ -97,7 +85,7 @@ export async function openP2P(deps: OpenP2PDeps): Promise<OpenP2P> {
   return { p2p, feature };
 }
 
-/** The platform as P2P's own code uses it: one copy per user offer, copies carrying only what P2P reads. */
+/** The platform as P2P's own code uses it: copies carrying only what P2P reads. */
 function sellerPlatform(platform: P2PPlatform, tradeProtectionMs: number): SellerPlatform {
   return {
     tradeProtectionMs,
@@ -110,14 +98,7 @@ function sellerPlatform(platform: P2PPlatform, tradeProtectionMs: number): Selle
       const copy = await platform.inventories.copyIn(uow, steamId, assetId);
       return copy && sellerCopy(copy);
     },
-    sendUserOffer: (uow, offer) =>
-      platform.sendUserOffer(uow, {
-        orderId: offer.orderId,
-        fromSteamId: offer.fromSteamId,
-        toSteamId: offer.toSteamId,
-        items: [{ assetId: offer.assetId, itemKey: offer.itemKey }],
-        sentAt: offer.sentAt,
-      }),
+    sendUserOffer: (uow, offer) => platform.sendUserOffer(uow, offer),
     runDue: (now) => platform.runDue(now),
     onOfferClosed: (listener) => platform.onOfferClosed(listener),
   };

@@ -44,15 +44,14 @@ export interface SellerPlatform {
   proofIn(uow: UnitOfWork, steamId: string): Promise<Proof>;
   /** A copy at home as the unit of work sees it. */
   copyIn(uow: UnitOfWork, steamId: string, assetId: string): Promise<SellerCopy | undefined>;
-  /** The seller sends one copy to the buyer at `sentAt`; refused (an ApiError) when it cannot (copy gone, banned). */
+  /** The seller sends copies to the buyer at `sentAt`; refused (an ApiError) when it cannot (copy gone, banned). */
   sendUserOffer(
     uow: UnitOfWork,
     offer: {
       orderId: string;
       fromSteamId: string;
       toSteamId: string;
-      assetId: string;
-      itemKey: string;
+      items: { assetId: string; itemKey: string }[];
       sentAt: number;
     },
   ): Promise<{ offerId: string }>;

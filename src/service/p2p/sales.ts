@@ -101,10 +101,10 @@ export class Sales {
     let offerId: string;
     try {
       ({ offerId } = await this.deps.platform.sendUserOffer(uow, {
-        ...sale,
+        orderId: sale.orderId,
         fromSteamId: record.steamId,
         toSteamId: record.buyerSteamId as string,
-        assetId: record.assetId,
+        items: [{ assetId: record.assetId, itemKey: sale.itemKey }],
         sentAt: record.due?.at ?? uow.now,
       }));
     } catch (error) {
