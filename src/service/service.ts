@@ -1,6 +1,7 @@
 /**
- * The composition root: opens the database, builds each feature with the parts it needs, registers
- * their plugins, starts the timers, and stops it all again. The only module that knows every feature.
+ * The composition root: opens the database, builds each feature with the parts it needs (those
+ * that need other features in `open-features.ts`), registers their plugins, starts the timers, and
+ * stops it all again.
  */
 import type { FastifyInstance } from 'fastify';
 import { Database } from '../shared/database.js';
@@ -18,27 +19,24 @@ import { DEFAULT_RATE_LIMITS, type RateLimits, RollingWindowLimiter } from './ht
 import { registerCoreSandboxRoutes } from './http/sandbox-routes.js';
 import { buildApp } from './http/server.js';
 import { Catalogue } from './market/catalogue.js';
-import { catalogueItems, cheapestOwnListing } from './market/catalogue-items.js';
-import { ALL_APP_IDS, GAMES } from './market/games.js';
+import { catalogueItems } from './market/catalogue-items.js';
+import { ALL_APP_IDS } from './market/games.js';
 import { marketFeature } from './market/market-feature.js';
 import { FxRates } from './market/prices/fx-rates.js';
 import { PriceList } from './market/prices/price-list.js';
 import { PriceSnapshot } from './market/prices/price-snapshot.js';
 import type { RetentionOptions } from './market/stream/event-log.js';
 import { StreamRegistry } from './market/stream/stream-registry.js';
+import { openFeatures } from './open-features.js';
 import type { P2P } from './p2p/p2p.js';
-import { openP2P } from './p2p/p2p-feature.js';
 import { Platform } from './platform/platform.js';
 import { platformFeature } from './platform/platform-feature.js';
-import { openInstantSell } from './sell/sell-feature.js';
 import { MarketChurn } from './sim/churn.js';
 import { catalogueSeeder } from './sim/generator.js';
 import { simulatorFeature } from './sim/simulator-feature.js';
 import { startTimers } from './timers.js';
 import type { Trading } from './trading/trading.js';
-import { openTrading } from './trading/trading-feature.js';
 import type { WebhookOptions, Webhooks } from './webhooks/webhooks.js';
-import { openWebhooks } from './webhooks/webhooks-feature.js';
 
 /** Options of a running service; every one has a default that runs on one machine. */
 export interface ServiceOptions {
@@ -188,7 +186,7 @@ type Parts = ServiceParts & {
   snapshot: PriceSnapshot;
   limiter: RollingWindowLimiter;
   streams: StreamRegistry;
-  /** The plugins of every feature after the market's, in the order their due tasks were registered. */
+  /** The plugins of the features after the market's, in the order their due tasks were registered. */
   opened: Feature[];
   /** Where failures of due work are reported (the app's log once it exists). */
   reportDueFailure: (task: string, error: unknown) => void;
@@ -232,57 +230,17 @@ async function openParts(db: Database, clock: AdjustableClock, options: ServiceO
       items: catalogueItems(catalogue, db),
     }),
   ];
-  const buyableAppIds = GAMES.filter((g) => g.tradable).map((g) => g.appId);
-  const marketCents = (appId: number, name: string) => cheapestOwnListing(catalogue, appId, name)?.priceCents;
-  const { trading, feature: tradingPlugins } = await openTrading({
-    db,
-    units,
-    clock,
-    due,
-    listings: catalogue,
-    funds: accounts.ledger,
-    accounts,
-    platform,
-    buyableAppIds,
-    sandbox: options.sandbox ?? false,
-  });
-  const { p2p, feature: p2pPlugins } = await openP2P({
-    db,
-    units,
-    due,
-    platform,
-    tradeProtectionMs: Platform.TRADE_PROTECTION_MS,
-    shelf: {
-      applyIn: (uow, changes) => catalogue.applyIn(uow, changes),
-      marketCents: (appId, name) => marketCents(appId, name) ?? null,
-    },
-    payouts: accounts.ledger,
-    trading,
-  });
-  const { feature: sellPlugins } = openInstantSell({
-    db,
-    units,
-    due,
-    platform,
-    prices: { priceCents: marketCents },
-    funds: accounts.ledger,
-    appIds: buyableAppIds,
-  });
-  const { webhooks, feature: webhookPlugins } = await openWebhooks({
-    db,
-    units,
-    clock,
-    due,
-    orders: trading,
-    options: options.webhooks ?? {},
-    onError: (error: unknown) => parts.reportDueFailure('webhooks', error),
-  });
+  const opened = await openFeatures(
+    { db, units, clock, due, accounts, platform, catalogue },
+    options,
+    (error) => parts.reportDueFailure('webhooks', error),
+  );
   const parts: Parts = {
     clock,
     db,
     units,
     due,
-    opened: [...before, tradingPlugins, p2pPlugins, sellPlugins, webhookPlugins],
+    opened: [...before, ...opened.plugins],
     reportDueFailure: () => undefined,
     accounts,
     catalogue,
@@ -291,9 +249,9 @@ async function openParts(db: Database, clock: AdjustableClock, options: ServiceO
     fx: new FxRates(clock, seed),
     churn,
     platform,
-    trading,
-    p2p,
-    webhooks,
+    trading: opened.trading,
+    p2p: opened.p2p,
+    webhooks: opened.webhooks,
     limiter: new RollingWindowLimiter({ ...DEFAULT_RATE_LIMITS, ...options.rateLimits }),
     streams: new StreamRegistry(),
   };

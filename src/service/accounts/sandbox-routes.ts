@@ -5,12 +5,12 @@
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { ApiError } from '../../contract/api-error.js';
 import { centsToUsd, usdToCents } from '../../contract/common.js';
 import { createAccountBodySchema, createKeyBodySchema, fundBodySchema } from '../../contract/sandbox.js';
 import type { Account, ApiKeyRecord } from '../core/caller.js';
 import { isCidr } from '../core/ip-allowlist.js';
 import { newPlatformId } from '../core/platform-ids.js';
+import { refuse } from '../core/refuse.js';
 import type { Accounts } from './accounts.js';
 
 const accountParams = z.object({ id: z.string().max(64) });
@@ -84,7 +84,7 @@ export function registerAccountSandboxRoutes(
 function checkedAllowlist(list: string[] | undefined): string[] {
   const bad = (list ?? []).find((cidr) => !isCidr(cidr));
   if (bad !== undefined)
-    throw new ApiError('invalid_request', `ip_allowlist entry ${bad} is not an address or CIDR`);
+    throw refuse('invalid_request', `ip_allowlist entry ${bad} is not an address or CIDR`);
   return list ?? [];
 }
 

@@ -2,10 +2,10 @@
 
 import { z } from 'zod';
 import { transactionTypeSchema } from '../../contract/account.js';
-import { ApiError } from '../../contract/api-error.js';
 import { centsToUsd } from '../../contract/common.js';
 import type { Database } from '../../shared/database.js';
 import { bigintColumn, parseRows } from '../../shared/row-schema.js';
+import { refuse } from '../core/refuse.js';
 import { parseSeqCursor, seqCursor } from '../http/seq-cursor.js';
 
 /** The validated query of GET /transactions. */
@@ -46,7 +46,7 @@ const ledgerRowSchema = z
 export async function readTransactions(db: Database, accountId: string, query: TransactionsQuery) {
   const { limit = 50, type, from, to, cursor } = query;
   if (from !== undefined && to !== undefined && from > to)
-    throw new ApiError('invalid_param', `from (${from}) is after to (${to})`);
+    throw refuse('invalid_param', `from (${from}) is after to (${to})`);
   const before = cursor === undefined ? null : parseSeqCursor('t', cursor);
   const read = await db.read(
     `SELECT id, type, CAST(amount_usd * 100 AS BIGINT) AS amount, CAST(balance_after_usd * 100 AS BIGINT) AS after,

@@ -4,7 +4,7 @@
  * alone, and the others are published.
  */
 import type { z } from 'zod';
-import { ApiError } from '../../contract/api-error.js';
+import type { ApiError } from '../../contract/api-error.js';
 import {
   type P2PPublishItem,
   type P2PPublishResult,
@@ -12,6 +12,7 @@ import {
   p2pPublishItemSchema,
 } from '../../contract/p2p.js';
 import type { Account } from '../core/caller.js';
+import { refuse } from '../core/refuse.js';
 import { inputError } from '../http/input-validation.js';
 import { listingJson } from './listing-record.js';
 import type { P2P } from './p2p.js';
@@ -38,7 +39,7 @@ export async function publishBatch(
     if (earlier !== undefined) {
       refused.set(
         index,
-        new ApiError(
+        refuse(
           'invalid_request',
           `body items.${index}.operational_asset_id: the copy is already item ${earlier} of this batch; send each copy once`,
         ),
