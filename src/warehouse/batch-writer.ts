@@ -15,6 +15,11 @@ export interface BatchWriterOptions {
    * @default 2000
    */
   maxWriteRows?: number;
+  /**
+   * Rows landed before the live set's state is brought up to date even while more batches wait
+   * (when none waits, it is brought up to date after every write). @default 20000
+   */
+  refreshRows?: number;
   /** Called with the error of a flush started by size or time (the batches' own promises reject too). */
   onError?: (error: unknown) => void;
 }
@@ -38,6 +43,9 @@ export class BatchWriter {
   private readonly maxRows: number;
   private readonly maxDelayMs: number;
   private readonly maxWriteRows: number;
+  private readonly refreshRows: number;
+  /** Rows landed since the live set's state was last brought up to date. */
+  private unrefreshedRows = 0;
   private readonly onError: ((error: unknown) => void) | undefined;
   private pending: Pending[] = [];
   private pendingRows = 0;
@@ -55,6 +63,7 @@ export class BatchWriter {
     this.maxRows = options.maxRows ?? 500;
     this.maxDelayMs = options.maxDelayMs ?? 500;
     this.maxWriteRows = options.maxWriteRows ?? 2000;
+    this.refreshRows = options.refreshRows ?? 20_000;
     this.onError = options.onError;
   }
 
@@ -93,23 +102,40 @@ export class BatchWriter {
     return last;
   }
 
-  /** Writes the oldest queued batches, up to `maxWriteRows` rows, in one transaction after the write in flight. */
+  /**
+   * Writes the oldest queued batches, up to `maxWriteRows` rows, in one transaction after the write
+   * in flight; then brings the live set's state up to date, in a transaction of its own.
+   */
   private writeNext(): Promise<void> {
     const taken = this.takeForWrite();
     this.writing = true;
     const flushed = this.lastFlush
       .then(() => this.warehouse.write(mergeBatches(taken.map((p) => p.batch))))
       .then(
-        () => {
+        (summary) => {
           for (const p of taken) p.resolve();
+          this.unrefreshedRows += summary.rows;
         },
         (error: unknown) => {
           for (const p of taken) p.reject(error);
           throw error;
         },
       );
-    this.lastFlush = flushed.catch(() => undefined).finally(() => this.afterWrite(flushed));
-    return flushed;
+    const refreshed = flushed.then(() => this.refreshLiveSet());
+    this.lastFlush = refreshed.catch(() => undefined).finally(() => this.afterWrite(flushed));
+    return refreshed;
+  }
+
+  /**
+   * Brings the live set's state up to date when no batch waits, or once enough rows landed: a burst
+   * is merged in one go after it. Reads of the live set are exact either way; a failure only leaves
+   * more for the next refresh, so it is reported, not thrown.
+   */
+  private async refreshLiveSet(): Promise<void> {
+    if (this.unrefreshedRows === 0) return;
+    if (this.pending.length > 0 && this.unrefreshedRows < this.refreshRows) return;
+    this.unrefreshedRows = 0;
+    await this.warehouse.refreshLiveSet().catch((error: unknown) => this.onError?.(error));
   }
 
   /** Flushes what is queued (in as many writes as it takes), stops the timer and refuses further batches. */

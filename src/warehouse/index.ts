@@ -29,6 +29,7 @@ export type { MinAskList } from './land-minask.js';
 export type { ObservationRow } from './land-observations.js';
 export type { SnapshotFetch } from './land-snapshot.js';
 export { LISTING_KEYS } from './listing-shape.js';
+export { newestListedSql } from './live-set.js';
 export { mergeBatches } from './merge-batches.js';
 export type { Model, ModelRunResult, ModelRunSummary, ModelTestResult } from './models/index.js';
 export {

@@ -1,4 +1,7 @@
-/** Lands one batch inside the write's transaction: every registered field in order, then its `loads` row. */
+/**
+ * Lands one batch inside the write's transaction: every registered field in order, then its `loads`
+ * row and, when it landed rows, its mark in `live_set_pending`.
+ */
 import { randomUUID } from 'node:crypto';
 import type { DuckDBConnection } from '@duckdb/node-api';
 import type { LoadSummary, WarehouseBatch } from './batch.js';
@@ -7,13 +10,15 @@ import { type LandingContext, msToTimestamp, run } from './sql.js';
 
 /**
  * Lands the fields of `batch` in registry order on `connection` (inside the open transaction) and
- * records the batch in `loads` with the rows it landed.
+ * records the batch in `loads` with the rows it landed (and, unless `liveSet` is false for a file
+ * of a layout before the live set's state, marks it pending there).
  */
 export async function landBatch(
   connection: DuckDBConnection,
   stagingDir: string,
   batch: WarehouseBatch,
   now: number,
+  liveSet = true,
 ): Promise<LoadSummary> {
   const tables: Record<string, number> = {};
   const context: LandingContext = {
@@ -32,7 +37,17 @@ export async function landBatch(
   }
   const rows = Object.values(tables).reduce((sum, n) => sum + n, 0);
   await landLoad(context, rows);
+  if (rows > 0 && liveSet) await markPending(context);
   return { loadId: context.loadId, source: batch.source, rows, tables };
+}
+
+/** Marks the batch's rows as not yet in the live set's state (see `live-set.ts`). */
+async function markPending(context: LandingContext): Promise<void> {
+  await run(
+    context,
+    `INSERT INTO live_set_pending (load_id, ingested_at) VALUES ($load, ${msToTimestamp('$now')})`,
+    { load: context.loadId, now: context.now },
+  );
 }
 
 /** Records the batch in `loads` with the number of rows it changed. */

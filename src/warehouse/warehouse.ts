@@ -10,6 +10,7 @@ import type { WarehouseBatch, WriteSummary } from './batch.js';
 import { WarehouseLockedError, WarehouseWriteError } from './errors.js';
 import { jsonSafeConverter } from './json-values.js';
 import { landBatch } from './land-batch.js';
+import { REFRESH_LIVE_SET } from './live-set.js';
 import {
   loadModels,
   type Model,
@@ -98,6 +99,8 @@ export class Warehouse {
     /** Where bulk rows are staged during a write ('' when read-only); the collector's downloads go there too. */
     readonly stagingDir: string,
     private readonly modelsDir: string,
+    /** Whether the file has the live set's state (a layout opened with older migrations has not). */
+    private readonly liveSet: boolean,
   ) {}
 
   /**
@@ -112,10 +115,14 @@ export class Warehouse {
     let db: Database | undefined;
     try {
       db = await openDatabase(path, options);
-      if (!readOnly) await createDerivedViews(db);
+      const liveSet = readOnly ? false : await createDerivedViews(db);
       const stagingDir = readOnly ? '' : await prepareStagingDir(path, options.stagingDir);
       const modelsDir = options.modelsDir ?? findSqlDir('models');
-      return new Warehouse(path, readOnly, key, db, options.clock ?? Date.now, stagingDir, modelsDir);
+      const clock = options.clock ?? Date.now;
+      const warehouse = new Warehouse(path, readOnly, key, db, clock, stagingDir, modelsDir, liveSet);
+      // What landed before (a migrated file, a crash between a landing and its refresh) is applied now.
+      await warehouse.refreshLiveSet();
+      return warehouse;
     } catch (error) {
       openPaths.delete(key);
       await db?.close();
@@ -156,6 +163,19 @@ export class Warehouse {
           { cause },
         );
       });
+  }
+
+  /**
+   * Applies the loads landed since the last refresh to the live set's state, in one transaction of
+   * its own after the writes queued before it. `live_listings` is exact without it; it keeps what
+   * a read of the live set merges small. Does nothing on a file without that state.
+   */
+  refreshLiveSet(): Promise<void> {
+    if (this.readOnly || !this.liveSet) return Promise.resolve();
+    if (this.closed) return Promise.reject(new Error(`the warehouse ${this.path} is closed`));
+    return this.db.transaction(async (db) => {
+      for (const sql of REFRESH_LIVE_SET) await db.run(sql);
+    });
   }
 
   /** Runs ad hoc SQL on committed data and returns its rows with JSON-safe values (see `jsonSafeConverter`). */
@@ -243,7 +263,8 @@ export class Warehouse {
   ): Promise<WriteSummary> {
     const now = this.clock();
     const loads = [];
-    for (const batch of batches) loads.push(await landBatch(connection, this.stagingDir, batch, now));
+    for (const batch of batches)
+      loads.push(await landBatch(connection, this.stagingDir, batch, now, this.liveSet));
     return { loads, rows: loads.reduce((sum, l) => sum + l.rows, 0) };
   }
 }

@@ -67,7 +67,7 @@ export async function generateWarehouse(
   dir: string,
   onDay: (day: number, days: number) => void = () => undefined,
 ): Promise<Record<string, number>> {
-  return warehouse.withConnection(async (connection) => {
+  const counts = await warehouse.withConnection(async (connection) => {
     // Bulk inserts into the tables' primary-key indexes (event ids, load ids) need those indexes in
     // memory, more than the warehouse's own limit allows a month of data: generate with more.
     const limit = await connection.runAndReadAll("SELECT current_setting('memory_limit')");
@@ -84,6 +84,8 @@ export async function generateWarehouse(
     }
     return counts;
   });
+  await warehouse.refreshLiveSet();
+  return counts;
 }
 
 /** The landing tables the generator fills. */
@@ -126,6 +128,8 @@ async function generateAll(
   await connection.run(
     `INSERT INTO collector_state VALUES ('stream', 'last_event_id', '${plan.logId}-${position - 1}', bts(${plan.endUs}))`,
   );
+  // Every load is pending for the live set's state, which the warehouse then builds from them.
+  await connection.run('INSERT INTO live_set_pending SELECT load_id, started_at FROM loads');
   await connection.run('DROP TABLE bench_plan');
   await connection.run('CHECKPOINT');
 }

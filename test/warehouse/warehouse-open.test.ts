@@ -19,6 +19,10 @@ const WAREHOUSE_TABLES = [
   'listing_gone',
   'listing_observations',
   'live_listings',
+  'live_set_changes',
+  'live_set_marks',
+  'live_set_pending',
+  'live_set_state',
   'loads',
   'minask_prices',
   'model_build_tests',
@@ -66,6 +70,7 @@ describe('Warehouse.open', () => {
       '007_event_watermarks.sql',
       '008_live_listings_unindexed.sql',
       '009_raw_landing.sql',
+      '011_live_set.sql',
     ]);
     await again.close();
   });

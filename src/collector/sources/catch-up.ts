@@ -8,7 +8,7 @@
 
 import type { MarketClient } from '../../client/index.js';
 import { APP_IDS } from '../../contract/common.js';
-import type { BatchWriter, Warehouse } from '../../warehouse/index.js';
+import { type BatchWriter, newestListedSql, type Warehouse } from '../../warehouse/index.js';
 import { landNewestPages, observationsOf, POLL_OVERLAP_MS } from './newest-pages.js';
 
 /** Where a full read stands; stored as the source's state. */
@@ -189,9 +189,8 @@ export async function catchUpAfterResync(
  */
 export async function resyncPoint(warehouse: Warehouse, writer: BatchWriter): Promise<string | null> {
   await writer.flush();
-  const [last] = await warehouse.query(
-    `SELECT epoch_ms(max(listed_at)) AS at FROM listing_events WHERE app_id = ${APP_IDS.cs2} AND kind = 'new'`,
-  );
+  // The live set's mark, not a read of the event history: this runs at every resync.
+  const [last] = await warehouse.query(newestListedSql(APP_IDS.cs2));
   if (last?.at === null || last?.at === undefined) return null;
   return new Date(Number(last.at) - POLL_OVERLAP_MS).toISOString();
 }

@@ -1,0 +1,233 @@
+/**
+ * The live set kept current as data lands. `live_set_state` holds, per listing ever seen, its last
+ * departure and the summary of its stay since (first sighting, winning sighting with its fields,
+ * last stream event); `live_set_pending` lists the loads it does not cover yet. The views
+ * `live_set_changes` (the state of every listing those loads touch, merged with them) and
+ * `live_listings` (the state with those changes applied) are exact at any moment; the batch writer
+ * applies the changes to the state after each landing (`refreshLiveSet`), so a read merges a small
+ * tail instead of the whole history.
+ *
+ * The rules are the ones of the whole history: per listing, its sightings (`new` events and
+ * observations) after its last departure (a `gone` event or a sweep's verdict), by when they
+ * happened (stream events of one instant by their log position; a sighting and a departure of one
+ * instant: the departure wins). The state stands in for the history by its extreme sightings (the
+ * winner, the first, the last event) and its departure, which is exact except when a departure
+ * landing late falls inside a stay: then the new first sighting is looked up in the history, for
+ * those listings alone.
+ */
+import { listingColumnList } from './listing-shape.js';
+import { typedEventsSql } from './typed-events.js';
+
+/** A SQL expression of an event id's position in its log (null without trailing digits). */
+const POSITION = "try_cast(nullif(event_id[length(rtrim(event_id, '0123456789')) + 1:], '') AS BIGINT)";
+
+/** Columns of a happening: a sighting or a departure of a listing, from what landed or from the state. */
+const HAPPENING =
+  'listing_id, app_id, departure, happened_at, pos, event_id, via, pass_id, load_id, ingested_at, role';
+
+/** Rows of `table` landed by a pending load (the join also lets DuckDB skip older row groups). */
+function pendingRows(table: string): string {
+  return `(SELECT t.* FROM ${table} t SEMI JOIN live_set_pending p ON p.load_id = t.load_id AND p.ingested_at = t.ingested_at)`;
+}
+
+/** The legacy layout's typed events landed by a pending load (joined by load alone: that layout's times may differ). */
+const PENDING_LEGACY =
+  '(SELECT l.* FROM legacy_listing_events l SEMI JOIN live_set_pending p ON p.load_id = l.load_id)';
+
+/** Stream events of `from` as happenings; only the id is read from each event's data. */
+function eventHappenings(from: string): string {
+  return `
+    SELECT listing_id, app_id, kind = 'gone', received_at, ${POSITION}, CASE WHEN kind = 'new' THEN event_id END,
+           NULL, NULL, load_id, ingested_at, NULL
+    FROM (SELECT event_id, kind, app_id, received_at, load_id, ingested_at,
+                 coalesce(listing_id, CASE WHEN json_type(id) = 'VARCHAR' THEN id ->> '$' END) AS listing_id
+          FROM (SELECT *, try(json_extract(data, '$.id')) AS id FROM ${from} WHERE kind IN ('new', 'gone')))
+    WHERE listing_id IS NOT NULL`;
+}
+
+/** Every happening of the landed rows of `events`, `legacy`, `observations` and `gone` (relations). */
+function happenings(events: string, legacy: string, observations: string, gone: string): string {
+  return `
+    ${eventHappenings(events)}
+    UNION ALL
+    SELECT listing_id, app_id, kind = 'gone', received_at, ${POSITION}, CASE WHEN kind = 'new' THEN event_id END,
+           NULL, NULL, load_id, ingested_at, NULL
+    FROM ${legacy}
+    UNION ALL
+    SELECT listing_id, app_id, false, observed_at, NULL, NULL, via, pass_id, load_id, ingested_at, NULL FROM ${observations}
+    UNION ALL
+    SELECT listing_id, app_id, true, detected_at, NULL, NULL, NULL, NULL, load_id, ingested_at, NULL FROM ${gone}`;
+}
+
+/** Whether a happening `h` comes after the departure of `d` (null: none): the departure wins a tie without positions. */
+function afterDeparture(h: string, d: string): string {
+  return `(${d}.left_at IS NULL OR ${h}.happened_at > ${d}.left_at OR (${h}.happened_at = ${d}.left_at AND ${h}.pos > ${d}.left_pos))`;
+}
+
+/** The state rows of the listings touched by pending loads, as happenings standing in for their history. */
+const PRIOR_HAPPENINGS = `
+  SELECT listing_id, app_id, true, left_at, left_pos, NULL, NULL, NULL, NULL, NULL, 'left' FROM prior WHERE left_at IS NOT NULL
+  UNION ALL
+  SELECT listing_id, app_id, false, last_seen_at, seen_pos, event_id, via, pass_id, load_id, ingested_at, 'winner'
+  FROM prior WHERE last_seen_at IS NOT NULL
+  UNION ALL
+  SELECT listing_id, app_id, false, first_seen_at, first_pos, NULL, NULL, NULL, NULL, NULL, 'first'
+  FROM prior WHERE first_seen_at IS NOT NULL
+  UNION ALL
+  SELECT listing_id, app_id, false, last_event_at, last_event_pos, last_event_id, NULL, NULL, NULL, NULL, 'last_event'
+  FROM prior WHERE last_event_id IS NOT NULL`;
+
+/**
+ * The state of every listing touched by a pending load, without the winner's fields: the prior
+ * state's stand-ins and the pending happenings merged by the rules above, with `kept_first` and
+ * `kept_winner` saying which of the prior stay's stand-ins are still in the stay.
+ */
+const MERGED_SPANS = `
+  tail AS (
+    SELECT ${HAPPENING} FROM (${happenings(
+      pendingRows('raw_listing_events'),
+      PENDING_LEGACY,
+      pendingRows('listing_observations'),
+      pendingRows('listing_gone'),
+    )}) AS h(${HAPPENING})
+  ),
+  prior AS (SELECT * FROM live_set_state WHERE listing_id IN (SELECT listing_id FROM tail)),
+  merged AS (
+    SELECT * FROM tail
+    UNION ALL
+    SELECT * FROM (${PRIOR_HAPPENINGS}) AS p(${HAPPENING})
+  ),
+  departed AS (
+    SELECT listing_id, happened_at AS left_at, pos AS left_pos FROM merged WHERE departure
+    QUALIFY row_number() OVER (PARTITION BY listing_id ORDER BY happened_at DESC, pos DESC NULLS FIRST) = 1
+  ),
+  stay AS (
+    SELECT h.* FROM merged h LEFT JOIN departed d ON d.listing_id = h.listing_id
+    WHERE NOT h.departure AND ${afterDeparture('h', 'd')}
+  ),
+  winners AS (
+    SELECT * FROM stay WHERE role IS NULL OR role = 'winner'
+    QUALIFY row_number() OVER (PARTITION BY listing_id
+      ORDER BY happened_at DESC, pos DESC NULLS LAST, ingested_at DESC, event_id DESC NULLS LAST, via, pass_id) = 1
+  ),
+  stays AS (
+    SELECT listing_id, min(happened_at) AS first_seen_at,
+           first(pos ORDER BY happened_at, pos DESC NULLS LAST) AS first_pos,
+           first({'at': happened_at, 'pos': pos, 'id': event_id} ORDER BY happened_at DESC, pos DESC NULLS LAST)
+             FILTER (WHERE event_id IS NOT NULL) AS last_event,
+           bool_or(role = 'first') AS kept_first, bool_or(role = 'winner') AS kept_winner
+    FROM stay GROUP BY listing_id
+  ),
+  spans AS (
+    SELECT m.listing_id, coalesce(w.app_id, m.app_id) AS app_id, d.left_at, d.left_pos,
+           s.first_seen_at, s.first_pos, w.happened_at AS last_seen_at, w.pos AS seen_pos, w.event_id, w.via, w.pass_id,
+           s.last_event.at AS last_event_at, s.last_event.pos AS last_event_pos, s.last_event.id AS last_event_id,
+           w.load_id, w.ingested_at, w.role AS winner_role,
+           coalesce(s.kept_winner AND NOT s.kept_first, false) AS cut_short
+    FROM (SELECT listing_id, arg_max(app_id, happened_at) AS app_id FROM merged GROUP BY listing_id) m
+    LEFT JOIN departed d ON d.listing_id = m.listing_id
+    LEFT JOIN stays s ON s.listing_id = m.listing_id
+    LEFT JOIN winners w ON w.listing_id = m.listing_id
+  )`;
+
+/**
+ * A stay a late departure cut short: its first sighting after the departure, from the whole
+ * history of those listings alone (no read of the history when there are none).
+ */
+const CUT_FIRSTS = `
+  cut_firsts AS (
+    SELECT h.listing_id, min(h.happened_at) AS first_seen_at, first(h.pos ORDER BY h.happened_at, h.pos DESC NULLS LAST) AS first_pos
+    FROM (
+      SELECT * FROM (${happenings('raw_listing_events', 'legacy_listing_events', 'listing_observations', 'listing_gone')}) AS a(${HAPPENING})
+      WHERE NOT departure AND listing_id IN (SELECT listing_id FROM spans WHERE cut_short)
+    ) h JOIN spans d ON d.listing_id = h.listing_id
+    WHERE ${afterDeparture('h', 'd')}
+    GROUP BY h.listing_id
+  )`;
+
+/** The fields of each winner: kept in the state, typed from its pending event, or its pending observation's. */
+const WINNER_FIELDS = `
+  winner_fields AS (
+    SELECT w.listing_id, ${listingColumnList('p')}
+    FROM spans w JOIN prior p ON w.winner_role = 'winner' AND p.listing_id = w.listing_id AND p.live
+    UNION ALL
+    SELECT w.listing_id, ${listingColumnList('f')}
+    FROM spans w JOIN (
+      SELECT event_id, ${listingColumnList()}
+      FROM (${typedEventsSql(`(SELECT * FROM ${pendingRows('raw_listing_events')} WHERE event_id IN (SELECT event_id FROM spans))`)})
+      UNION ALL
+      SELECT event_id, ${listingColumnList()} FROM ${PENDING_LEGACY}
+      WHERE event_id IN (SELECT event_id FROM spans WHERE winner_role IS NULL)
+    ) f ON w.winner_role IS NULL AND f.event_id = w.event_id
+    UNION ALL
+    SELECT w.listing_id, ${listingColumnList('o')}
+    FROM spans w JOIN ${pendingRows('listing_observations')} o
+      ON w.winner_role IS NULL AND o.listing_id = w.listing_id AND o.via = w.via AND o.pass_id = w.pass_id
+         AND o.observed_at = w.last_seen_at
+  )`;
+
+/** State rows (`live_set_state`'s columns) of every listing a pending load touched. */
+const LIVE_SET_CHANGES = `
+  WITH ${MERGED_SPANS}, ${CUT_FIRSTS}, ${WINNER_FIELDS}
+  SELECT s.listing_id, s.app_id, s.left_at, s.left_pos, f.listing_id IS NOT NULL AS live,
+         coalesce(c.first_seen_at, s.first_seen_at) AS first_seen_at,
+         CASE WHEN c.listing_id IS NULL THEN s.first_pos ELSE c.first_pos END AS first_pos,
+         s.last_seen_at, s.seen_pos, s.event_id, s.via, s.pass_id, s.last_event_at, s.last_event_pos, s.last_event_id,
+         ${listingColumnList('f')}, s.load_id, s.ingested_at
+  FROM spans s
+  LEFT JOIN (SELECT * FROM winner_fields QUALIFY row_number() OVER (PARTITION BY listing_id) = 1) f
+    ON f.listing_id = s.listing_id
+  LEFT JOIN cut_firsts c ON c.listing_id = s.listing_id`;
+
+/** The live set: the state's live listings no pending load touched, and the touched ones as merged. */
+const LIVE_LISTINGS = `
+  WITH changes AS MATERIALIZED (SELECT * FROM live_set_changes)
+  SELECT s.listing_id, s.app_id, ${listingColumnList('s')}, s.first_seen_at, s.last_seen_at, s.last_event_id,
+         coalesce(l.source, 'stream') AS source, s.load_id, s.ingested_at
+  FROM (
+    SELECT * FROM live_set_state WHERE live AND listing_id NOT IN (SELECT listing_id FROM changes)
+    UNION ALL BY NAME
+    SELECT * FROM changes WHERE live
+  ) s LEFT JOIN loads l ON l.load_id = s.load_id`;
+
+/** The `listed_at` of every `new` stream event of the pending loads (typed as the views type it). */
+const PENDING_LISTED = `
+  SELECT app_id, try(try_cast(data ->> '$.listed_at' AS TIMESTAMPTZ) AT TIME ZONE 'UTC') AS listed_at
+  FROM ${pendingRows('raw_listing_events')} WHERE kind = 'new'
+  UNION ALL
+  SELECT app_id, listed_at FROM ${PENDING_LEGACY} WHERE kind = 'new'`;
+
+/**
+ * A query of the newest `listed_at` of a `new` stream event of game `appId` ever landed, as epoch
+ * ms in column `at` (null when none): the state's mark and the pending loads', no history read.
+ */
+export function newestListedSql(appId: number): string {
+  return `SELECT epoch_ms(max(listed_at)) AS at FROM (
+    SELECT newest_listed_at AS listed_at FROM live_set_marks WHERE app_id = ${Number(appId)}
+    UNION ALL
+    SELECT listed_at FROM (${PENDING_LISTED}) WHERE app_id = ${Number(appId)})`;
+}
+
+/** The derived views of the live set, in creation order. */
+export const LIVE_SET_VIEWS: readonly (readonly [string, string])[] = [
+  ['live_set_changes', LIVE_SET_CHANGES],
+  ['live_listings', LIVE_LISTINGS],
+];
+
+/**
+ * The statements bringing the state up to date with the pending loads, to run in one transaction
+ * on the writer connection: the changes applied, the newest `listed_at` per game raised, the loads
+ * no longer pending.
+ */
+export const REFRESH_LIVE_SET: readonly string[] = [
+  'CREATE OR REPLACE TEMP TABLE _live_pending AS SELECT * FROM live_set_pending',
+  'CREATE OR REPLACE TEMP TABLE _live_changes AS SELECT * FROM live_set_changes',
+  `INSERT INTO live_set_marks
+   SELECT app_id, max(listed_at) FROM (${PENDING_LISTED}) GROUP BY app_id HAVING max(listed_at) IS NOT NULL
+   ON CONFLICT (app_id) DO UPDATE SET newest_listed_at = greatest(newest_listed_at, excluded.newest_listed_at)`,
+  'DELETE FROM live_set_state WHERE listing_id IN (SELECT listing_id FROM _live_changes)',
+  'INSERT INTO live_set_state BY NAME SELECT * FROM _live_changes',
+  'DELETE FROM live_set_pending WHERE load_id IN (SELECT load_id FROM _live_pending)',
+  'DROP TABLE _live_changes',
+  'DROP TABLE _live_pending',
+];
