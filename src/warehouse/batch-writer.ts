@@ -121,7 +121,7 @@ export class BatchWriter {
           throw error;
         },
       );
-    const refreshed = flushed.then(() => this.refreshLiveSet());
+    const refreshed = flushed.then(() => this.applyLanded());
     this.lastFlush = refreshed.catch(() => undefined).finally(() => this.afterWrite(flushed));
     return refreshed;
   }
@@ -131,11 +131,11 @@ export class BatchWriter {
    * is merged in one go after it. Reads of the live set are exact either way; a failure only leaves
    * more for the next refresh, so it is reported, not thrown.
    */
-  private async refreshLiveSet(): Promise<void> {
+  private async applyLanded(): Promise<void> {
     if (this.unrefreshedRows === 0) return;
     if (this.pending.length > 0 && this.unrefreshedRows < this.refreshRows) return;
     this.unrefreshedRows = 0;
-    await this.warehouse.refreshLiveSet().catch((error: unknown) => this.onError?.(error));
+    await this.warehouse.applyLanded().catch((error: unknown) => this.onError?.(error));
   }
 
   /** Flushes what is queued (in as many writes as it takes), stops the timer and refuses further batches. */

@@ -2,7 +2,6 @@
 import type { Listing } from '../contract/listing.js';
 import { appendText, appendToTemp } from './appender.js';
 import { defineLander } from './lander.js';
-import { countPayloads } from './payload-checks.js';
 import { type LandingContext, msToTimestamp, run } from './sql.js';
 
 /** What every stream event carries. Times are epoch milliseconds. */
@@ -46,7 +45,7 @@ const STAGED_COLUMNS = {
  * ids, so no payload can fail the write (typing happens in the views and models). An event whose
  * id landed before (or earlier in the same list) is skipped, so a replay changes nothing; each
  * log's watermark (the highest position landed) rises in the same transaction. What the events
- * carry is counted in `payload_checks` and `payload_fields` (see `payload-checks.ts`).
+ * carry is counted after landing (see `payload-checks.ts`).
  */
 async function landEvents(context: LandingContext, events: readonly StreamEventRow[]): Promise<void> {
   if (events.length === 0) return;
@@ -81,7 +80,6 @@ async function landEvents(context: LandingContext, events: readonly StreamEventR
                                        ingested_at = excluded.ingested_at`,
       { load: context.loadId, now: context.now },
     );
-    await countPayloads(context, '_wh_raw');
   }
   for (const table of ['_wh_fresh', '_wh_ids', '_wh_raw']) await run(context, `DROP TABLE ${table}`);
 }

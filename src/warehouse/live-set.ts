@@ -4,7 +4,7 @@
  * last stream event); `live_set_pending` lists the loads it does not cover yet. The views
  * `live_set_changes` (the state of every listing those loads touch, merged with them) and
  * `live_listings` (the state with those changes applied) are exact at any moment; the batch writer
- * applies the changes to the state after each landing (`refreshLiveSet`), so a read merges a small
+ * applies the changes to the state after each landing (`applyLanded`), so a read merges a small
  * tail instead of the whole history.
  *
  * The rules are the ones of the whole history: per listing, its sightings (`new` events and
@@ -16,6 +16,7 @@
  * those listings alone.
  */
 import { listingColumnList } from './listing-shape.js';
+import { countPayloadsSql } from './payload-checks.js';
 import { typedEventsSql } from './typed-events.js';
 
 /** A SQL expression of an event id's position in its log (null without trailing digits). */
@@ -216,11 +217,15 @@ export const LIVE_SET_VIEWS: readonly (readonly [string, string])[] = [
 
 /**
  * The statements bringing the state up to date with the pending loads, to run in one transaction
- * on the writer connection: the changes applied, the newest `listed_at` per game raised, the loads
- * no longer pending.
+ * on the writer connection: what their stream events carry counted (`payload-checks.ts`), the
+ * changes applied, the newest `listed_at` per game raised, the loads no longer pending.
  */
-export const REFRESH_LIVE_SET: readonly string[] = [
+export const APPLY_LANDED: readonly string[] = [
   'CREATE OR REPLACE TEMP TABLE _live_pending AS SELECT * FROM live_set_pending',
+  `CREATE OR REPLACE TEMP TABLE _live_payloads AS
+   SELECT r.*, l.source FROM ${pendingRows('raw_listing_events')} r JOIN loads l ON l.load_id = r.load_id`,
+  ...countPayloadsSql('_live_payloads'),
+  'DROP TABLE _live_payloads',
   'CREATE OR REPLACE TEMP TABLE _live_changes AS SELECT * FROM live_set_changes',
   `INSERT INTO live_set_marks
    SELECT app_id, max(listed_at) FROM (${PENDING_LISTED}) GROUP BY app_id HAVING max(listed_at) IS NOT NULL

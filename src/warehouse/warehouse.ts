@@ -10,7 +10,7 @@ import type { WarehouseBatch, WriteSummary } from './batch.js';
 import { WarehouseLockedError, WarehouseWriteError } from './errors.js';
 import { jsonSafeConverter } from './json-values.js';
 import { landBatch } from './land-batch.js';
-import { REFRESH_LIVE_SET } from './live-set.js';
+import { APPLY_LANDED } from './live-set.js';
 import {
   loadModels,
   type Model,
@@ -121,7 +121,7 @@ export class Warehouse {
       const clock = options.clock ?? Date.now;
       const warehouse = new Warehouse(path, readOnly, key, db, clock, stagingDir, modelsDir, liveSet);
       // What landed before (a migrated file, a crash between a landing and its refresh) is applied now.
-      await warehouse.refreshLiveSet();
+      await warehouse.applyLanded();
       return warehouse;
     } catch (error) {
       openPaths.delete(key);
@@ -166,15 +166,17 @@ export class Warehouse {
   }
 
   /**
-   * Applies the loads landed since the last refresh to the live set's state, in one transaction of
-   * its own after the writes queued before it. `live_listings` is exact without it; it keeps what
-   * a read of the live set merges small. Does nothing on a file without that state.
+   * Applies the loads landed since the last call to what the warehouse derives from them as they
+   * land: the live set's state and the counts of what the payloads carry (`payload_checks`,
+   * `payload_fields`), in one transaction of its own after the writes queued before it.
+   * `live_listings` is exact without it; it keeps what a read of the live set merges small. Does
+   * nothing on a file without that state.
    */
-  refreshLiveSet(): Promise<void> {
+  applyLanded(): Promise<void> {
     if (this.readOnly || !this.liveSet) return Promise.resolve();
     if (this.closed) return Promise.reject(new Error(`the warehouse ${this.path} is closed`));
     return this.db.transaction(async (db) => {
-      for (const sql of REFRESH_LIVE_SET) await db.run(sql);
+      for (const sql of APPLY_LANDED) await db.run(sql);
     });
   }
 

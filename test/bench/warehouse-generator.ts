@@ -84,7 +84,7 @@ export async function generateWarehouse(
     }
     return counts;
   });
-  await warehouse.refreshLiveSet();
+  await warehouse.applyLanded();
   return counts;
 }
 

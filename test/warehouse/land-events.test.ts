@@ -262,6 +262,9 @@ describe('Warehouse.write: stream events', () => {
       { source: 'stream', event_id: 'e3', reason: 'not valid JSON' },
       { source: 'stream', event_id: 'e4', reason: 'no listing id' },
     ]);
+    // Counted after landing, when what landed is applied (the batch writer does it after each write).
+    expect(await warehouse.query('SELECT count(*) AS n FROM payload_checks')).toEqual([{ n: 0 }]);
+    await warehouse.applyLanded();
     expect(await warehouse.query('SELECT payloads, rejected, partly_typed FROM payload_checks')).toEqual([
       { payloads: 4, rejected: 2, partly_typed: 2 },
     ]);

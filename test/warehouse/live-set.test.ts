@@ -67,7 +67,7 @@ describe('live_listings over the live set state', () => {
     await warehouse.write([{ source: 'stream', events: [newEvent('s-1', 'A', T0)] }]);
     await warehouse.write([{ source: 'poll:730', observations: [observation('A', T0 + 100, 'p1')] }]);
     await warehouse.write([{ source: 'poll:730', observations: [observation('A', T0 + 200, 'p2')] }]);
-    await warehouse.refreshLiveSet();
+    await warehouse.applyLanded();
     expect(await pendingLoads()).toBe(0);
     // A sweep's verdict reached at T0 + 50 lands only now: the stay starts with the first sighting after it.
     await warehouse.write([{ source: 'sweep:730', gone: [verdict('A', T0 + 50)] }]);
@@ -75,7 +75,7 @@ describe('live_listings over the live set state', () => {
     expect(merged.map((r) => [r.listing_id, r.first_seen_at, r.last_seen_at, r.last_event_id])).toEqual([
       ['A', '2026-11-01 00:00:00.1', '2026-11-01 00:00:00.2', null],
     ]);
-    await warehouse.refreshLiveSet();
+    await warehouse.applyLanded();
     expect(await pendingLoads()).toBe(0);
     expect(await live()).toEqual(merged);
     expect(await liveFromHistory()).toEqual(merged);
@@ -83,15 +83,15 @@ describe('live_listings over the live set state', () => {
 
   it('keeps a departure landed after a later sighting from hiding it, and an older sighting from reviving it', async () => {
     await warehouse.write([{ source: 'stream', events: [newEvent('s-1', 'B', T0 + 100)] }]);
-    await warehouse.refreshLiveSet();
+    await warehouse.applyLanded();
     await warehouse.write([{ source: 'stream', events: [goneEvent('s-2', 'B', T0 + 50)] }]);
     expect((await live()).map((r) => r.listing_id)).toEqual(['B']);
-    await warehouse.refreshLiveSet();
+    await warehouse.applyLanded();
     await warehouse.write([{ source: 'stream', events: [goneEvent('s-3', 'B', T0 + 150)] }]);
-    await warehouse.refreshLiveSet();
+    await warehouse.applyLanded();
     await warehouse.write([{ source: 'poll:730', observations: [observation('B', T0 + 120, 'p1')] }]);
     expect(await live()).toEqual([]);
-    await warehouse.refreshLiveSet();
+    await warehouse.applyLanded();
     expect(await live()).toEqual([]);
   });
 
@@ -117,7 +117,7 @@ describe('live_listings over the live set state', () => {
         batch.gone = [verdict(pick(ids), at())];
       }
       await warehouse.write([batch]);
-      if (next() < 0.4) await warehouse.refreshLiveSet();
+      if (next() < 0.4) await warehouse.applyLanded();
       expect(await live(), `after step ${step}`).toEqual(await liveFromHistory());
     }
   }, 180_000);

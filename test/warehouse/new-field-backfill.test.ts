@@ -30,6 +30,7 @@ describe('a field the upstream added', () => {
       await warehouse.write([{ source: 'stream', events: [1, 2, 3].map(drifted) }]);
       await warehouse.refreshModels({ select: ['stg_listing_events'] });
       await warehouse.write([{ source: 'stream', events: [4, 5].map(drifted) }]);
+      await warehouse.applyLanded();
       expect(
         await warehouse.query("SELECT field, payloads FROM payload_fields WHERE field = 'seller_rating'"),
       ).toEqual([{ field: 'seller_rating', payloads: 5 }]);
