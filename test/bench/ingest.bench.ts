@@ -5,7 +5,7 @@
  * same events written to an NDJSON file. Also the collector's peak RSS. BENCH_COLLECTOR_FLAGS adds
  * flags to the collector (e.g. `--models-cron off`).
  */
-import { execFileSync, spawn } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import { once } from 'node:events';
 import { existsSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -16,7 +16,7 @@ import { projectPath } from '../../src/shared/project-root.js';
 import { Warehouse } from '../../src/warehouse/index.js';
 import { copyOfEventLog, readJsonBaseline } from './event-log.js';
 import { print } from './fixtures.js';
-import { mainThreadCpuMs, processCpuMs, rssMiB } from './service-process.js';
+import { envWords, mainThreadCpuMs, processCpuMs, rssMiB, spawnBuiltMarket } from './service-process.js';
 
 /** Runs the benchmark and prints its figures. */
 export async function run(): Promise<void> {
@@ -114,26 +114,6 @@ export async function run(): Promise<void> {
   } finally {
     await rm(dir, { recursive: true, force: true });
   }
-}
-
-/**
- * Spawns `market <args>` from the build (its output is not read, so it goes nowhere), with the Node
- * flags of BENCH_COLLECTOR_NODE_OPTIONS (e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`).
- */
-function spawnBuiltMarket(args: string[]) {
-  return spawn(
-    process.execPath,
-    [...envWords('BENCH_COLLECTOR_NODE_OPTIONS'), projectPath('.build', 'src', 'cli', 'main.js'), ...args],
-    {
-      cwd: projectPath(),
-      stdio: ['ignore', 'ignore', 'inherit'],
-    },
-  );
-}
-
-/** The space-separated words of an environment variable (none when unset). */
-function envWords(name: string): string[] {
-  return process.env[name]?.split(' ').filter(Boolean) ?? [];
 }
 
 function rate(count: number, ms: number): string {

@@ -7,6 +7,7 @@ const BENCHMARKS: Record<string, () => Promise<void>> = {
   stream: async () => (await import('./stream.bench.js')).run(),
   snapshot: async () => (await import('./snapshot.bench.js')).run(),
   ingest: async () => (await import('./ingest.bench.js')).run(),
+  fresh: async () => (await import('./fresh.bench.js')).run(),
   landing: async () => (await import('./landing.bench.js')).run(),
   models: async () => (await import('./models.bench.js')).run(),
   orders: async () => (await import('./orders.bench.js')).run(),

@@ -1,7 +1,8 @@
-/** A `market serve` child process for benchmarks: start, measure its memory, stop. */
-import type { ChildProcess } from 'node:child_process';
+/** Child processes of the benchmarks: `market serve` and the built `market`; their memory and CPU. */
+import { type ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { readFileSync } from 'node:fs';
+import { projectPath } from '../../src/shared/project-root.js';
 import { spawnMarket, waitForLine } from '../helpers/cli.js';
 
 /** A started service process. */
@@ -58,4 +59,24 @@ function statCpuMs(path: string): number {
   const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
   const ticksPerMs = 100 / 1000;
   return (Number(fields[11]) + Number(fields[12])) / ticksPerMs;
+}
+
+/**
+ * Spawns `market <args>` from the build (`npm run build` first; its output is not read, so it goes
+ * nowhere), with the Node flags of BENCH_COLLECTOR_NODE_OPTIONS (e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`).
+ */
+export function spawnBuiltMarket(args: string[]): ChildProcess {
+  return spawn(
+    process.execPath,
+    [...envWords('BENCH_COLLECTOR_NODE_OPTIONS'), projectPath('.build', 'src', 'cli', 'main.js'), ...args],
+    {
+      cwd: projectPath(),
+      stdio: ['ignore', 'ignore', 'inherit'],
+    },
+  );
+}
+
+/** The space-separated words of an environment variable (none when unset). */
+export function envWords(name: string): string[] {
+  return process.env[name]?.split(' ').filter(Boolean) ?? [];
 }

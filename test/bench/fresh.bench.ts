@@ -1,0 +1,159 @@
+/**
+ * Time to fresh after kill -9: the real service (in this process) with its market churning at
+ * BENCH_CHURN (30) changes a second, and the built `market collect` (`npm run build` first, as
+ * users run it) against it with its default schedules. The collector is killed with SIGKILL
+ * BENCH_KILLS (5) times, BENCH_RUN_SECONDS (5) after it was last fresh, and restarted at once.
+ * After each start: the seconds until it holds the warehouse again, and until its live set of CS2
+ * listings (what the stream covers) equals the service's at the stream position it has landed,
+ * with every change older than BENCH_LAG_MS (1000) landed. The service keeps BENCH_LISTINGS
+ * (5,000) listings: the first start reads them all within the default read budget. Goal: fresh within 8 s of each restart.
+ */
+import type { ChildProcess } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
+import { once } from 'node:events';
+import { existsSync } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { controlFileOf } from '../../src/collector/control-file.js';
+import { type RunningService, startService } from '../../src/service/service.js';
+import { projectPath } from '../../src/shared/project-root.js';
+import { askLiveSet, compareLiveSet, followLiveSet, type LiveReference } from '../helpers/live-reference.js';
+import { percentile, print } from './fixtures.js';
+import { envWords, spawnBuiltMarket } from './service-process.js';
+
+const CHURN = Number(process.env.BENCH_CHURN ?? 30);
+const KILLS = Number(process.env.BENCH_KILLS ?? 5);
+const RUN_MS = Number(process.env.BENCH_RUN_SECONDS ?? 5) * 1000;
+const LAG_MS = Number(process.env.BENCH_LAG_MS ?? 1000);
+const LISTINGS = Number(process.env.BENCH_LISTINGS ?? 5_000);
+/** A start that is not fresh by then is reported as such, and the bench goes on. */
+const GIVE_UP_MS = 120_000;
+/** The first start reads the whole catalogue at the default read budget first. */
+const FIRST_GIVE_UP_MS = 600_000;
+const CS2 = 730;
+
+/** One start of the collector: when it held the warehouse and when it was fresh (ms after the spawn). */
+interface Start {
+  heldMs: number | null;
+  freshMs: number | null;
+  /** The last probe's lag and difference, to say why a start was not fresh. */
+  last?: { lagMs: number; differ: number };
+}
+
+/** Runs the benchmark and prints its figures. */
+export async function run(): Promise<void> {
+  // Built before the service starts: the build blocks this process, the service's too.
+  execFileSync('npm', ['run', '--silent', 'build'], { cwd: projectPath(), stdio: 'inherit' });
+  const dir = await mkdtemp(join(tmpdir(), 'market-fresh-bench-'));
+  const service = await startService({
+    dbPath: join(dir, 'service.duckdb'),
+    port: 0,
+    sandbox: true,
+    listings: LISTINGS,
+    churnRate: CHURN,
+    churnPaused: true,
+    rateLimits: { read: 1e8 },
+  });
+  let collector: ChildProcess | undefined;
+  try {
+    const { rawKey } = await service.context.accounts.createAccount({ appIds: [CS2], balanceCents: 100 });
+    const reference = await followLiveSet(service, CS2, rawKey);
+    await fetch(`${service.origin}/sandbox/simulator`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ paused: false, rate_per_second: CHURN }),
+    });
+    const warehousePath = join(dir, 'warehouse.duckdb');
+    const starts: Start[] = [];
+    for (let kill = 0; kill <= KILLS; kill++) {
+      collector = startCollector(service, rawKey, warehousePath);
+      const start = await timeToFresh(
+        collector,
+        warehousePath,
+        reference,
+        kill === 0 ? FIRST_GIVE_UP_MS : GIVE_UP_MS,
+      );
+      starts.push(start);
+      print(`start ${kill} (${kill === 0 ? 'empty warehouse' : 'after kill -9'})`, describe(start));
+      if (kill === KILLS) break;
+      await new Promise((r) => setTimeout(r, RUN_MS));
+      collector.kill('SIGKILL');
+      await once(collector, 'exit');
+      await rm(controlFileOf(warehousePath), { force: true });
+    }
+    printSummary(starts.slice(1));
+    reference.stop();
+  } finally {
+    if (collector && collector.exitCode === null && collector.signalCode === null) {
+      collector.kill('SIGTERM');
+      await once(collector, 'exit');
+    }
+    await service.close();
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+
+function startCollector(service: RunningService, key: string, warehousePath: string): ChildProcess {
+  return spawnBuiltMarket([
+    'collect',
+    ...['--base-url', service.baseUrl, '--api-key', key, '--warehouse', warehousePath],
+    ...['--status-seconds', '0', '--log-level', 'error'],
+    ...envWords('BENCH_COLLECTOR_FLAGS'),
+  ]);
+}
+
+/** Probes the collector every 100 ms until it is fresh (or gives up); times from the spawn. */
+async function timeToFresh(
+  collector: ChildProcess,
+  warehousePath: string,
+  reference: LiveReference,
+  giveUpMs: number,
+): Promise<Start> {
+  const spawned = performance.now();
+  const since = reference.head();
+  const start: Start = { heldMs: null, freshMs: null };
+  while (performance.now() - spawned < giveUpMs) {
+    if (collector.exitCode !== null) throw new Error('the collector exited');
+    if (start.heldMs === null && existsSync(controlFileOf(warehousePath)))
+      start.heldMs = performance.now() - spawned;
+    const landed = start.heldMs === null ? null : await askLiveSet(warehousePath, CS2);
+    if (landed && landed.position >= since) {
+      start.last = compareLiveSet(reference, landed);
+      if (start.last.differ === 0 && start.last.lagMs <= LAG_MS) {
+        start.freshMs = performance.now() - spawned;
+        return start;
+      }
+    }
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  return start;
+}
+
+function describe(start: Start): string {
+  const held = start.heldMs === null ? 'never' : `${(start.heldMs / 1000).toFixed(1)} s`;
+  const last = start.last
+    ? ` (last probe: ${start.last.lagMs} ms behind, ${start.last.differ} ids differ)`
+    : '';
+  const fresh =
+    start.freshMs === null ? `not within the bench's bound${last}` : `${(start.freshMs / 1000).toFixed(1)} s`;
+  return `held the warehouse ${held}, fresh ${fresh}`;
+}
+
+function printSummary(restarts: Start[]): void {
+  const fresh = restarts.flatMap((s) => (s.freshMs === null ? [] : [s.freshMs / 1000]));
+  const held = restarts.flatMap((s) => (s.heldMs === null ? [] : [s.heldMs / 1000]));
+  print(
+    `churn, CS2 listings compared, restarts`,
+    `${CHURN} changes/s, lag <= ${LAG_MS} ms, ${restarts.length}`,
+  );
+  print(
+    'seconds to hold the warehouse after kill -9 (median, max)',
+    `${percentile(held, 50).toFixed(1)}, ${Math.max(...held).toFixed(1)}`,
+  );
+  print(
+    'seconds to fresh after kill -9 (median, max; goal <= 8)',
+    `${percentile(fresh, 50).toFixed(1)}, ${Math.max(...fresh).toFixed(1)}`,
+  );
+  print('restarts not fresh within the bound of the bench', String(restarts.length - fresh.length));
+}
