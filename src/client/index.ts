@@ -30,6 +30,12 @@ export type {
 } from './query-params.js';
 export type { AccountResource, TransactionPage } from './resources/account.js';
 export type { InstantSellResource } from './resources/instant-sell.js';
+export type {
+  LenientCurrency,
+  LenientMetaPage,
+  LenientPriceList,
+  LenientResource,
+} from './resources/lenient.js';
 export type { ListingPage, ListingsResource } from './resources/listings.js';
 export type { MarketInfoResource } from './resources/market-info.js';
 export type { OrdersResource, PlaceOrderOptions } from './resources/orders.js';

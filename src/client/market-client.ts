@@ -7,6 +7,7 @@ import { ClientArgumentError } from './client-argument-error.js';
 import type { MarketClientOptions } from './client-options.js';
 import { AccountResource } from './resources/account.js';
 import { InstantSellResource } from './resources/instant-sell.js';
+import { LenientResource } from './resources/lenient.js';
 import { ListingsResource } from './resources/listings.js';
 import { MarketInfoResource } from './resources/market-info.js';
 import { OrdersResource } from './resources/orders.js';
@@ -56,6 +57,8 @@ export class MarketClient {
   readonly instantSell: InstantSellResource;
   /** Webhook endpoints, their secret, tests and deliveries. */
   readonly webhooks: WebhooksResource;
+  /** The pages a collector lands raw, read with their items unread (see {@link LenientResource}). */
+  readonly lenient: LenientResource;
   private readonly transport: Transport;
 
   constructor(options: MarketClientOptions) {
@@ -70,6 +73,7 @@ export class MarketClient {
     this.p2p = new P2PResource(this.transport);
     this.instantSell = new InstantSellResource(this.transport);
     this.webhooks = new WebhooksResource(this.transport);
+    this.lenient = new LenientResource(this.transport);
   }
 
   /** Gives back the key's budget and closes the connections this client opened. */

@@ -76,12 +76,14 @@ export async function startCollector(options: CollectorOptions): Promise<Running
   for (const appId of games) {
     const intervalMs = appId === APP_IDS.cs2 ? sources.cs2SweepIntervalMs : sources.sweepIntervalMs;
     tasks.push(createSweepTask(client, warehouse, writer, { appId, intervalMs }));
-    tasks.push(createPricesTask(client, writer, { appId, intervalMs: sources.pricesIntervalMs, log }));
+    tasks.push(
+      createPricesTask(client, warehouse, writer, { appId, intervalMs: sources.pricesIntervalMs, log }),
+    );
   }
-  tasks.push(createFxTask(client, writer, { intervalMs: sources.fxIntervalMs }));
+  tasks.push(createFxTask(client, warehouse, writer, { intervalMs: sources.fxIntervalMs, log }));
   if (sources.account)
     tasks.push(
-      createAccountTask(client, warehouse, writer, { games, intervalMs: sources.accountIntervalMs }),
+      createAccountTask(client, warehouse, writer, { games, log, intervalMs: sources.accountIntervalMs }),
     );
 
   await stream?.start();

@@ -20,7 +20,14 @@ export class PayloadWatch {
     private readonly warehouse: Warehouse,
     private readonly board: StatusBoard,
     private readonly log: Logger | undefined,
+    /** The keys the contract names for this source's payloads. @default the listing's */
+    private readonly knownKeys: readonly string[] = LISTING_KEYS,
   ) {}
+
+  /** Reads the counts once, silently, unless read already. */
+  async ready(): Promise<void> {
+    if (this.known === null) await this.refresh();
+  }
 
   /** Reads the counts now (at start: silently). */
   async refresh(): Promise<void> {
@@ -28,7 +35,7 @@ export class PayloadWatch {
     const [checks] = await this.warehouse.query(
       `SELECT rejected, partly_typed FROM payload_checks WHERE source = '${source}'`,
     );
-    const known = LISTING_KEYS.map((k) => `'${k}'`).join(', ');
+    const known = this.knownKeys.map((k) => `'${k}'`).join(', ');
     const rows = await this.warehouse.query(
       `SELECT field, first_seen_at, payloads FROM payload_fields
        WHERE source = '${source}' AND field NOT IN (${known}) ORDER BY first_seen_at, field`,

@@ -41,4 +41,6 @@ export {
   type ReportProgress,
   type ReportSummary,
 } from './report/index.js';
+export { ACCOUNT_KEYS } from './typed-account.js';
+export { FX_KEYS, PRICE_ROW_KEYS } from './typed-prices.js';
 export { findMigrationsDir, type ModelSelection, Warehouse, type WarehouseOptions } from './warehouse.js';

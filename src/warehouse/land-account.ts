@@ -1,18 +1,15 @@
-/** Lands the account side: ledger rows once per transaction id, object states once per (kind, id, updated_at). */
-import type { Transaction } from '../contract/account.js';
+/** Lands the account side raw: ledger rows once per transaction id, object states once per (kind, id, updated_at). */
+import { appendText, appendToTemp } from './appender.js';
 import { defineLander } from './lander.js';
-import {
-  firstOfEachKey,
-  isoToTimestamp,
-  type LandingContext,
-  msToTimestamp,
-  run,
-  unnestJson,
-} from './sql.js';
+import { countLandedPayloads } from './payload-counts.js';
+import { firstOfEachKey, type LandingContext, msToTimestamp, run } from './sql.js';
 
 /** A ledger row as `GET /transactions` answered it, with when the collector read it. */
 export interface LedgerRow {
-  transaction: Transaction;
+  /** The row's `id` when it is a string, else null (the row is then landed once per text, and rejected). */
+  id: string | null;
+  /** The row as the page held it. */
+  transaction: unknown;
   observedAt: number;
 }
 
@@ -22,12 +19,12 @@ export type AccountObjectKind = 'order' | 'p2p_listing' | 'sell_order';
 /** One state of an order, P2P listing or sell order, as the API answered it. */
 export interface AccountStateRow {
   kind: AccountObjectKind;
-  id: string;
+  /** The object's id as its feed names it; null when it names none (landed, and rejected). */
+  id: string | null;
   /** The order's game; null for the others. */
   appId: number | null;
-  status: string;
-  /** The object's `updated_at` (ISO 8601). */
-  updatedAt: string;
+  /** The object's `updated_at` as sent (ISO 8601), null when it sent none. */
+  updatedAt: string | null;
   observedAt: number;
   /** The object as answered. */
   body: unknown;
@@ -49,53 +46,78 @@ export const accountStatesLander = defineLander({
   land: landAccountStates,
 });
 
+/** The JSON text a row lands as. */
+function textOf(value: unknown): string {
+  return JSON.stringify(value) ?? 'null';
+}
+
 async function landLedger(context: LandingContext, rows: readonly LedgerRow[]): Promise<void> {
-  const fresh = firstOfEachKey(rows, (r) => r.transaction.id).map(({ transaction: t, observedAt }) => ({
-    i: t.id,
-    y: t.type,
-    a: t.amount_usd,
-    b: t.balance_after_usd,
-    o: t.order_id,
-    d: t.description,
-    c: t.created_at,
-    w: observedAt,
-  }));
+  const fresh = firstOfEachKey(
+    rows.map((r) => ({ ...r, data: textOf(r.transaction) })),
+    (r) => r.id ?? r.data,
+  );
   if (fresh.length === 0) return;
+  await appendToTemp(context, '_wh_ledger', { i: 'VARCHAR', w: 'DOUBLE', d: 'VARCHAR' }, fresh, (a, r) => {
+    appendText(a, r.id);
+    a.appendDouble(r.observedAt);
+    a.appendVarchar(r.data);
+  });
+  // A row without an id cannot be told apart by id: the same text is the same row.
   const landed = await run(
     context,
-    `INSERT INTO account_transactions
-       (transaction_id, type, amount_usd, balance_after_usd, order_id, description, created_at, observed_at, load_id, ingested_at)
-     SELECT r.i, r.y, CAST(r.a AS DECIMAL(18, 2)), CAST(r.b AS DECIMAL(18, 2)), r.o, r.d, ${isoToTimestamp('r.c')},
-            ${msToTimestamp('r.w')}, $load, ${msToTimestamp('$now')}
-     FROM ${unnestJson('rows', { i: 'VARCHAR', y: 'VARCHAR', a: 'DOUBLE', b: 'DOUBLE', o: 'VARCHAR', d: 'VARCHAR', c: 'VARCHAR', w: 'BIGINT' })}
-     WHERE NOT EXISTS (SELECT 1 FROM account_transactions t WHERE t.transaction_id = r.i)`,
-    { rows: JSON.stringify(fresh), load: context.loadId, now: context.now },
+    `INSERT INTO raw_account_transactions
+     SELECT i, ${msToTimestamp('w')}, d, $load, ${msToTimestamp('$now')} FROM _wh_ledger s
+     WHERE NOT EXISTS (SELECT 1 FROM raw_account_transactions t WHERE t.transaction_id = s.i)
+       AND NOT EXISTS (SELECT 1 FROM legacy_account_transactions t WHERE t.transaction_id = s.i)
+       AND NOT (s.i IS NULL AND EXISTS (
+         SELECT 1 FROM raw_account_transactions t WHERE t.transaction_id IS NULL AND t.data = s.d))`,
+    { load: context.loadId, now: context.now },
   );
-  context.count('account_transactions', landed);
+  await run(context, 'DROP TABLE _wh_ledger');
+  await countLandedPayloads(context, landed, {
+    raw: 'raw_account_transactions',
+    typed: 'account_transactions_typed',
+    kinds: ['transaction'],
+    receivedAt: 'observed_at',
+  });
 }
 
 async function landAccountStates(context: LandingContext, rows: readonly AccountStateRow[]): Promise<void> {
-  const fresh = firstOfEachKey(rows, (r) => `${r.kind}\n${r.id}\n${r.updatedAt}`).map((r) => ({
-    k: r.kind,
-    i: r.id,
-    p: r.appId,
-    s: r.status,
-    u: r.updatedAt,
-    w: r.observedAt,
-    j: JSON.stringify(r.body),
-  }));
+  const fresh = firstOfEachKey(
+    rows.map((r) => ({ ...r, data: textOf(r.body) })),
+    (r) => `${r.kind}\n${r.id ?? r.data}\n${r.updatedAt ?? r.data}`,
+  );
   if (fresh.length === 0) return;
+  const columns = { k: 'VARCHAR', i: 'VARCHAR', p: 'INTEGER', u: 'VARCHAR', w: 'DOUBLE', d: 'VARCHAR' };
+  await appendToTemp(context, '_wh_states', columns, fresh, (a, r) => {
+    a.appendVarchar(r.kind);
+    appendText(a, r.id);
+    if (r.appId === null) a.appendNull();
+    else a.appendInteger(r.appId);
+    appendText(a, r.updatedAt);
+    a.appendDouble(r.observedAt);
+    a.appendVarchar(r.data);
+  });
+  // Only the id and updated_at are read, for deduplication; a time that does not read is null.
   const landed = await run(
     context,
-    `INSERT INTO account_states (kind, object_id, app_id, status, updated_at, observed_at, body, load_id, ingested_at)
-     SELECT r.k, r.i, r.p, r.s, ${isoToTimestamp('r.u')}, ${msToTimestamp('r.w')}, CAST(r.j AS JSON), $load,
-            ${msToTimestamp('$now')}
-     FROM ${unnestJson('rows', { k: 'VARCHAR', i: 'VARCHAR', p: 'INTEGER', s: 'VARCHAR', u: 'VARCHAR', w: 'BIGINT', j: 'VARCHAR' })}
+    `INSERT INTO raw_account_states
+     SELECT k, i, p, u, ${msToTimestamp('w')}, d, $load, ${msToTimestamp('$now')}
+     FROM (SELECT * EXCLUDE (u), try_cast(u AS TIMESTAMPTZ) AT TIME ZONE 'UTC' AS u FROM _wh_states) s
      WHERE NOT EXISTS (
-       SELECT 1 FROM account_states a
-       WHERE a.kind = r.k AND a.object_id = r.i AND a.updated_at = ${isoToTimestamp('r.u')}
+       SELECT 1 FROM raw_account_states a
+       WHERE a.kind = s.k AND coalesce(a.object_id, a.data) = coalesce(s.i, s.d)
+         AND coalesce(CAST(a.updated_at AS VARCHAR), a.data) = coalesce(CAST(s.u AS VARCHAR), s.d)
+     ) AND NOT EXISTS (
+       SELECT 1 FROM legacy_account_states a WHERE a.kind = s.k AND a.object_id = s.i AND a.updated_at = s.u
      )`,
-    { rows: JSON.stringify(fresh), load: context.loadId, now: context.now },
+    { load: context.loadId, now: context.now },
   );
-  context.count('account_states', landed);
+  await run(context, 'DROP TABLE _wh_states');
+  await countLandedPayloads(context, landed, {
+    raw: 'raw_account_states',
+    typed: 'account_states_typed',
+    kinds: ['order', 'p2p_listing', 'sell_order'],
+    receivedAt: 'observed_at',
+  });
 }

@@ -1,41 +1,60 @@
-/** Lands FX rates, once per currency and update time. */
+/** Lands FX rates raw: the answer of GET /currency as sent, once per update. */
 import { defineLander } from './lander.js';
-import { type LandingContext, msToTimestamp, run, unnestJson } from './sql.js';
+import { countLandedPayloads } from './payload-counts.js';
+import { type LandingContext, msToTimestamp, run } from './sql.js';
 
 /** FX rates: units of each currency per 1 USD. */
 export interface FxRates {
-  updatedAt: number;
+  /** The answer's `updated_at` (epoch ms), null when it sent none that reads as a time. */
+  updatedAt: number | null;
   fetchedAt: number;
-  rates: Record<string, number>;
+  /** The answer's `rates`, as sent. */
+  rates: unknown;
+  /** The whole answer as sent; without it, `{ base: 'USD', rates, updated_at }` is landed. */
+  answer?: unknown;
 }
 
 /** The batch's `fx`: one set of rates per batch. */
 export const fxLander = defineLander({
   field: 'fx',
   merge: 'once',
-  rows: (fx: FxRates) => Object.keys(fx.rates).length,
+  rows: (fx: FxRates) =>
+    typeof fx.rates === 'object' && fx.rates !== null ? Object.keys(fx.rates).length : 1,
   land: landFx,
 });
 
-/** Lands FX rates in `fx_rates`, once per (currency, updatedAt). */
+/**
+ * Lands an FX answer in `raw_fx_rates` unless rates of the same update landed already (without an
+ * update time, unless the same fetch did). Nothing of it is parsed here: `fx_rates` types it.
+ */
 async function landFx(context: LandingContext, fx: FxRates): Promise<void> {
-  const rows = Object.entries(fx.rates).map(([c, r]) => ({ c, r }));
-  if (rows.length === 0) return;
+  const updated = msToTimestamp('$updated');
+  const answer = fx.answer ?? {
+    base: 'USD',
+    rates: fx.rates,
+    updated_at: fx.updatedAt === null ? null : new Date(fx.updatedAt).toISOString(),
+  };
   const landed = await run(
     context,
-    `INSERT INTO fx_rates (currency, rate, base, updated_at, fetched_at, load_id, ingested_at)
-     SELECT r.c, r.r, 'USD', ${msToTimestamp('$updated')}, ${msToTimestamp('$fetched')}, $load, ${msToTimestamp('$now')}
-     FROM ${unnestJson('rows', { c: 'VARCHAR', r: 'DOUBLE' })} s
+    `INSERT INTO raw_fx_rates
+     SELECT ${updated}, ${msToTimestamp('$fetched')}, $data, $load, ${msToTimestamp('$now')}
      WHERE NOT EXISTS (
-       SELECT 1 FROM fx_rates f WHERE f.currency = s.r.c AND f.updated_at = ${msToTimestamp('$updated')}
-     )`,
+       SELECT 1 FROM raw_fx_rates
+       WHERE updated_at = ${updated} OR ($updated IS NULL AND fetched_at = ${msToTimestamp('$fetched')})
+     ) AND NOT EXISTS (SELECT 1 FROM legacy_fx_rates WHERE updated_at = ${updated})`,
     {
-      rows: JSON.stringify(rows),
       updated: fx.updatedAt,
       fetched: fx.fetchedAt,
+      data: JSON.stringify(answer) ?? 'null',
       load: context.loadId,
       now: context.now,
     },
   );
-  context.count('fx_rates', landed);
+  await countLandedPayloads(context, landed, {
+    raw: 'raw_fx_rates',
+    typed: 'fx_rates_typed',
+    kinds: ['fx_rates'],
+    receivedAt: 'fetched_at',
+    payloadKey: 'raw',
+  });
 }

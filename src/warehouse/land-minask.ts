@@ -1,25 +1,18 @@
-/** Lands a game's minAsk price list, once per group and list build. */
-import type { PriceRow } from '../contract/market.js';
+/** Lands a game's minAsk price list raw, once per list build. */
+import { appendToTemp } from './appender.js';
 import { defineLander } from './lander.js';
+import { countLandedPayloads } from './payload-counts.js';
 import { type LandingContext, msToTimestamp, run } from './sql.js';
-import { withStagedRows } from './staging.js';
 
-/** One game's minAsk price list. */
+/** One game's minAsk price list, its rows as the pages held them. */
 export interface MinAskList {
   appId: number;
   fetchedAt: number;
-  generatedAt: number;
-  rows: PriceRow[];
+  /** The list's `generated_at` (epoch ms), null when the pages sent none that reads as a time. */
+  generatedAt: number | null;
+  /** Each row as the JSON value of the page's `items` (a PriceRow when the upstream keeps the contract). */
+  rows: readonly unknown[];
 }
-
-/** Column types of a PriceRow line. */
-export const PRICE_ROW_COLUMNS = {
-  market_hash_name: 'VARCHAR',
-  wear: 'VARCHAR',
-  doppler_phase: 'VARCHAR',
-  min_ask_usd: 'DECIMAL(18,2)',
-  listed_count: 'INTEGER',
-};
 
 /** The batch's `minask`: one price list per batch. */
 export const minAskLander = defineLander({
@@ -29,32 +22,44 @@ export const minAskLander = defineLander({
   land: landMinAsk,
 });
 
-/** Lands a minAsk price list in `minask_prices`; a group already landed for the same list build is skipped. */
+/**
+ * Lands a minAsk price list in `raw_minask_prices`, each row as its JSON text with its place in the
+ * list, unless the same build (app and generated_at; without one, the same fetch) landed already.
+ * Nothing of a row is parsed here: `minask_prices` types them.
+ */
 async function landMinAsk(context: LandingContext, list: MinAskList): Promise<void> {
   if (list.rows.length === 0) return;
-  const landed = await withStagedRows(context, list.rows, PRICE_ROW_COLUMNS, (from, params) =>
-    run(
-      context,
-      `INSERT INTO minask_prices
-       SELECT $app, ${msToTimestamp('$fetched')}, ${msToTimestamp('$generated')}, market_hash_name, wear,
-              doppler_phase, min_ask_usd, listed_count, $load, ${msToTimestamp('$now')}
-       FROM ${from} s
-       WHERE NOT EXISTS (
-         SELECT 1 FROM minask_prices m
-         WHERE m.app_id = $app AND m.generated_at = ${msToTimestamp('$generated')}
-           AND m.market_hash_name = s.market_hash_name
-           AND m.wear IS NOT DISTINCT FROM s.wear AND m.doppler_phase IS NOT DISTINCT FROM s.doppler_phase
-       )
-       QUALIFY row_number() OVER (PARTITION BY market_hash_name, wear, doppler_phase) = 1`,
-      {
-        ...params,
-        app: list.appId,
-        fetched: list.fetchedAt,
-        generated: list.generatedAt,
-        load: context.loadId,
-        now: context.now,
-      },
-    ),
+  const generated = msToTimestamp('$generated');
+  const [landedBefore] = (
+    await context.connection.runAndReadAll(
+      `SELECT EXISTS (SELECT 1 FROM raw_minask_prices WHERE app_id = $app
+                        AND (generated_at = ${generated} OR ($generated IS NULL AND fetched_at = ${msToTimestamp('$fetched')})))
+           OR EXISTS (SELECT 1 FROM legacy_minask_prices WHERE app_id = $app AND generated_at = ${generated})`,
+      { app: list.appId, generated: list.generatedAt, fetched: list.fetchedAt },
+    )
+  ).getRows();
+  if (landedBefore?.[0] === true) return;
+  await appendToTemp(context, '_wh_minask', { p: 'INTEGER', d: 'VARCHAR' }, list.rows, (appender, row, i) => {
+    appender.appendInteger(i);
+    appender.appendVarchar(JSON.stringify(row) ?? 'null');
+  });
+  const landed = await run(
+    context,
+    `INSERT INTO raw_minask_prices
+     SELECT $app, ${generated}, ${msToTimestamp('$fetched')}, p, d, $load, ${msToTimestamp('$now')} FROM _wh_minask`,
+    {
+      app: list.appId,
+      fetched: list.fetchedAt,
+      generated: list.generatedAt,
+      load: context.loadId,
+      now: context.now,
+    },
   );
-  context.count('minask_prices', landed);
+  await run(context, 'DROP TABLE _wh_minask');
+  await countLandedPayloads(context, landed, {
+    raw: 'raw_minask_prices',
+    typed: 'minask_prices_typed',
+    kinds: ['price_row'],
+    receivedAt: 'fetched_at',
+  });
 }

@@ -1,7 +1,8 @@
-/** Lands the CS2 price snapshot: a downloaded file read by DuckDB, or the record of a 304. */
+/** Lands the CS2 price snapshot raw: a downloaded file's lines as sent, or the record of a 304. */
 
-import { PRICE_ROW_COLUMNS } from './land-minask.js';
+import type { Params } from '../shared/database.js';
 import { defineLander } from './lander.js';
+import { countLandedPayloads } from './payload-counts.js';
 import { type LandingContext, msToTimestamp, run } from './sql.js';
 
 /** A CS2 price snapshot fetch: a downloaded file of PriceRow lines, or a 304. */
@@ -16,10 +17,6 @@ export type SnapshotFetch =
     }
   | { status: 'unchanged'; etag: string; fetchedAt: number };
 
-const SNAPSHOT_COLUMNS = `{${Object.entries(PRICE_ROW_COLUMNS)
-  .map(([name, type]) => `${name}: '${type}'`)
-  .join(', ')}}`;
-
 /** The batch's `snapshot`: one fetch per batch. */
 export const snapshotLander = defineLander({
   field: 'snapshot',
@@ -29,34 +26,45 @@ export const snapshotLander = defineLander({
 });
 
 /**
+ * Reads a file's lines as text, whatever they hold: one column, split on a byte valid JSON never
+ * holds raw (U+0001), no quoting. A line that is not UTF-8 (or too long to read) does not fail the
+ * read: DuckDB keeps it in the rejects table `_wh_snapshot_rejects`, landed as a line without data.
+ */
+const READ_LINES = `read_csv($file, columns = {'line': 'VARCHAR'}, header = false, delim = '\u0001', quote = '',
+  escape = '', auto_detect = false, strict_mode = false, ignore_errors = true, store_rejects = true,
+  rejects_table = '_wh_snapshot_rejects', rejects_scan = '_wh_snapshot_scans')`;
+
+/**
  * Records a snapshot fetch in `snapshot_fetches` (once per ETag and fetch time). A downloaded file
- * is loaded into `price_snapshots` with DuckDB's `read_json` (gzip is read transparently), unless
- * rows of that ETag are already there: the same ETag means the same prices. Without an ETag (`''`)
- * only a replay of the same fetch is skipped.
+ * lands line by line in `raw_price_snapshots`, unless a file of that ETag landed already (the same
+ * ETag means the same prices); without an ETag (`''`) only a replay of the same fetch is skipped.
+ * Nothing of a line is parsed here: `price_snapshots` types them.
  */
 async function landSnapshot(context: LandingContext, snapshot: SnapshotFetch): Promise<void> {
   let landed = 0;
   if (snapshot.status === 'downloaded') {
-    landed = await run(
-      context,
-      `INSERT INTO price_snapshots
-       SELECT $etag, ${msToTimestamp('$generated')}, ${msToTimestamp('$fetched')}, market_hash_name, wear,
-              doppler_phase, min_ask_usd, listed_count, $load, ${msToTimestamp('$now')}
-       FROM read_json($file, format = 'newline_delimited', columns = ${SNAPSHOT_COLUMNS})
-       WHERE NOT EXISTS (
-         SELECT 1 FROM price_snapshots
-         WHERE etag = $etag AND ($etag <> '' OR fetched_at = ${msToTimestamp('$fetched')})
-       )`,
-      {
-        etag: snapshot.etag,
-        generated: snapshot.generatedAt,
-        fetched: snapshot.fetchedAt,
-        file: snapshot.file,
-        load: context.loadId,
-        now: context.now,
-      },
-    );
-    context.count('price_snapshots', landed);
+    const params = {
+      etag: snapshot.etag,
+      generated: snapshot.generatedAt,
+      fetched: snapshot.fetchedAt,
+      load: context.loadId,
+      now: context.now,
+    };
+    const seen = `($etag <> '' OR fetched_at = ${msToTimestamp('$fetched')})`;
+    const [before] = (
+      await context.connection.runAndReadAll(
+        `SELECT EXISTS (SELECT 1 FROM raw_price_snapshots WHERE etag = $etag AND ${seen})
+             OR EXISTS (SELECT 1 FROM legacy_price_snapshots WHERE etag = $etag AND ${seen})`,
+        { etag: snapshot.etag, fetched: snapshot.fetchedAt },
+      )
+    ).getRows();
+    if (before?.[0] !== true) landed = await landLines(context, snapshot.file, params);
+    await countLandedPayloads(context, landed, {
+      raw: 'raw_price_snapshots',
+      typed: 'price_snapshots_typed',
+      kinds: ['price_row'],
+      receivedAt: 'fetched_at',
+    });
   }
   const fetches = await run(
     context,
@@ -75,4 +83,39 @@ async function landSnapshot(context: LandingContext, snapshot: SnapshotFetch): P
     },
   );
   context.count('snapshot_fetches', fetches);
+}
+
+/**
+ * Lands the file's non-blank lines with their line numbers, then the lines DuckDB could not read
+ * (as lines without data). DuckDB numbers only the lines it reads, so a read line's number counts
+ * the unreadable lines before it: the k-th unreadable line (by number) has `line - k` read lines
+ * before it.
+ */
+async function landLines(context: LandingContext, file: string, params: Params): Promise<number> {
+  const envelope = `$etag, ${msToTimestamp('$generated')}, ${msToTimestamp('$fetched')}`;
+  const tail = `$load, ${msToTimestamp('$now')}`;
+  await run(
+    context,
+    `CREATE OR REPLACE TEMP TABLE _wh_lines AS SELECT row_number() OVER () AS n, line FROM ${READ_LINES}`,
+    { file },
+  );
+  const read = await run(
+    context,
+    `INSERT INTO raw_price_snapshots
+     SELECT ${envelope}, l.n + (
+              SELECT count(*) FROM (SELECT line - row_number() OVER (ORDER BY line) AS read_before FROM _wh_snapshot_rejects) u
+              WHERE u.read_before < l.n),
+            l.line, ${tail}
+     FROM _wh_lines l
+     WHERE trim(l.line) <> ''`,
+    params,
+  );
+  const unreadable = await run(
+    context,
+    `INSERT INTO raw_price_snapshots SELECT ${envelope}, line, NULL, ${tail} FROM _wh_snapshot_rejects`,
+    params,
+  );
+  for (const table of ['_wh_lines', '_wh_snapshot_rejects', '_wh_snapshot_scans'])
+    await run(context, `DROP TABLE ${table}`);
+  return read + unreadable;
 }

@@ -9,7 +9,7 @@ import { listingSchema } from '../contract/listing.js';
 /** How a JSON value is read into its column. */
 type JsonKind = 'string' | 'number' | 'integer' | 'money' | 'boolean' | 'timestamp' | 'stickers';
 
-/** One typed field of a listing. */
+/** One typed field of a listing (or of another payload typed the same way, see {@link fieldsOf}). */
 export interface ListingField {
   name: string;
   /** The column's DuckDB type. */
@@ -71,6 +71,16 @@ function fieldOf(name: string, schema: unknown): ListingField {
   return { name, ...scalarOf(name, inner), nullable };
 }
 
+/**
+ * The typed fields of a contract object schema, in schema order: every key it requires but those
+ * in `except` (keys the envelope carries). Optional keys stay in `extra_fields`.
+ */
+export function fieldsOf(schema: z.ZodObject, except: readonly string[] = []): ListingField[] {
+  return Object.entries(schema.shape as Record<string, z.ZodType>)
+    .filter(([name, field]) => !except.includes(name) && !unwrap(field).optional)
+    .map(([name, field]) => fieldOf(name, field));
+}
+
 const shape = listingSchema.shape as Record<string, z.ZodType>;
 
 /**
@@ -78,9 +88,7 @@ const shape = listingSchema.shape as Record<string, z.ZodType>;
  * requires but `id`. Optional (additive) keys stay in `extra_fields`, as do keys the contract does
  * not know yet.
  */
-export const LISTING_FIELDS: readonly ListingField[] = Object.entries(shape)
-  .filter(([name, schema]) => name !== 'id' && !unwrap(schema).optional)
-  .map(([name, schema]) => fieldOf(name, schema));
+export const LISTING_FIELDS: readonly ListingField[] = fieldsOf(listingSchema, ['id']);
 
 /** Every key the contract names, typed or not: a key outside these is a new field. */
 export const LISTING_KEYS: readonly string[] = Object.keys(shape);
@@ -136,7 +144,7 @@ const EXPECTED: Record<JsonKind, string> = {
 };
 
 /** The typed value of `field` read from `v` (its JSON value, or null), null when it does not cast. */
-function typedValue(field: ListingField, v: string): string {
+export function typedValue(field: ListingField, v: string): string {
   const accepted = ACCEPTED[field.kind].map((t) => `'${t}'`).join(', ');
   const when = `json_type(${v}) IN (${accepted})`;
   switch (field.kind) {
@@ -165,8 +173,13 @@ function stickerStructure(field: ListingField): string {
  * every field that is missing, or present with a value the contract does not allow.
  */
 export function typedListingColumns(j: string, keys: string): string {
-  const columns = LISTING_FIELDS.map((f) => `${typedValue(f, `${j}.${f.name}`)} AS ${f.name}`);
-  const notes = LISTING_FIELDS.map((f) => {
+  return typedColumns(LISTING_FIELDS, j, keys);
+}
+
+/** {@link typedListingColumns} for any fields (see {@link fieldsOf}), `j` from {@link jsonValues}. */
+export function typedColumns(fields: readonly ListingField[], j: string, keys: string): string {
+  const columns = fields.map((f) => `${typedValue(f, `${j}.${f.name}`)} AS ${f.name}`);
+  const notes = fields.map((f) => {
     const v = `${j}.${f.name}`;
     const required = f.nullable
       ? ''
@@ -181,13 +194,23 @@ export function typedListingColumns(j: string, keys: string): string {
 
 /** A STRUCT of every contract key's value as JSON (null when missing or JSON null), from the text `data`. */
 export function listingValues(data: string): string {
-  const structure = JSON.stringify(Object.fromEntries(['id', ...LISTING_COLUMNS].map((k) => [k, 'JSON'])));
+  return jsonValues(['id', ...LISTING_COLUMNS], data);
+}
+
+/** A STRUCT of the values of `names` as JSON (null when missing or JSON null), from the JSON text `data`. */
+export function jsonValues(names: readonly string[], data: string): string {
+  const structure = JSON.stringify(Object.fromEntries(names.map((k) => [k, 'JSON'])));
   return `from_json(${data}, '${structure}')`;
 }
 
 /** A JSON object of the keys of `data` (its JSON text, with key list `keys`) that no column types, or null. */
 export function extraFields(data: string, keys: string): string {
-  const typed = ['id', ...LISTING_COLUMNS].map((k) => `'${k}'`).join(', ');
+  return extraKeys(['id', ...LISTING_COLUMNS], data, keys);
+}
+
+/** A JSON object of the keys of `data` (its JSON text, with key list `keys`) outside `known`, or null. */
+export function extraKeys(known: readonly string[], data: string, keys: string): string {
+  const typed = known.map((k) => `'${k}'`).join(', ');
   const extra = `list_filter(${keys}, k -> k NOT IN (${typed}))`;
   return `CASE WHEN len(${extra}) > 0 THEN to_json(map_from_entries(list_transform(${extra}, k -> (k, json_extract(${data}, '$."' || k || '"'))))) END`;
 }

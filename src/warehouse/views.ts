@@ -1,13 +1,31 @@
 /**
  * The views analysts and models read over what landed, derived from the listing's shape and
  * created afresh at every read-write open (so a new field of the contract reaches them):
- * `listing_events_typed`, `listing_events`, `rejected_payloads`, and the live set's
- * `live_set_changes` and `live_listings` (see `live-set.ts`).
+ * `listing_events_typed`, `listing_events`, `rejected_payloads`, the live set's
+ * `live_set_changes` and `live_listings` (see `live-set.ts`), and the prices' and the account's
+ * (`price_snapshots`, `minask_prices`, `fx_rates`, `account_transactions`, `account_states`, each
+ * beside its `*_typed` view with typing notes).
  */
 import type { Database } from '../shared/database.js';
 import { listingColumnList } from './listing-shape.js';
 import { LIVE_SET_VIEWS } from './live-set.js';
+import {
+  ACCOUNT_STATES,
+  ACCOUNT_STATES_TYPED,
+  ACCOUNT_TRANSACTIONS,
+  ACCOUNT_TRANSACTIONS_TYPED,
+  REJECTED_ACCOUNT,
+} from './typed-account.js';
 import { rejectionReason, typedEventsSql } from './typed-events.js';
+import {
+  FX_RATES,
+  FX_RATES_TYPED,
+  MINASK_PRICES,
+  MINASK_PRICES_TYPED,
+  PRICE_SNAPSHOTS,
+  PRICE_SNAPSHOTS_TYPED,
+  REJECTED_PRICES,
+} from './typed-prices.js';
 
 /** Columns of listing_events, in table order. */
 const EVENT_COLUMNS = `event_id, kind, listing_id, app_id, ${listingColumnList()}, received_at, load_id, ingested_at`;
@@ -26,12 +44,24 @@ const LISTING_EVENTS = `SELECT ${EVENT_COLUMNS} FROM listing_events_typed`;
 const REJECTED_PAYLOADS = `
   SELECT 'stream' AS source, event_id, kind, data AS raw, reason, received_at, load_id, ingested_at
   FROM (SELECT *, ${rejectionReason()} AS reason FROM raw_listing_events)
-  WHERE reason IS NOT NULL`;
+  WHERE reason IS NOT NULL
+  UNION ALL BY NAME ${REJECTED_PRICES}
+  UNION ALL BY NAME ${REJECTED_ACCOUNT}`;
 
 /** The derived views, in creation order (each may read the ones before). */
 export const DERIVED_VIEWS: readonly (readonly [string, string])[] = [
   ['listing_events_typed', LISTING_EVENTS_TYPED],
   ['listing_events', LISTING_EVENTS],
+  ['price_snapshots_typed', PRICE_SNAPSHOTS_TYPED],
+  ['price_snapshots', PRICE_SNAPSHOTS],
+  ['minask_prices_typed', MINASK_PRICES_TYPED],
+  ['minask_prices', MINASK_PRICES],
+  ['fx_rates_typed', FX_RATES_TYPED],
+  ['fx_rates', FX_RATES],
+  ['account_transactions_typed', ACCOUNT_TRANSACTIONS_TYPED],
+  ['account_transactions', ACCOUNT_TRANSACTIONS],
+  ['account_states_typed', ACCOUNT_STATES_TYPED],
+  ['account_states', ACCOUNT_STATES],
   ['rejected_payloads', REJECTED_PAYLOADS],
   ...LIVE_SET_VIEWS,
 ];

@@ -88,15 +88,19 @@ export async function generateWarehouse(
   return counts;
 }
 
+/** A price row of `s` as the service sends it: its JSON text. */
+const PRICE_ROW_JSON = `json_object('market_hash_name', s.market_hash_name, 'wear', s.wear, 'doppler_phase', s.doppler_phase,
+  'min_ask_usd', CAST(s.min_ask_usd AS DOUBLE), 'listed_count', s.listed_count)::VARCHAR`;
+
 /** The landing tables the generator fills. */
 const TABLES = [
   'raw_listing_events',
   'listing_observations',
   'listing_gone',
-  'price_snapshots',
+  'raw_price_snapshots',
   'snapshot_fetches',
-  'minask_prices',
-  'fx_rates',
+  'raw_minask_prices',
+  'raw_fx_rates',
   'loads',
 ] as const;
 
@@ -208,9 +212,10 @@ async function landPrices(
      FROM (${snapshotFetchesSql(plan, w0, w1)})`,
   );
   await connection.run(
-    `INSERT INTO price_snapshots
-     SELECT s.etag, bts(s.generated), bts(s.fetched), s.market_hash_name, s.wear, s.doppler_phase, s.min_ask_usd,
-            s.listed_count, f.load_id, f.ingested_at
+    `INSERT INTO raw_price_snapshots
+     SELECT s.etag, bts(s.generated), bts(s.fetched),
+            row_number() OVER (PARTITION BY s.m ORDER BY s.market_hash_name, s.wear, s.doppler_phase), ${PRICE_ROW_JSON},
+            f.load_id, f.ingested_at
      FROM (${snapshotRowsSql(plan, w0, w1)}) s JOIN bench_fetches f ON f.m = s.m ORDER BY s.m`,
   );
   await connection.run(
@@ -219,22 +224,26 @@ async function landPrices(
             f.load_id, f.ingested_at
      FROM bench_fetches f
      LEFT JOIN (
-       SELECT load_id, count(*) AS n FROM price_snapshots
+       SELECT load_id, count(*) AS n FROM raw_price_snapshots
        WHERE fetched_at >= bts(${w0}) AND fetched_at < bts(${w1}) GROUP BY load_id
      ) s ON s.load_id = f.load_id
      ORDER BY f.m`,
   );
   await connection.run('DROP TABLE bench_fetches');
   await connection.run(
-    `INSERT INTO minask_prices
-     SELECT app_id, bts(fetched), bts(generated), market_hash_name, wear, doppler_phase, min_ask_usd, listed_count,
-            b_uuid('prices:' || app_id || ':' || m), bts(fetched + 250000)
-     FROM (${minAskSql(plan, w0, w1)}) ORDER BY fetched, app_id, market_hash_name`,
+    `INSERT INTO raw_minask_prices
+     SELECT app_id, bts(generated), bts(fetched), row_number() OVER (PARTITION BY app_id, m ORDER BY market_hash_name) - 1,
+            ${PRICE_ROW_JSON}, b_uuid('prices:' || app_id || ':' || m), bts(fetched + 250000)
+     FROM (${minAskSql(plan, w0, w1)}) s ORDER BY fetched, app_id, market_hash_name`,
   );
+  // One answer of GET /currency per fetch, as the service sends it.
   await connection.run(
-    `INSERT INTO fx_rates (currency, rate, base, updated_at, fetched_at, load_id, ingested_at)
-     SELECT currency, rate, 'USD', bts(updated), bts(fetched), b_uuid('fx:' || m), bts(fetched + 150000)
-     FROM (${fxSql(plan, w0, w1)}) ORDER BY fetched, currency`,
+    `INSERT INTO raw_fx_rates
+     SELECT bts(updated), bts(fetched),
+            json_object('base', 'USD', 'rates', json_group_object(currency, rate),
+                        'updated_at', strftime(bts(updated), '%Y-%m-%dT%H:%M:%S.%gZ'))::VARCHAR,
+            b_uuid('fx:' || m), bts(fetched + 150000)
+     FROM (${fxSql(plan, w0, w1)}) GROUP BY m, updated, fetched ORDER BY fetched`,
   );
 }
 
@@ -251,13 +260,13 @@ async function landLoads(connection: DuckDBConnection, w0: number, w1: number): 
        UNION ALL
        SELECT load_id, 'sweep:730', ingested_at, count(*) FROM listing_gone WHERE ${within('detected_at')} GROUP BY ALL
        UNION ALL
-       SELECT load_id, 'snapshot', ingested_at, count(*) FROM price_snapshots WHERE ${within('fetched_at')} GROUP BY ALL
+       SELECT load_id, 'snapshot', ingested_at, count(*) FROM raw_price_snapshots WHERE ${within('fetched_at')} GROUP BY ALL
        UNION ALL
        SELECT load_id, 'snapshot', ingested_at, count(*) FROM snapshot_fetches WHERE ${within('fetched_at')} GROUP BY ALL
        UNION ALL
-       SELECT load_id, 'prices:' || app_id, ingested_at, count(*) FROM minask_prices WHERE ${within('fetched_at')} GROUP BY ALL
+       SELECT load_id, 'prices:' || app_id, ingested_at, count(*) FROM raw_minask_prices WHERE ${within('fetched_at')} GROUP BY ALL
        UNION ALL
-       SELECT load_id, 'fx', ingested_at, count(*) FROM fx_rates WHERE ${within('fetched_at')} GROUP BY ALL
+       SELECT load_id, 'fx', ingested_at, count(*) FROM raw_fx_rates WHERE ${within('fetched_at')} GROUP BY ALL
      ) GROUP BY load_id, source, started_at ORDER BY started_at, load_id`,
   );
 }

@@ -24,6 +24,7 @@ describe('MarketClient', () => {
       'baseUrl',
       'info',
       'instantSell',
+      'lenient',
       'listings',
       'orders',
       'p2p',

@@ -1,7 +1,8 @@
 /**
  * A loopback HTTP proxy in front of a test service that behaves like a deployment drifting over
  * months: it adds one field to every listing it forwards (stream events and `/listings` pages), as
- * the specification's versioning allows, and sends chosen `new` events of the stream malformed.
+ * the specification's versioning allows, and sends chosen `new` events of the stream malformed;
+ * optionally it also spoils the price list, the FX rates and the ledger (see {@link PageDrift}).
  */
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -16,7 +17,19 @@ export interface DriftProxy {
   baseUrl: string;
   /** The ids of the events sent malformed, by how. */
   malformed: Partial<Record<Malformation, string>>;
+  /** The market_hash_name of each game's minAsk row sent with its price as a string. */
+  pricesAsString: Map<number, string>;
   close(): Promise<void>;
+}
+
+/** How the proxy spoils the pages the price and account sources read. */
+export interface PageDrift {
+  /** The first row of each `/prices` page is sent with its `min_ask_usd` as a string. */
+  priceAsString?: boolean;
+  /** This currency's rate of `/currency` is sent as a string that is no number. */
+  malformedRate?: string;
+  /** A field added to every ledger row of `/transactions`, with its value. */
+  ledgerField?: { field: string; value: unknown };
 }
 
 /** Options of {@link startDriftProxy}. */
@@ -26,6 +39,8 @@ export interface DriftOptions {
   value: unknown;
   /** The 1-based ordinals of the stream's `new` events to spoil, by how (each once). */
   spoil: Partial<Record<Malformation, number>>;
+  /** What the proxy does to the price list, the FX rates and the ledger. @default nothing */
+  pages?: PageDrift;
 }
 
 const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'transfer-encoding', 'content-length']);
@@ -33,6 +48,7 @@ const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'transfer-encoding', 'co
 /** Starts a drift proxy on 127.0.0.1 forwarding to `origin` (the service's, without `/v1`). */
 export async function startDriftProxy(origin: string, options: DriftOptions): Promise<DriftProxy> {
   const malformed: DriftProxy['malformed'] = {};
+  const pricesAsString = new Map<number, string>();
   let newEvents = 0;
   const drift = (listing: Record<string, unknown>) => ({ ...listing, [options.field]: options.value });
 
@@ -59,6 +75,28 @@ export async function startDriftProxy(origin: string, options: DriftOptions): Pr
     lines[dataAt] = `data: ${data}`;
     return lines.join('\n');
   };
+
+  const pages = options.pages ?? {};
+  /** What each spoiled page path does to its answer. */
+  const spoilPage: Record<string, (answer: Record<string, unknown>) => unknown> = {};
+  if (pages.priceAsString)
+    spoilPage['/v1/prices'] = (page) => {
+      const [first, ...rest] = page.items as Record<string, unknown>[];
+      if (first === undefined) return page;
+      pricesAsString.set(page.app_id as number, first.market_hash_name as string);
+      return { ...page, items: [{ ...first, min_ask_usd: String(first.min_ask_usd) }, ...rest] };
+    };
+  const { malformedRate, ledgerField } = pages;
+  if (malformedRate)
+    spoilPage['/v1/currency'] = (answer) => ({
+      ...answer,
+      rates: { ...(answer.rates as object), [malformedRate]: 'n/a' },
+    });
+  if (ledgerField)
+    spoilPage['/v1/transactions'] = (page) => ({
+      ...page,
+      data: (page.data as object[]).map((row) => ({ ...row, [ledgerField.field]: ledgerField.value })),
+    });
 
   const headersOf = (from: Record<string, string | string[] | undefined>) => {
     const headers: Record<string, string> = {};
@@ -92,6 +130,8 @@ export async function startDriftProxy(origin: string, options: DriftOptions): Pr
       const page = JSON.parse(body.toString('utf8')) as { items: Record<string, unknown>[] };
       body = JSON.stringify({ ...page, items: page.items.map(drift) });
     }
+    if (upstream.statusCode === 200 && path !== undefined && path in spoilPage)
+      body = JSON.stringify(spoilPage[path]?.(JSON.parse(body.toString('utf8'))));
     res.writeHead(upstream.statusCode, headers).end(body);
   };
 
@@ -106,6 +146,7 @@ export async function startDriftProxy(origin: string, options: DriftOptions): Pr
   return {
     baseUrl: `http://127.0.0.1:${port}/v1`,
     malformed,
+    pricesAsString,
     async close() {
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));

@@ -136,6 +136,77 @@ describe('Warehouse.write: price snapshot', () => {
     expect(await count('price_snapshots')).toBe(6);
     expect(await count('snapshot_fetches')).toBe(2);
   });
+
+  it('lands every line of a drifted file: a malformed or non-UTF-8 line rejected, a bad price noted, a new field kept', async () => {
+    const [first, second, third] = PRICE_ROWS.map((r) => JSON.stringify(r));
+    const lines = [
+      Buffer.from(`${first?.replace('}', ',"float_floor":0.01}')}\n`),
+      Buffer.from(`${JSON.stringify({ ...PRICE_ROWS[1], min_ask_usd: 'cheap' })}\n`),
+      Buffer.from('{"market_hash_name": "cut short\n\n'),
+      Buffer.concat([Buffer.from('{"market_hash_name":"'), Buffer.from([0xff, 0xfe]), Buffer.from('"}\n')]),
+      Buffer.from(
+        `{"wear":null}\n${third}\n${second?.replace('"listed_count":1', '"listed_count":"one"')}\n`,
+      ),
+    ];
+    const file = join(dir, 'drifted.ndjson.gz');
+    writeFileSync(file, gzipSync(Buffer.concat(lines)));
+    await warehouse.write([
+      {
+        source: 'snapshot',
+        snapshot: { status: 'downloaded', etag: '"v2"', generatedAt: T0, fetchedAt: T0 + 1, file },
+      },
+    ]);
+    expect(await warehouse.query('SELECT rows FROM snapshot_fetches')).toEqual([{ rows: 7 }]);
+    expect(
+      await warehouse.query(
+        `SELECT market_hash_name, CAST(min_ask_usd AS VARCHAR) AS price, listed_count,
+                typing_notes::VARCHAR AS notes, extra_fields::VARCHAR AS extra
+         FROM price_snapshots_typed ORDER BY market_hash_name`,
+      ),
+    ).toEqual([
+      {
+        market_hash_name: 'AK-47 | Redline (Field-Tested)',
+        price: '0.10',
+        listed_count: 3,
+        notes: '[]',
+        extra: '{"float_floor":0.01}',
+      },
+      {
+        market_hash_name: 'Sticker | Crown (Foil)',
+        price: '1234567.89',
+        listed_count: 12,
+        notes: '[]',
+        extra: null,
+      },
+      {
+        market_hash_name: '★ Karambit | Doppler (Factory New)',
+        price: null,
+        listed_count: 1,
+        notes: "[{'field': min_ask_usd, 'reason': 'expected a number, got VARCHAR'}]",
+        extra: null,
+      },
+      {
+        market_hash_name: '★ Karambit | Doppler (Factory New)',
+        price: '0.20',
+        listed_count: null,
+        notes: "[{'field': listed_count, 'reason': 'expected an integer, got VARCHAR'}]",
+        extra: null,
+      },
+    ]);
+    expect(
+      await warehouse.query('SELECT source, event_id, reason FROM rejected_payloads ORDER BY event_id'),
+    ).toEqual([
+      { source: 'snapshot', event_id: '"v2":3', reason: 'not valid JSON' },
+      { source: 'snapshot', event_id: '"v2":5', reason: 'no data, or not UTF-8' },
+      { source: 'snapshot', event_id: '"v2":6', reason: 'no market_hash_name' },
+    ]);
+    expect(await warehouse.query('SELECT payloads, rejected, partly_typed FROM payload_checks')).toEqual([
+      { payloads: 7, rejected: 3, partly_typed: 2 },
+    ]);
+    expect(
+      await warehouse.query("SELECT field, payloads FROM payload_fields WHERE field = 'float_floor'"),
+    ).toEqual([{ field: 'float_floor', payloads: 1 }]);
+  });
 });
 
 describe('Warehouse.write: minAsk prices and FX', () => {
@@ -178,6 +249,123 @@ describe('Warehouse.write: minAsk prices and FX', () => {
       { currency: 'CNY', rate: 7.18, base: 'USD', updated_at: '2026-11-01T00:00:00.000Z' },
       { currency: 'EUR', rate: 0.92, base: 'USD', updated_at: '2026-11-01T00:00:00.000Z' },
       { currency: 'USD', rate: 1, base: 'USD', updated_at: '2026-11-01T00:00:00.000Z' },
+    ]);
+  });
+
+  it('lands a drifted FX answer whole: a rate that is no number noted, a new key kept, one without rates rejected', async () => {
+    const answer = {
+      base: 'USD',
+      rates: { EUR: 0.92, GBP: 'n/a' },
+      updated_at: '2026-11-01T00:00:00.000Z',
+      source: 'ecb',
+    };
+    await warehouse.write([
+      { source: 'fx', fx: { updatedAt: T0, fetchedAt: T0 + 1, rates: answer.rates, answer } },
+      { source: 'fx', fx: { updatedAt: null, fetchedAt: T0 + 2, rates: null, answer: { base: 'USD' } } },
+    ]);
+    expect(
+      await warehouse.query(
+        'SELECT currency, rate, typing_notes::VARCHAR AS notes, extra_fields::VARCHAR AS extra FROM fx_rates_typed ORDER BY currency',
+      ),
+    ).toEqual([
+      { currency: 'EUR', rate: 0.92, notes: '[]', extra: '{"source":"ecb"}' },
+      {
+        currency: 'GBP',
+        rate: null,
+        notes: "[{'field': rate, 'reason': 'expected a number, got VARCHAR'}]",
+        extra: '{"source":"ecb"}',
+      },
+    ]);
+    expect(await warehouse.query('SELECT source, reason FROM rejected_payloads')).toEqual([
+      { source: 'fx', reason: 'no rates object' },
+    ]);
+    expect(await warehouse.query('SELECT payloads, rejected, partly_typed FROM payload_checks')).toEqual([
+      { payloads: 2, rejected: 1, partly_typed: 1 },
+    ]);
+  });
+});
+
+describe('Warehouse.write: the account', () => {
+  const row = (id: unknown, extra: object = {}) => ({
+    id,
+    type: 'deposit',
+    amount_usd: 5,
+    balance_after_usd: 5,
+    order_id: null,
+    description: 'd',
+    created_at: '2026-11-01T00:00:00.000Z',
+    ...extra,
+  });
+
+  it('lands ledger rows once per id, one without an id once per text (rejected), and keeps a new field', async () => {
+    const ledger = [
+      { id: 't1', transaction: row('t1', { memo: 'x' }), observedAt: T0 },
+      { id: null, transaction: row(7), observedAt: T0 },
+      { id: 't2', transaction: row('t2', { amount_usd: '5.00' }), observedAt: T0 },
+    ];
+    await warehouse.write([{ source: 'account', ledger }]);
+    await warehouse.write([{ source: 'account', ledger: ledger.map((r) => ({ ...r, observedAt: T0 + 1 })) }]);
+    expect(
+      await warehouse.query(
+        `SELECT transaction_id, CAST(amount_usd AS VARCHAR) AS amount, typing_notes::VARCHAR AS notes,
+                extra_fields::VARCHAR AS extra
+         FROM account_transactions_typed ORDER BY transaction_id`,
+      ),
+    ).toEqual([
+      { transaction_id: 't1', amount: '5.00', notes: '[]', extra: '{"memo":"x"}' },
+      {
+        transaction_id: 't2',
+        amount: null,
+        notes: "[{'field': amount_usd, 'reason': 'expected a number, got VARCHAR'}]",
+        extra: null,
+      },
+    ]);
+    expect(await warehouse.query('SELECT source, kind, reason FROM rejected_payloads')).toEqual([
+      { source: 'account', kind: 'transaction', reason: 'no transaction id' },
+    ]);
+    expect(await warehouse.query('SELECT payloads, rejected, partly_typed FROM payload_checks')).toEqual([
+      { payloads: 3, rejected: 1, partly_typed: 1 },
+    ]);
+  });
+
+  it('lands an object state once per (kind, id, updated_at), whole in body, its unknown keys in extra_fields', async () => {
+    const body = { order_id: 'o1', status: 'pending', updated_at: '2026-11-01T00:00:00.000Z', rush: true };
+    const state = {
+      kind: 'order' as const,
+      id: 'o1',
+      appId: 730,
+      updatedAt: body.updated_at,
+      observedAt: T0,
+      body,
+    };
+    await warehouse.write([{ source: 'account', accountStates: [state, state] }]);
+    await warehouse.write([
+      {
+        source: 'account',
+        accountStates: [
+          { ...state, observedAt: T0 + 1 },
+          { ...state, id: null, body: { status: 'pending' } },
+        ],
+      },
+    ]);
+    expect(
+      await warehouse.query(
+        `SELECT kind, object_id, app_id, status, updated_at, body ->> '$.rush' AS rush, extra_fields::VARCHAR AS extra
+         FROM account_states_typed`,
+      ),
+    ).toEqual([
+      {
+        kind: 'order',
+        object_id: 'o1',
+        app_id: 730,
+        status: 'pending',
+        updated_at: '2026-11-01T00:00:00.000Z',
+        rush: 'true',
+        extra: '{"rush":true}',
+      },
+    ]);
+    expect(await warehouse.query('SELECT kind, reason FROM rejected_payloads')).toEqual([
+      { kind: 'order', reason: 'no object id' },
     ]);
   });
 });

@@ -28,17 +28,128 @@ async function importFixture(path: string): Promise<void> {
     for (const statement of statements.filter((s) => s.startsWith('CREATE TABLE')))
       await connection.run(statement);
     await connection.run(readFileSync(join(FIXTURE, 'load.sql'), 'utf8').replaceAll('{{dir}}', FIXTURE));
+    for (const statement of ACCOUNT_HISTORY) await connection.run(statement);
   } finally {
     connection.closeSync();
     instance.closeSync();
   }
 }
 
+/** The fixture's account held one deposit: an account's history as that layout's collector landed it. */
+const ACCOUNT_HISTORY = (() => {
+  const name = 'AWP | Exoskeleton (Field-Tested)';
+  const at = (hms: string) => `2026-11-26T18:${hms}.000Z`;
+  const order = (id: string, created: string, items: object[], extra: object) => ({
+    order_id: id,
+    app_id: 730,
+    created_at: at(created),
+    delivery: 'instant',
+    item_count: 1,
+    hold_until: null,
+    refund: null,
+    items,
+    ...extra,
+  });
+  const item = { market_hash_name: name, price_usd: 12.34, steam_trade_offer_id: null, return_reason: null };
+  const state = (kind: string, id: string, status: string, hms: string, body: object) => ({
+    kind,
+    id,
+    app: kind === 'order' ? 730 : null,
+    status,
+    hms,
+    body,
+  });
+  const offered = [{ ...item, steam_trade_offer_id: 'tof_1' }];
+  const bought = { charged_total_usd: 12.34 };
+  const listing = (status: string) => ({
+    id: 'p2p_1',
+    market_hash_name: name,
+    asset_id: 'a1',
+    price_usd: 10,
+    commission_usd: 0.5,
+    seller_payout_usd: 9.5,
+    created_at: at('47:00'),
+    status,
+  });
+  const states = [
+    state('order', 'ord_a', 'pending', '42:00', order('ord_a', '42:00', [item], bought)),
+    state('order', 'ord_a', 'delivering', '42:05', order('ord_a', '42:00', offered, bought)),
+    state('order', 'ord_a', 'completed', '43:00', order('ord_a', '42:00', offered, bought)),
+    state('order', 'ord_b', 'pending', '45:00', order('ord_b', '45:00', [{ ...item, price_usd: 5.5 }], {})),
+    state(
+      'order',
+      'ord_b',
+      'cancelled',
+      '46:00',
+      order('ord_b', '45:00', [{ ...item, price_usd: 5.5, return_reason: 'declined' }], {
+        charged_total_usd: 5.5,
+        refund: { amount_usd: 5.5 },
+      }),
+    ),
+    state('p2p_listing', 'p2p_1', 'active', '47:00', listing('active')),
+    state('p2p_listing', 'p2p_1', 'sold', '50:00', listing('sold')),
+  ];
+  const ledger = [
+    ['txn_a', 'purchase', -12.34, 37.66, 'ord_a', '42:00'],
+    ['txn_b', 'purchase', -5.5, 32.16, 'ord_b', '45:00'],
+    ['txn_c', 'refund', 5.5, 37.66, 'ord_b', '46:00'],
+    ['txn_d', 'sale', 9.5, 47.16, 'p2p_1', '50:00'],
+  ] as const;
+  const text = (v: unknown) => (v === null ? 'NULL' : `'${String(v).replaceAll("'", "''")}'`);
+  const time = (hms: string) => `TIMESTAMP '2026-11-26 18:${hms}'`;
+  return [
+    `INSERT INTO account_states VALUES ${states
+      .map(
+        ({ kind, id, app, status, hms, body }) =>
+          `(${text(kind)}, ${text(id)}, ${app ?? 'NULL'}, ${text(status)}, ${time(hms)}, ${time(hms)}, ${text(JSON.stringify(body))}, 'legacy', ${time(hms)})`,
+      )
+      .join(', ')}`,
+    `INSERT INTO account_transactions VALUES ${ledger
+      .map(
+        ([id, type, amount, balance, orderId, hms]) =>
+          `(${text(id)}, ${text(type)}, ${amount}, ${balance}, ${text(orderId)}, ${text(type)}, ${time(hms)}, ${time(hms)}, 'legacy', ${time(hms)})`,
+      )
+      .join(', ')}`,
+  ];
+})();
+
 /** Every row of `relation` as JSON lines, sorted: the same rows compare equal whatever their order. */
 async function rowsOf(read: (sql: string) => Promise<Record<string, unknown>[]>, relation: string) {
   const rows = await read(`SELECT * FROM ${relation}`);
   return rows.map((r) => JSON.stringify(r)).sort();
 }
+
+/** The landing tables of prices, FX and the account, views over raw and legacy rows after migration 012. */
+const LANDED = [
+  'price_snapshots',
+  'snapshot_fetches',
+  'minask_prices',
+  'fx_rates',
+  'account_transactions',
+  'account_states',
+];
+
+/** Where migration 012 keeps each typed table's rows. */
+const LEGACY: Record<string, string> = {
+  price_snapshots: 'legacy_price_snapshots',
+  minask_prices: 'legacy_minask_prices',
+  fx_rates: 'legacy_fx_rates',
+  account_transactions: 'legacy_account_transactions',
+  account_states: 'legacy_account_states',
+};
+
+/** Rows the comparison needs before it proves anything. */
+const AT_LEAST: Record<string, number> = {
+  price_snapshots: 200,
+  minask_prices: 300,
+  fx_rates: 20,
+  account_transactions: 5,
+  account_states: 7,
+  fct_account_daily: 1,
+  fct_order_outcomes: 2,
+  fct_p2p_sales: 1,
+  fct_prices_fx: 1000,
+};
 
 describe('a warehouse of the typed landing layout', () => {
   it('migrates without losing a row, and the live set, events and models give the same answers', async () => {
@@ -68,7 +179,7 @@ describe('a warehouse of the typed landing layout', () => {
         models.add(String(row.model));
       await old.refreshModels({ select: [...models], fullRefresh: true });
       const read = (sql: string) => old.query(sql);
-      for (const relation of ['listing_events', 'live_listings', ...models])
+      for (const relation of ['listing_events', 'live_listings', ...LANDED, ...models])
         before.set(relation, await rowsOf(read, relation));
     } finally {
       await old.close();
@@ -76,6 +187,8 @@ describe('a warehouse of the typed landing layout', () => {
     expect(before.get('listing_events')?.length).toBeGreaterThan(100);
     expect(before.get('live_listings')?.length).toBeGreaterThan(400);
     expect(models.size).toBeGreaterThan(10);
+    for (const [relation, least] of Object.entries(AT_LEAST))
+      expect(before.get(relation)?.length, relation).toBeGreaterThanOrEqual(least);
 
     const warehouse = await Warehouse.open(path);
     try {
@@ -83,12 +196,48 @@ describe('a warehouse of the typed landing layout', () => {
       expect(await rowsOf(read, 'legacy_live_listings')).toEqual(before.get('live_listings'));
       expect(await rowsOf(read, 'listing_events')).toEqual(before.get('listing_events'));
       expect(await rowsOf(read, 'live_listings')).toEqual(before.get('live_listings'));
+      for (const relation of LANDED) {
+        expect(await rowsOf(read, relation), relation).toEqual(before.get(relation));
+        const legacy = LEGACY[relation];
+        if (legacy) expect(await rowsOf(read, legacy), legacy).toEqual(before.get(relation));
+      }
       await warehouse.refreshModels({ fullRefresh: true });
       for (const model of models) {
         expect(await rowsOf(read, model), model).toEqual(before.get(model));
       }
+
+      // What landed before the migration is known to the raw landing: sent again, it lands once.
+      const [fx] = await read('SELECT epoch_ms(updated_at) AS at FROM legacy_fx_rates LIMIT 1');
+      const [list] = await read(
+        'SELECT epoch_ms(generated_at) AS at FROM legacy_minask_prices WHERE app_id = 730 LIMIT 1',
+      );
+      const observedAt = Date.parse('2026-11-26T19:00:00.000Z');
+      const summary = await warehouse.write([
+        {
+          source: 'account',
+          ledger: [
+            { id: 'txn_a', transaction: { id: 'txn_a' }, observedAt },
+            { id: 'txn_e', transaction: { id: 'txn_e', type: 'deposit' }, observedAt },
+          ],
+        },
+        { source: 'fx', fx: { updatedAt: Number(fx?.at), fetchedAt: observedAt, rates: { EUR: 1 } } },
+        {
+          source: 'prices:730',
+          minask: {
+            appId: 730,
+            generatedAt: Number(list?.at),
+            fetchedAt: observedAt,
+            rows: [{ market_hash_name: 'x' }],
+          },
+        },
+      ]);
+      expect(summary.loads.map((l) => l.tables)).toEqual([
+        { raw_account_transactions: 1 },
+        { raw_fx_rates: 0 },
+        {},
+      ]);
     } finally {
       await warehouse.close();
     }
-  });
+  }, 180_000);
 });

@@ -8,25 +8,31 @@
  * It shares the key's read budget with the market sources through the client's queue; a run reads
  * at most `maxPages` pages per feed, so a busy account never holds the queue for long and the
  * sweeps and polls keep their turns (the stream does not count against the budget).
+ *
+ * Pages are read leniently and land raw: only ids and times are read here, for watermarks and
+ * deduplication, so a row that breaks the contract or carries a new field lands like the others.
  */
-import type { MarketClient } from '../../client/index.js';
-import type { Transaction } from '../../contract/account.js';
+import type { Logger } from 'pino';
+import type { LenientMetaPage, MarketClient } from '../../client/index.js';
 import { isApiError } from '../../contract/api-error.js';
-import type { AccountObjectKind, AccountStateRow, BatchWriter, Warehouse } from '../../warehouse/index.js';
+import {
+  ACCOUNT_KEYS,
+  type AccountObjectKind,
+  type AccountStateRow,
+  type BatchWriter,
+  type LedgerRow,
+  type Warehouse,
+} from '../../warehouse/index.js';
 import { msToTimestamp } from '../../warehouse/sql.js';
+import { PayloadWatch } from '../payload-watch.js';
 import type { SourceTask } from '../source-job.js';
 import { StatusBoard } from '../source-status.js';
+import { textOf, timeOf } from './lenient-values.js';
 
 /** The overlap re-read below each watermark: writes may commit with a stamp earlier than one seen. */
 export const ACCOUNT_OVERLAP_MS = 10_000;
 
 const SOURCE = 'account';
-
-/** One change-feed page, whatever the object. */
-interface FeedPage {
-  data: readonly { status: string; updated_at: string }[];
-  meta: { next_cursor: string | null };
-}
 
 /** One change feed: a kind of object, how to read a page of it, and how to name a row. */
 interface Feed {
@@ -36,8 +42,9 @@ interface Feed {
   read(
     query: { updated_after: string; cursor?: string; limit: number },
     signal: AbortSignal,
-  ): Promise<FeedPage>;
-  idOf(row: unknown): string;
+  ): Promise<LenientMetaPage>;
+  /** The key naming the object (`order_id` or `id`). */
+  idKey: string;
 }
 
 /** Where the task lands its rows and reports them. */
@@ -52,9 +59,10 @@ export function createAccountTask(
   client: MarketClient,
   warehouse: Warehouse,
   writer: BatchWriter,
-  options: { games: readonly number[]; intervalMs?: number; maxPages?: number },
+  options: { games: readonly number[]; intervalMs?: number; maxPages?: number; log?: Logger },
 ): SourceTask {
   const board = new StatusBoard(SOURCE);
+  const watch = new PayloadWatch(warehouse, board, options.log, ACCOUNT_KEYS);
   const landing: Landing = { warehouse, writer, board };
   const maxPages = options.maxPages ?? 10;
   const feeds: Feed[] = [
@@ -63,23 +71,23 @@ export function createAccountTask(
         key: `orders:${appId}`,
         kind: 'order',
         appId,
-        read: (q, signal) => client.orders.list({ ...q, appId }, { signal }),
-        idOf: (row) => (row as { order_id: string }).order_id,
+        read: (q, signal) => client.lenient.orders({ ...q, appId }, { signal }),
+        idKey: 'order_id',
       }),
     ),
     {
       key: 'p2p_listings',
       kind: 'p2p_listing',
       appId: null,
-      read: (q, signal) => client.p2p.listings(q, { signal }),
-      idOf: (row) => (row as { id: string }).id,
+      read: (q, signal) => client.lenient.p2pListings(q, { signal }),
+      idKey: 'id',
     },
     {
       key: 'sell_orders',
       kind: 'sell_order',
       appId: null,
-      read: (q, signal) => client.instantSell.orders(q, { signal }),
-      idOf: (row) => (row as { id: string }).id,
+      read: (q, signal) => client.lenient.sellOrders(q, { signal }),
+      idKey: 'id',
     },
   ];
   return {
@@ -87,6 +95,7 @@ export function createAccountTask(
     intervalMs: options.intervalMs ?? 30_000,
     async run(signal) {
       if (board.status.stopped) return 0;
+      await watch.ready();
       const state = await warehouse.readState(SOURCE);
       let landed = 0;
       try {
@@ -106,6 +115,7 @@ export function createAccountTask(
           board.error(error);
         }
       }
+      await watch.refresh();
       return landed;
     },
   };
@@ -122,30 +132,34 @@ async function landLedger(
   signal: AbortSignal,
 ): Promise<number> {
   const from = watermark > 0 ? Math.floor((watermark - ACCOUNT_OVERLAP_MS) / 1000) : undefined;
-  const rows: { transaction: Transaction; observedAt: number }[] = [];
+  const rows: LedgerRow[] = [];
   let cursor: string | null = null;
   do {
     if (signal.aborted) return 0;
     const observedAt = Date.now();
-    const page = await client.account.transactions(
+    const page = await client.lenient.transactions(
       { limit: 100, ...(from === undefined ? {} : { from }), ...(cursor === null ? {} : { cursor }) },
       { signal },
     );
-    for (const transaction of page.data) rows.push({ transaction, observedAt });
+    for (const transaction of page.data)
+      rows.push({ id: textOf(transaction, 'id'), transaction, observedAt });
     cursor = page.meta.next_cursor;
   } while (cursor !== null);
   // Newest-first pages end at the watermark only once all are read: the rows and the watermark land together.
   let next = watermark;
-  for (const row of rows) next = Math.max(next, Date.parse(row.transaction.created_at));
+  for (const row of rows) next = Math.max(next, timeOf(textOf(row.transaction, 'created_at')) ?? next);
   board.status.received += rows.length;
   if (rows.length === 0) return 0;
+  // The ids alone, from the landing tables: the typed view would parse every row landed.
+  const since = from === undefined ? '' : ` WHERE created_at >= ${msToTimestamp(String(from * 1000))}`;
   const landed = await landedIds(
     warehouse,
-    `SELECT transaction_id AS k FROM account_transactions${from === undefined ? '' : ` WHERE created_at >= ${msToTimestamp(String(from * 1000))}`}`,
+    `SELECT transaction_id AS k FROM raw_account_transactions WHERE transaction_id IS NOT NULL
+     UNION ALL SELECT transaction_id FROM legacy_account_transactions${since}`,
   );
-  const fresh = rows.filter((row) => !landed.has(row.transaction.id));
+  const fresh = rows.filter((row) => row.id === null || !landed.has(row.id));
   await writer.add({ source: SOURCE, ledger: fresh, state: { ledger: String(next) } });
-  return new Set(fresh.map((row) => row.transaction.id)).size;
+  return new Set(fresh.map((row) => row.id)).size;
 }
 
 /**
@@ -162,10 +176,12 @@ async function follow(
   const since = Math.max(0, watermark - ACCOUNT_OVERLAP_MS);
   const updatedAfter = new Date(since).toISOString();
   // The states of this kind landed since the feed's lower bound, by object and update instant.
+  // From the landing tables' envelope: the typed view would parse every state landed.
+  const landedSince = `WHERE kind = '${feed.kind}' AND updated_at >= ${msToTimestamp(String(since))}`;
   const known = await landedIds(
     warehouse,
-    `SELECT object_id || ' ' || epoch_ms(updated_at) AS k FROM account_states
-     WHERE kind = '${feed.kind}' AND updated_at >= ${msToTimestamp(String(since))}`,
+    `SELECT object_id || ' ' || epoch_ms(updated_at) AS k FROM raw_account_states ${landedSince}
+     UNION ALL SELECT object_id || ' ' || epoch_ms(updated_at) FROM legacy_account_states ${landedSince}`,
   );
   let landed = 0;
   let cursor: string | null = null;
@@ -177,19 +193,20 @@ async function follow(
     );
     const rows: AccountStateRow[] = page.data.map((row) => ({
       kind: feed.kind,
-      id: feed.idOf(row),
+      id: textOf(row, feed.idKey),
       appId: feed.appId,
-      status: row.status,
-      updatedAt: row.updated_at,
+      updatedAt: textOf(row, 'updated_at'),
       observedAt,
       body: row,
     }));
-    for (const row of rows) watermark = Math.max(watermark, Date.parse(row.updatedAt));
+    for (const row of rows) watermark = Math.max(watermark, timeOf(row.updatedAt) ?? watermark);
     board.status.received += rows.length;
-    const fresh = rows.filter((row) => !known.has(`${row.id} ${Date.parse(row.updatedAt)}`));
+    // A row without an id or a time cannot be looked up here; the warehouse lands it once by its text.
+    const keyOf = (row: AccountStateRow) => `${row.id} ${timeOf(row.updatedAt)}`;
+    const fresh = rows.filter((row) => row.id === null || !known.has(keyOf(row)));
     if (rows.length > 0)
       await writer.add({ source: SOURCE, accountStates: fresh, state: { [feed.key]: String(watermark) } });
-    for (const row of fresh) known.add(`${row.id} ${Date.parse(row.updatedAt)}`);
+    for (const row of fresh) known.add(keyOf(row));
     landed += fresh.length;
     cursor = page.meta.next_cursor;
     if (cursor === null) break;

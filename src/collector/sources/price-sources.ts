@@ -1,7 +1,8 @@
 /**
  * The price sources: the bulk snapshot once a minute with If-None-Match (a 200 is streamed to a
- * temporary file and loaded with read_json together with its ETag; a 304 is recorded as
- * unchanged), the minAsk list of each game, and the FX rates.
+ * temporary file whose lines land as sent, with its ETag; a 304 is recorded as unchanged), the
+ * minAsk list of each game, and the FX rates. Pages are read leniently and land raw: a row that
+ * breaks the contract is landed (and counted) like the others, never a reason to stop.
  */
 import { createWriteStream } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -10,10 +11,11 @@ import { pipeline } from 'node:stream/promises';
 import type { Logger } from 'pino';
 import type { MarketClient } from '../../client/index.js';
 import { isApiError } from '../../contract/api-error.js';
-import type { PriceRow } from '../../contract/market.js';
-import type { BatchWriter, Warehouse } from '../../warehouse/index.js';
+import { type BatchWriter, FX_KEYS, PRICE_ROW_KEYS, type Warehouse } from '../../warehouse/index.js';
+import { PayloadWatch } from '../payload-watch.js';
 import type { SourceTask } from '../source-job.js';
 import { StatusBoard } from '../source-status.js';
+import { timeOf } from './lenient-values.js';
 
 /** Creates the snapshot task (its cadence is kept by the daemon's cron schedule); `log` hears of a 402. */
 export function createSnapshotTask(
@@ -24,10 +26,12 @@ export function createSnapshotTask(
 ): SourceTask {
   const source = 'snapshot';
   const board = new StatusBoard(source);
+  const watch = new PayloadWatch(warehouse, board, log, PRICE_ROW_KEYS);
   return {
     board,
     handle: (error) => reportUnfunded(board, error, log),
     async run(signal) {
+      await watch.ready();
       const state = await warehouse.readState(source);
       const fetchedAt = Date.now();
       const answer = await client.prices.snapshot({ ...(state.etag ? { etag: state.etag } : {}), signal });
@@ -47,6 +51,7 @@ export function createSnapshotTask(
           snapshot: { status: 'downloaded', etag, generatedAt, fetchedAt, file },
           state: { etag },
         });
+        await watch.refresh();
         board.status.received += 1;
         return 1;
       } finally {
@@ -59,22 +64,25 @@ export function createSnapshotTask(
 /** Creates the minAsk task of a game; `options.log` hears of a 402. */
 export function createPricesTask(
   client: MarketClient,
+  warehouse: Warehouse,
   writer: BatchWriter,
   options: { appId: number; intervalMs?: number; log: Logger },
 ): SourceTask {
   const source = `prices:${options.appId}`;
   const board = new StatusBoard(source);
+  const watch = new PayloadWatch(warehouse, board, options.log, PRICE_ROW_KEYS);
   return {
     board,
     intervalMs: options.intervalMs ?? 300_000,
     handle: (error) => reportUnfunded(board, error, options.log),
     async run(signal) {
+      await watch.ready();
       const fetchedAt = Date.now();
-      const rows: PriceRow[] = [];
-      let generatedAt = fetchedAt;
+      const rows: unknown[] = [];
+      let generatedAt: number | null = null;
       let cursor: string | null = null;
       do {
-        const page = await client.prices.list(
+        const page = await client.lenient.prices(
           {
             appId: options.appId,
             limit: 5000,
@@ -83,7 +91,7 @@ export function createPricesTask(
           { signal },
         );
         rows.push(...page.items);
-        generatedAt = Date.parse(page.generated_at);
+        generatedAt = timeOf(page.generated_at);
         cursor = page.next_cursor;
       } while (cursor);
       board.status.received += rows.length;
@@ -93,32 +101,39 @@ export function createPricesTask(
         minask: { appId: options.appId, fetchedAt, generatedAt, rows },
         state: { fetched_at: String(fetchedAt) },
       });
+      await watch.refresh();
       return rows.length;
     },
   };
 }
 
-/** Creates the FX task. */
+/** Creates the FX task; `options.log` hears of a new field. */
 export function createFxTask(
   client: MarketClient,
+  warehouse: Warehouse,
   writer: BatchWriter,
-  options: { intervalMs?: number } = {},
+  options: { intervalMs?: number; log?: Logger } = {},
 ): SourceTask {
   const source = 'fx';
   const board = new StatusBoard(source);
+  const watch = new PayloadWatch(warehouse, board, options.log, FX_KEYS);
   return {
     board,
     intervalMs: options.intervalMs ?? 300_000,
     async run(signal) {
+      await watch.ready();
       const fetchedAt = Date.now();
-      const fx = await client.info.currency({ signal });
-      board.status.received += Object.keys(fx.rates).length;
+      const answer = await client.lenient.currency({ signal });
+      const rates = answer.rates;
+      const count = typeof rates === 'object' && rates !== null ? Object.keys(rates).length : 0;
+      board.status.received += count;
       await writer.add({
         source,
-        fx: { updatedAt: Date.parse(fx.updated_at), fetchedAt, rates: fx.rates },
-        state: { updated_at: fx.updated_at },
+        fx: { updatedAt: timeOf(answer.updated_at), fetchedAt, rates, answer },
+        state: { updated_at: String(answer.updated_at) },
       });
-      return Object.keys(fx.rates).length;
+      await watch.refresh();
+      return count;
     },
   };
 }

@@ -1,0 +1,55 @@
+/**
+ * The lenient typing of a landed payload that is one JSON object (a price row, a ledger row, an
+ * account object), in SQL: a column per typed field (null, with a note, when missing or not cast),
+ * the keys the contract does not name in `extra_fields`, and a rejection reason for a payload that
+ * cannot be typed at all. The stream's events use the same pieces (see `typed-events.ts`).
+ */
+import { extraKeys, jsonValues, type ListingField, typedColumns } from './listing-shape.js';
+
+/** How one kind of raw payload is typed. */
+export interface PayloadTyping {
+  /** The typed fields, in column order (see `fieldsOf`). */
+  fields: readonly ListingField[];
+  /** Every key the contract names: a key outside them is kept in `extra_fields`. */
+  known: readonly string[];
+  /** A SQL expression over the raw row `r` naming the payload, null when it names none. */
+  id: string;
+  /** What the payload fails to name when `id` is null, for the rejection reason. */
+  idName: string;
+}
+
+/** A SQL expression of why the raw row `r`'s `data` cannot be typed at all, or null when it can. */
+export function payloadRejection(typing: PayloadTyping, data = 'r.data'): string {
+  return `CASE WHEN ${data} IS NULL THEN 'no data, or not UTF-8'
+    WHEN NOT json_valid(${data}) THEN 'not valid JSON'
+    WHEN json_type(${data}) <> 'OBJECT' THEN 'not a JSON object'
+    WHEN (${typing.id}) IS NULL THEN 'no ${typing.idName}' END`;
+}
+
+/**
+ * The SELECT typing the raw rows of `from` (aliased `r`) that are not rejected: `envelope` (select
+ * items over `r`), a column per field, `typing_notes`, `extra_fields` and `raw` (the data as sent).
+ */
+export function typedPayloadsSql(typing: PayloadTyping, from: string, envelope: string): string {
+  const names = typing.fields.map((f) => f.name);
+  return `
+    SELECT ${envelope}, ${typedColumns(typing.fields, 'r.j', 'r.keys')},
+           ${extraKeys(typing.known, 'r.data', 'r.keys')} AS extra_fields, r.data AS raw
+    FROM (
+      SELECT r.*, ${jsonValues(names, 'r.data')} AS j, json_keys(r.data) AS keys
+      FROM ${from} r
+      WHERE (${payloadRejection(typing)}) IS NULL
+    ) r`;
+}
+
+/** The SELECT of the raw rows of `from` (aliased `r`) that are rejected: `envelope`, then `reason`. */
+export function rejectedPayloadsSql(typing: PayloadTyping, from: string, envelope: string): string {
+  return `
+    SELECT ${envelope}, reason
+    FROM (SELECT r.*, ${payloadRejection(typing)} AS reason FROM ${from} r) r
+    WHERE reason IS NOT NULL`;
+}
+
+/** Typed columns of the legacy typed tables, which were typed strictly: no notes, no extra keys, no raw text. */
+export const LEGACY_TYPING = `CAST([] AS STRUCT(field VARCHAR, reason VARCHAR)[]) AS typing_notes,
+  CAST(NULL AS JSON) AS extra_fields, CAST(NULL AS VARCHAR) AS raw`;
