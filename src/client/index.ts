@@ -36,7 +36,7 @@ export type {
   LenientPriceList,
   LenientResource,
 } from './resources/lenient.js';
-export type { ListingPage, ListingsResource } from './resources/listings.js';
+export type { ListingPage, ListingsResource, RawListingPage } from './resources/listings.js';
 export type { MarketInfoResource } from './resources/market-info.js';
 export type { OrdersResource, PlaceOrderOptions } from './resources/orders.js';
 export type {

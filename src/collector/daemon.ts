@@ -70,12 +70,12 @@ export async function startCollector(options: CollectorOptions): Promise<Running
   let snapshot: SourceTask | null = null;
   if (games.includes(APP_IDS.cs2)) {
     stream = new StreamSource(client, warehouse, writer, { watchdogMs: sources.watchdogMs, log });
-    tasks.push(createPollTask(client, warehouse, writer, { intervalMs: sources.pollIntervalMs }));
+    tasks.push(createPollTask(client, warehouse, writer, { intervalMs: sources.pollIntervalMs, log }));
     snapshot = createSnapshotTask(client, warehouse, writer, log);
   }
   for (const appId of games) {
     const intervalMs = appId === APP_IDS.cs2 ? sources.cs2SweepIntervalMs : sources.sweepIntervalMs;
-    tasks.push(createSweepTask(client, warehouse, writer, { appId, intervalMs }));
+    tasks.push(createSweepTask(client, warehouse, writer, { appId, intervalMs, log }));
     tasks.push(
       createPricesTask(client, warehouse, writer, { appId, intervalMs: sources.pricesIntervalMs, log }),
     );

@@ -1,27 +1,30 @@
-/** Lands what polls, sweeps and catch-ups saw live: observations, deduplicated per pass. */
-import type { Listing } from '../contract/listing.js';
+/**
+ * Lands what polls, sweeps and catch-ups saw live: each item of a page raw (its JSON text, with
+ * where it stood), deduplicated per pass. Typing happens in the view `listing_observations`.
+ */
+import { appendText, appendToTemp } from './appender.js';
 import { defineLander } from './lander.js';
-import { LISTING_TYPE, listingColumnList } from './listing-shape.js';
-import { firstOfEachKey, type LandingContext, msToTimestamp, run, selectListingColumns } from './sql.js';
-import { stageFreshRows } from './staging.js';
+import { type LandingContext, msToTimestamp, run } from './sql.js';
 
-const OBSERVATION_COLUMNS = {
-  o: 'BIGINT',
-  a: 'INTEGER',
-  t: 'DOUBLE',
-  v: 'VARCHAR',
-  p: 'VARCHAR',
-  x: LISTING_TYPE,
-};
-
-/** A listing a poll, sweep or catch-up saw live. */
+/** One item of a `/listings` page a poll, sweep or catch-up read. Times are epoch milliseconds. */
 export interface ObservationRow {
   appId: number;
-  listing: Listing;
+  /** Stamped when the page was requested: the page shows the server at or after it. */
   observedAt: number;
   via: 'poll' | 'sweep' | 'catch_up';
   /** The sweep id or poll window; (via, passId, listing id) is landed once. */
   passId: string;
+  /** The page of the pass that held the item (0 is the first). */
+  page: number;
+  /** The item's index on its page (0 is the first). */
+  index: number;
+  /**
+   * The item's id when the item is a JSON object whose `id` is a string, else null: such an item
+   * cannot be deduplicated or typed, and lands to be shown in `rejected_payloads`.
+   */
+  listingId: string | null;
+  /** The item's JSON text, as the page held it. */
+  data: string;
 }
 
 /** The batch's `observations`, applied after its events. */
@@ -32,44 +35,68 @@ export const observationsLander = defineLander({
   land: landObservations,
 });
 
+/** The staging table the Appender fills: one row per item of the batch, in order. */
+const STAGED_COLUMNS = {
+  o: 'INTEGER',
+  v: 'VARCHAR',
+  p: 'VARCHAR',
+  g: 'INTEGER',
+  i: 'INTEGER',
+  l: 'VARCHAR',
+  a: 'INTEGER',
+  t: 'DOUBLE',
+  d: 'VARCHAR',
+};
+
 /**
- * Lands `observations` in `listing_observations`, once per (via, passId, listing id): a replayed
- * observation is skipped entirely. The live set is a view over what landed (see `views.ts`):
- * an observation no newer than the listing's last departure does not revive it; collectors stamp
- * `observedAt` when the request starts, so a page can never postdate that stamp.
+ * Lands `observations` in `raw_listing_observations` as the pages held them: nothing is parsed
+ * here, so no item can fail the write. An item lands once per (via, passId, listing id), the first
+ * time it is seen (a replayed page is skipped entirely); an item without an id once per (via,
+ * passId, page, index). The live set merges what landed (see `live-set.ts`): an observation no
+ * newer than the listing's last departure does not revive it; collectors stamp `observedAt` when
+ * the request starts, so a page can never postdate that stamp. What the items carry is counted per
+ * via in `payload_checks` and `payload_fields` after landing, with the live set's refresh.
  */
 async function landObservations(
   context: LandingContext,
   observations: readonly ObservationRow[],
 ): Promise<void> {
   if (observations.length === 0) return;
-  const unique = firstOfEachKey(observations, (o) => `${o.via}\u0000${o.passId}\u0000${o.listing.id}`);
-  const rows = unique.map((o, i) => ({
-    o: i,
-    a: o.appId,
-    t: o.observedAt,
-    v: o.via,
-    p: o.passId,
-    x: o.listing,
-  }));
-  await stageFreshRows(
+  await appendToTemp(context, '_wh_observation_rows', STAGED_COLUMNS, observations, (appender, o, i) => {
+    appender.appendInteger(i);
+    appender.appendVarchar(o.via);
+    appender.appendVarchar(o.passId);
+    appender.appendInteger(o.page);
+    appender.appendInteger(o.index);
+    appendText(appender, o.listingId);
+    appender.appendInteger(o.appId);
+    appender.appendDouble(o.observedAt);
+    appender.appendVarchar(o.data);
+  });
+  const envelope = `v AS via, p AS pass_id, g AS page, i AS item, l AS listing_id, a AS app_id, d AS data,
+    ${msToTimestamp('t')} AS observed_at, $load AS load_id, ${msToTimestamp('$now')} AS ingested_at, o`;
+  await run(
     context,
-    '_wh_observations',
-    rows,
-    OBSERVATION_COLUMNS,
-    `o AS ord, a AS app_id, x.id AS listing_id, ${selectListingColumns('x')},
-     ${msToTimestamp('t')} AS observed_at, v AS via, p AS pass_id`,
-    `SELECT 1 FROM listing_observations o
-     WHERE o.via = s.via AND o.pass_id = s.pass_id AND o.listing_id = s.listing_id`,
-  );
-  const landed = await run(
-    context,
-    `INSERT INTO listing_observations (app_id, listing_id, ${listingColumnList()}, observed_at, via, pass_id,
-                                       load_id, ingested_at)
-     SELECT app_id, listing_id, ${listingColumnList()}, observed_at, via, pass_id, $load, ${msToTimestamp('$now')}
-     FROM _wh_observations`,
+    `CREATE OR REPLACE TEMP TABLE _wh_raw_observations AS
+     SELECT * EXCLUDE (o) FROM (
+       SELECT ${envelope} FROM _wh_observation_rows s
+       WHERE l IS NOT NULL
+         AND NOT EXISTS (SELECT 1 FROM raw_listing_observations r WHERE r.via = s.v AND r.pass_id = s.p AND r.listing_id = s.l)
+         AND NOT EXISTS (SELECT 1 FROM legacy_listing_observations r WHERE r.via = s.v AND r.pass_id = s.p AND r.listing_id = s.l)
+       QUALIFY row_number() OVER (PARTITION BY v, p, l ORDER BY o) = 1
+       UNION ALL
+       SELECT ${envelope} FROM _wh_observation_rows s
+       WHERE l IS NULL
+         AND NOT EXISTS (SELECT 1 FROM raw_listing_observations r
+                         WHERE r.via = s.v AND r.pass_id = s.p AND r.listing_id IS NULL AND r.page = s.g AND r.item = s.i)
+     ) ORDER BY o`,
     { load: context.loadId, now: context.now },
   );
-  context.count('listing_observations', landed);
-  await run(context, 'DROP TABLE _wh_observations');
+  await run(context, 'DROP TABLE _wh_observation_rows');
+  const landed = await run(
+    context,
+    'INSERT INTO raw_listing_observations BY NAME SELECT * FROM _wh_raw_observations',
+  );
+  context.count('raw_listing_observations', landed);
+  await run(context, 'DROP TABLE _wh_raw_observations');
 }

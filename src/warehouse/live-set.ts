@@ -18,6 +18,7 @@
 import { listingColumnList } from './listing-shape.js';
 import { countPayloadsSql } from './payload-checks.js';
 import { typedEventsSql } from './typed-events.js';
+import { typedObservationsSql } from './typed-observations.js';
 
 /** A SQL expression of an event id's position in its log (null without trailing digits). */
 const POSITION = "try_cast(nullif(event_id[length(rtrim(event_id, '0123456789')) + 1:], '') AS BIGINT)";
@@ -31,9 +32,34 @@ function pendingRows(table: string): string {
   return `(SELECT t.* FROM ${table} t SEMI JOIN live_set_pending p ON p.load_id = t.load_id AND p.ingested_at = t.ingested_at)`;
 }
 
-/** The legacy layout's typed events landed by a pending load (joined by load alone: that layout's times may differ). */
-const PENDING_LEGACY =
-  '(SELECT l.* FROM legacy_listing_events l SEMI JOIN live_set_pending p ON p.load_id = l.load_id)';
+/** Rows of the legacy layout's `table` landed by a pending load (joined by load alone: that layout's times may differ). */
+function pendingLegacyRows(table: string): string {
+  return `(SELECT l.* FROM ${table} l SEMI JOIN live_set_pending p ON p.load_id = l.load_id)`;
+}
+
+/** The legacy layout's typed events landed by a pending load. */
+const PENDING_LEGACY = pendingLegacyRows('legacy_listing_events');
+
+/**
+ * The sightings of page items in `raw` and `legacy` (relations with raw_listing_observations' and
+ * legacy_listing_observations' columns): the envelope alone, so no item is typed to be ordered.
+ */
+function observationSightings(raw: string, legacy: string): string {
+  const columns = 'listing_id, app_id, observed_at, via, pass_id, load_id, ingested_at';
+  return `(SELECT ${columns} FROM ${raw} WHERE listing_id IS NOT NULL UNION ALL SELECT ${columns} FROM ${legacy})`;
+}
+
+/** Page items of `from` (pending rows) in a winning pass of their listing: the only ones typed. */
+function winningRows(from: string): string {
+  return `(SELECT o.* FROM ${from} o SEMI JOIN spans w
+           ON w.winner_role IS NULL AND w.listing_id = o.listing_id AND w.via = o.via AND w.pass_id = o.pass_id)`;
+}
+
+/** The sightings of page items landed by a pending load. */
+const PENDING_OBSERVATIONS = observationSightings(
+  pendingRows('raw_listing_observations'),
+  pendingLegacyRows('legacy_listing_observations'),
+);
 
 /** Stream events of `from` as happenings; only the id is read from each event's data. */
 function eventHappenings(from: string): string {
@@ -88,7 +114,7 @@ const MERGED_SPANS = `
     SELECT ${HAPPENING} FROM (${happenings(
       pendingRows('raw_listing_events'),
       PENDING_LEGACY,
-      pendingRows('listing_observations'),
+      PENDING_OBSERVATIONS,
       pendingRows('listing_gone'),
     )}) AS h(${HAPPENING})
   ),
@@ -139,7 +165,12 @@ const CUT_FIRSTS = `
   cut_firsts AS (
     SELECT h.listing_id, min(h.happened_at) AS first_seen_at, first(h.pos ORDER BY h.happened_at, h.pos DESC NULLS LAST) AS first_pos
     FROM (
-      SELECT * FROM (${happenings('raw_listing_events', 'legacy_listing_events', 'listing_observations', 'listing_gone')}) AS a(${HAPPENING})
+      SELECT * FROM (${happenings(
+        'raw_listing_events',
+        'legacy_listing_events',
+        observationSightings('raw_listing_observations', 'legacy_listing_observations'),
+        'listing_gone',
+      )}) AS a(${HAPPENING})
       WHERE NOT departure AND listing_id IN (SELECT listing_id FROM spans WHERE cut_short)
     ) h JOIN spans d ON d.listing_id = h.listing_id
     WHERE ${afterDeparture('h', 'd')}
@@ -162,7 +193,12 @@ const WINNER_FIELDS = `
     ) f ON w.winner_role IS NULL AND f.event_id = w.event_id
     UNION ALL
     SELECT w.listing_id, ${listingColumnList('o')}
-    FROM spans w JOIN ${pendingRows('listing_observations')} o
+    FROM spans w JOIN (
+      SELECT listing_id, via, pass_id, observed_at, ${listingColumnList()}
+      FROM (${typedObservationsSql(winningRows(pendingRows('raw_listing_observations')))})
+      UNION ALL
+      SELECT listing_id, via, pass_id, observed_at, ${listingColumnList()} FROM ${winningRows(pendingLegacyRows('legacy_listing_observations'))}
+    ) o
       ON w.winner_role IS NULL AND o.listing_id = w.listing_id AND o.via = w.via AND o.pass_id = w.pass_id
          AND o.observed_at = w.last_seen_at
   )`;
@@ -217,13 +253,17 @@ export const LIVE_SET_VIEWS: readonly (readonly [string, string])[] = [
 
 /**
  * The statements bringing the state up to date with the pending loads, to run in one transaction
- * on the writer connection: what their stream events carry counted (`payload-checks.ts`), the
+ * on the writer connection: what their stream events and page items carry counted, the items
+ * under their via (`payload-checks.ts`), the
  * changes applied, the newest `listed_at` per game raised, the loads no longer pending.
  */
 export const APPLY_LANDED: readonly string[] = [
   'CREATE OR REPLACE TEMP TABLE _live_pending AS SELECT * FROM live_set_pending',
   `CREATE OR REPLACE TEMP TABLE _live_payloads AS
-   SELECT r.*, l.source FROM ${pendingRows('raw_listing_events')} r JOIN loads l ON l.load_id = r.load_id`,
+   SELECT l.source, r.kind, r.received_at, r.load_id, r.ingested_at, r.data
+   FROM ${pendingRows('raw_listing_events')} r JOIN loads l ON l.load_id = r.load_id
+   UNION ALL
+   SELECT via, 'new', observed_at, load_id, ingested_at, data FROM ${pendingRows('raw_listing_observations')}`,
   ...countPayloadsSql('_live_payloads'),
   'DROP TABLE _live_payloads',
   'CREATE OR REPLACE TEMP TABLE _live_changes AS SELECT * FROM live_set_changes',

@@ -9,8 +9,9 @@
 import { typesCleanly } from './listing-shape.js';
 
 /**
- * The statements adding the stream events of `table` (a relation with raw_listing_events' columns
- * and the `source` of each event's load) to their sources' counts.
+ * The statements adding the payloads of `table` to their sources' counts: a relation with the
+ * columns `source`, `kind` (`new`, `gone`; anything else is rejected), `received_at`, `load_id`,
+ * `ingested_at` and `data` (the payload's text). Page items count as `new` under their via.
  */
 export function countPayloadsSql(table: string): string[] {
   return [

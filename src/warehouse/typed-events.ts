@@ -7,16 +7,39 @@
 import { extraFields, LISTING_FIELDS, listingValues, typedListingColumns } from './listing-shape.js';
 
 /**
- * A SQL expression of why a raw event is rejected, or null when it is not: its kind is neither
- * `new` nor `gone`, or its `data` is not UTF-8 JSON, not an object, or names no listing (`listing_id` given by the collector or `id`).
+ * A SQL expression of why a raw payload is rejected, or null when it is not: its kind is neither
+ * `new` nor `gone` (without a `kind`, as for page items, every payload is a listing), or its
+ * `data` is not UTF-8 JSON, not an object, or names no listing (`listing_id` given by the
+ * collector or `id`).
  */
-export function rejectionReason(data = 'data', listingId = 'listing_id', kind = 'kind'): string {
-  return `CASE WHEN ${kind} NOT IN ('new', 'gone') THEN 'unknown event kind'
+export function rejectionReason(
+  data = 'data',
+  listingId = 'listing_id',
+  kind: string | null = 'kind',
+): string {
+  return `CASE ${kind === null ? '' : `WHEN ${kind} NOT IN ('new', 'gone') THEN 'unknown event kind'`}
     WHEN ${data} IS NULL THEN 'no data, or not UTF-8'
     WHEN NOT json_valid(${data}) THEN 'not valid JSON'
     WHEN json_type(${data}) <> 'OBJECT' THEN 'not a JSON object'
     WHEN coalesce(${listingId}, CASE WHEN json_type(${data}, '$.id') = 'VARCHAR' THEN ${data} ->> '$.id' END) IS NULL
       THEN 'no listing id' END`;
+}
+
+/**
+ * The SELECT typing the listings of `from` (a relation with `listing_id`, `data` and the columns
+ * `envelope`), the rows `where` keeps (a condition on `r`): the envelope, `listing_id` (read from
+ * `data` when null), the listing's columns, `typing_notes`, `extra_fields` and `raw` (the data).
+ */
+export function typedListingsSql(from: string, envelope: readonly string[], where: string): string {
+  return `
+    SELECT ${envelope.join(', ')}, listing_id, ${typedListingColumns('j', 'keys')},
+           ${extraFields('data', 'keys')} AS extra_fields, data AS raw
+    FROM (
+      SELECT ${envelope.map((c) => `r.${c}`).join(', ')}, coalesce(r.listing_id, r.data ->> '$.id') AS listing_id,
+             r.data, ${listingValues('r.data')} AS j, json_keys(r.data) AS keys
+      FROM ${from} r
+      WHERE ${where}
+    )`;
 }
 
 /**
@@ -28,15 +51,9 @@ export function rejectionReason(data = 'data', listingId = 'listing_id', kind = 
 export function typedEventsSql(from: string): string {
   const nulls = LISTING_FIELDS.map((f) => `CAST(NULL AS ${f.sqlType}) AS ${f.name}`).join(', ');
   const notes = 'CAST([] AS STRUCT(field VARCHAR, reason VARCHAR)[])';
+  const envelope = ['event_id', 'kind', 'app_id', 'received_at', 'load_id', 'ingested_at'];
   return `
-    SELECT event_id, kind, listing_id, app_id, ${typedListingColumns('j', 'keys')},
-           received_at, load_id, ingested_at, ${extraFields('data', 'keys')} AS extra_fields, data AS raw
-    FROM (
-      SELECT r.event_id, r.kind, coalesce(r.listing_id, r.data ->> '$.id') AS listing_id, r.app_id, r.data,
-             ${listingValues('r.data')} AS j, json_keys(r.data) AS keys, r.received_at, r.load_id, r.ingested_at
-      FROM ${from} r
-      WHERE r.kind = 'new' AND (${rejectionReason('r.data', 'r.listing_id', 'r.kind')}) IS NULL
-    )
+    ${typedListingsSql(from, envelope, `r.kind = 'new' AND (${rejectionReason('r.data', 'r.listing_id', 'r.kind')}) IS NULL`)}
     UNION ALL BY NAME
     SELECT r.event_id, r.kind, coalesce(r.listing_id, r.data ->> '$.id') AS listing_id, r.app_id, ${nulls},
            ${notes} AS typing_notes, r.received_at, r.load_id, r.ingested_at,

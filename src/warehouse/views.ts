@@ -1,7 +1,8 @@
 /**
  * The views analysts and models read over what landed, derived from the listing's shape and
  * created afresh at every read-write open (so a new field of the contract reaches them):
- * `listing_events_typed`, `listing_events`, `rejected_payloads`, the live set's
+ * `listing_events_typed`, `listing_events`, `listing_observations_typed`, `listing_observations`,
+ * `rejected_payloads`, the live set's
  * `live_set_changes` and `live_listings` (see `live-set.ts`), and the prices' and the account's
  * (`price_snapshots`, `minask_prices`, `fx_rates`, `account_transactions`, `account_states`, each
  * beside its `*_typed` view with typing notes).
@@ -17,6 +18,11 @@ import {
   REJECTED_ACCOUNT,
 } from './typed-account.js';
 import { rejectionReason, typedEventsSql } from './typed-events.js';
+import {
+  LISTING_OBSERVATIONS,
+  LISTING_OBSERVATIONS_TYPED,
+  REJECTED_OBSERVATIONS,
+} from './typed-observations.js';
 import {
   FX_RATES,
   FX_RATES_TYPED,
@@ -40,11 +46,12 @@ const LISTING_EVENTS_TYPED = `
 
 const LISTING_EVENTS = `SELECT ${EVENT_COLUMNS} FROM listing_events_typed`;
 
-/** Every payload that could not be typed at all, with why. */
+/** Every payload that could not be typed at all, with why: stream events, page items, prices, the account. */
 const REJECTED_PAYLOADS = `
   SELECT 'stream' AS source, event_id, kind, data AS raw, reason, received_at, load_id, ingested_at
   FROM (SELECT *, ${rejectionReason()} AS reason FROM raw_listing_events)
   WHERE reason IS NOT NULL
+  UNION ALL BY NAME ${REJECTED_OBSERVATIONS}
   UNION ALL BY NAME ${REJECTED_PRICES}
   UNION ALL BY NAME ${REJECTED_ACCOUNT}`;
 
@@ -52,6 +59,8 @@ const REJECTED_PAYLOADS = `
 export const DERIVED_VIEWS: readonly (readonly [string, string])[] = [
   ['listing_events_typed', LISTING_EVENTS_TYPED],
   ['listing_events', LISTING_EVENTS],
+  ['listing_observations_typed', LISTING_OBSERVATIONS_TYPED],
+  ['listing_observations', LISTING_OBSERVATIONS],
   ['price_snapshots_typed', PRICE_SNAPSHOTS_TYPED],
   ['price_snapshots', PRICE_SNAPSHOTS],
   ['minask_prices_typed', MINASK_PRICES_TYPED],

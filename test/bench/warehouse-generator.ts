@@ -8,7 +8,7 @@ import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { DuckDBConnection } from '@duckdb/node-api';
 import type { Warehouse } from '../../src/warehouse/index.js';
-import { LISTING_FIELDS, listingColumnList } from '../../src/warehouse/listing-shape.js';
+import { LISTING_FIELDS } from '../../src/warehouse/listing-shape.js';
 import { benchGroups, benchMinAskItems, benchStickers } from './warehouse-groups.js';
 import {
   defineMacros,
@@ -95,7 +95,7 @@ const PRICE_ROW_JSON = `json_object('market_hash_name', s.market_hash_name, 'wea
 /** The landing tables the generator fills. */
 const TABLES = [
   'raw_listing_events',
-  'listing_observations',
+  'raw_listing_observations',
   'listing_gone',
   'raw_price_snapshots',
   'snapshot_fetches',
@@ -171,8 +171,7 @@ async function landWindow(
   w1: number,
   position: number,
 ): Promise<number> {
-  const listing = listingColumnList();
-  // Events land raw, as the stream sends them: a listing's JSON (times as ISO 8601 UTC), {"id":…} when gone.
+  // Events and page items land raw, as the service sends them: a listing's JSON (times as ISO 8601 UTC), {"id":…} when gone.
   const json = LISTING_FIELDS.map(({ name, kind }) =>
     kind === 'timestamp' ? `'${name}': strftime(${name}, '%Y-%m-%dT%H:%M:%S.%gZ')` : `'${name}': ${name}`,
   ).join(', ');
@@ -184,10 +183,11 @@ async function landWindow(
      FROM (${eventsSql(plan, w0, w1, position)}) ORDER BY t_at, seq, kind`,
   );
   await connection.run(
-    `INSERT INTO listing_observations
-     SELECT app_id, listing_id, ${listing}, observed_at, via, pass_id, ${sightingLoad('source', 't_at')},
-            bts(${sightingIngest('source', 't_at')})
-     FROM (${observationsSql(w0, w1)}) ORDER BY t_at, seq`,
+    `INSERT INTO raw_listing_observations (via, pass_id, page, item, listing_id, app_id, data, observed_at, load_id, ingested_at)
+     SELECT via, pass_id, n // 200, n % 200, listing_id, app_id, to_json({'id': listing_id, ${json}}), observed_at,
+            ${sightingLoad('source', 't_at')}, bts(${sightingIngest('source', 't_at')})
+     FROM (SELECT *, row_number() OVER (PARTITION BY via, pass_id ORDER BY t_at, seq) - 1 AS n
+           FROM (${observationsSql(w0, w1)})) ORDER BY t_at, seq`,
   );
   await connection.run(
     `INSERT INTO listing_gone
@@ -256,7 +256,7 @@ async function landLoads(connection: DuckDBConnection, w0: number, w1: number): 
        SELECT load_id, 'stream' AS source, ingested_at AS started_at, count(*) AS n
        FROM raw_listing_events WHERE ${within('received_at')} GROUP BY ALL
        UNION ALL
-       SELECT load_id, via || ':730', ingested_at, count(*) FROM listing_observations WHERE ${within('observed_at')} GROUP BY ALL
+       SELECT load_id, via || ':730', ingested_at, count(*) FROM raw_listing_observations WHERE ${within('observed_at')} GROUP BY ALL
        UNION ALL
        SELECT load_id, 'sweep:730', ingested_at, count(*) FROM listing_gone WHERE ${within('detected_at')} GROUP BY ALL
        UNION ALL

@@ -75,12 +75,15 @@ export async function landMinute(
     const first = pass[0] as Row;
     add(Number(first.at_ms) * 1000, {
       source: String(first.source),
-      observations: pass.map((o) => ({
+      observations: pass.map((o, index) => ({
         appId: 730,
-        listing: JSON.parse(String(o.listing)) as Listing,
         observedAt: Number(o.at_ms),
         via: o.via as 'poll' | 'sweep',
         passId: String(o.pass_id),
+        page: Math.floor(index / 200),
+        index: index % 200,
+        listingId: (JSON.parse(String(o.listing)) as Listing).id,
+        data: String(o.listing),
       })),
     });
   }

@@ -36,7 +36,7 @@ describe('MarketClient', () => {
 
   it.each([
     ['info', ['currency', 'games', 'health']],
-    ['listings', ['all', 'list', 'pages', 'streamFetch']],
+    ['listings', ['all', 'list', 'listRaw', 'pages', 'streamFetch']],
     ['prices', ['all', 'list', 'pages', 'snapshot']],
     ['account', ['allTransactions', 'balance', 'transactionPages', 'transactions']],
     [

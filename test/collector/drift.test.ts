@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { RunningCollector } from '../../src/collector/daemon.js';
 import { churnUntil } from '../helpers/churn.js';
 import {
@@ -27,6 +27,7 @@ describe('the collector behind an upstream that drifts', () => {
       field: 'seller_rating',
       value: 4.5,
       spoil: { no_refund_percent: 3, price_as_string: 6, cut_short: 9 },
+      spoilItem: 5,
     });
   });
   afterAll(async () => {
@@ -35,7 +36,7 @@ describe('the collector behind an upstream that drifts', () => {
     await t.close();
   });
 
-  it('keeps running, keeps the live set, the new field and every malformed event', async () => {
+  it('keeps running, keeps the live set, the new field and every malformed event and page item', async () => {
     collector = await startTestCollector({ ...t, baseUrl: proxy.baseUrl }, key, {
       onFatal: (error) => fatal.push(error),
     });
@@ -97,5 +98,43 @@ describe('the collector behind an upstream that drifts', () => {
     expect(status?.rejected).toBe(1);
     expect(status?.partlyTyped).toBe(2);
     expect(status?.newFields?.map((f) => f.field)).toEqual(['seller_rating']);
+    // The page item sent with its price as a string: landed, partly typed, counted for its via.
+    const item = proxy.malformedItem;
+    expect(item).toBeDefined();
+    const [spoiled] = await warehouse.query(
+      `SELECT o.via, o.price_usd, o.typing_notes::VARCHAR AS notes, o.extra_fields->>'seller_rating' AS rating,
+              json_type(o.raw, '$.price_usd') AS sent_as
+       FROM listing_observations_typed o WHERE o.listing_id = '${item}' AND o.price_usd IS NULL`,
+    );
+    expect(spoiled).toMatchObject({ price_usd: null, rating: '4.5', sent_as: 'VARCHAR' });
+    expect(String(spoiled?.notes)).toContain('price_usd');
+    const via = String(spoiled?.via);
+    const [items] = await warehouse.query(
+      `SELECT count(*) AS n, count(*) FILTER (WHERE json_extract(extra_fields, '$.seller_rating')::DOUBLE = 4.5) AS rated,
+              count(*) FILTER (WHERE via = '${via}') AS of_via
+       FROM listing_observations_typed WHERE raw IS NOT NULL`,
+    );
+    expect(Number(items?.n)).toBeGreaterThan(600);
+    expect(Number(items?.rated)).toBe(Number(items?.n));
+    expect(
+      await warehouse.query(
+        `SELECT payloads, rejected, partly_typed FROM payload_checks WHERE source = '${via}'`,
+      ),
+    ).toEqual([{ payloads: Number(items?.of_via), rejected: 0, partly_typed: 1 }]);
+    // Every poll and sweep ran on, and the board of the via shows what its items carried.
+    const pages = collector.status().filter((s) => /^(poll|sweep):/.test(s.name));
+    expect(pages.map((s) => [s.name, s.stopped])).toEqual(
+      ['poll:730', ...GAMES.map((g) => `sweep:${g}`)].map((name) => [name, null]),
+    );
+    const board = via === 'poll' ? 'poll:730' : 'sweep:730';
+    await vi.waitFor(
+      () => {
+        const shown = collector?.status().find((s) => s.name === board);
+        expect(shown?.partlyTyped).toBe(1);
+        expect(shown?.rejected).toBe(0);
+        expect(shown?.newFields?.map((f) => f.field)).toEqual(['seller_rating']);
+      },
+      { timeout: 10_000, interval: 100 },
+    );
   }, 120_000);
 });

@@ -168,9 +168,12 @@ describe('models built from collected data', () => {
   });
 
   it('fct_minask_history follows the snapshot a 304 kept in force, and its age grows', async () => {
+    // The collector fetches on after the build: only the fetches the build read count.
     const rows = await collector.warehouse.query(
       `SELECT f.fetched_at, f.etag, d.fetched_at AS downloaded_at FROM snapshot_fetches f
        ASOF JOIN (SELECT * FROM snapshot_fetches WHERE status = 'downloaded') d ON d.etag = f.etag AND f.fetched_at >= d.fetched_at
+       WHERE f.load_id IN (SELECT load_id FROM loads WHERE started_at <= (
+         SELECT watermark FROM model_state WHERE model = 'fct_minask_history'))
        ORDER BY f.fetched_at`,
     );
     // Per minute, the last fetch decides; its list's rows are what the model says for that minute.

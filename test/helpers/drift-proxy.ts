@@ -1,8 +1,9 @@
 /**
  * A loopback HTTP proxy in front of a test service that behaves like a deployment drifting over
  * months: it adds one field to every listing it forwards (stream events and `/listings` pages), as
- * the specification's versioning allows, and sends chosen `new` events of the stream malformed;
- * optionally it also spoils the price list, the FX rates and the ledger (see {@link PageDrift}).
+ * the specification's versioning allows, and sends chosen `new` events of the stream and a chosen
+ * item of the `/listings` pages malformed; optionally it also spoils the price list, the FX rates
+ * and the ledger (see {@link PageDrift}).
  */
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -19,6 +20,8 @@ export interface DriftProxy {
   malformed: Partial<Record<Malformation, string>>;
   /** The market_hash_name of each game's minAsk row sent with its price as a string. */
   pricesAsString: Map<number, string>;
+  /** The listing id of the page item sent with its price as a string, once sent. */
+  malformedItem: string | undefined;
   close(): Promise<void>;
 }
 
@@ -41,6 +44,8 @@ export interface DriftOptions {
   spoil: Partial<Record<Malformation, number>>;
   /** What the proxy does to the price list, the FX rates and the ledger. @default nothing */
   pages?: PageDrift;
+  /** The 1-based ordinal, across every `/listings` page forwarded, of the item sent with its price as a string. */
+  spoilItem?: number;
 }
 
 const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'transfer-encoding', 'content-length']);
@@ -50,6 +55,8 @@ export async function startDriftProxy(origin: string, options: DriftOptions): Pr
   const malformed: DriftProxy['malformed'] = {};
   const pricesAsString = new Map<number, string>();
   let newEvents = 0;
+  let items = 0;
+  let malformedItem: string | undefined;
   const drift = (listing: Record<string, unknown>) => ({ ...listing, [options.field]: options.value });
 
   /** One SSE frame as the upstream would send it after the drift. */
@@ -128,7 +135,13 @@ export async function startDriftProxy(origin: string, options: DriftOptions): Pr
     let body: string | Buffer = Buffer.from(await upstream.body.arrayBuffer());
     if (path === '/v1/listings' && upstream.statusCode === 200) {
       const page = JSON.parse(body.toString('utf8')) as { items: Record<string, unknown>[] };
-      body = JSON.stringify({ ...page, items: page.items.map(drift) });
+      const spoilItem = (listing: Record<string, unknown>) => {
+        items += 1;
+        if (items !== options.spoilItem) return listing;
+        malformedItem = String(listing.id);
+        return { ...listing, price_usd: String(listing.price_usd) };
+      };
+      body = JSON.stringify({ ...page, items: page.items.map(drift).map(spoilItem) });
     }
     if (upstream.statusCode === 200 && path !== undefined && path in spoilPage)
       body = JSON.stringify(spoilPage[path]?.(JSON.parse(body.toString('utf8'))));
@@ -147,6 +160,9 @@ export async function startDriftProxy(origin: string, options: DriftOptions): Pr
     baseUrl: `http://127.0.0.1:${port}/v1`,
     malformed,
     pricesAsString,
+    get malformedItem() {
+      return malformedItem;
+    },
     async close() {
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));

@@ -57,7 +57,7 @@ export function goneEvent(eventId: string, listingId: string, at: number): Strea
   return { eventId, kind: 'gone', listingId, appId: 730, listing: null, receivedAt: at };
 }
 
-/** An observation of listing `listingId` by a pass. */
+/** An observation of listing `listingId` by a pass: the first item of its first page. */
 export function observation(
   listingId: string,
   at: number,
@@ -65,7 +65,8 @@ export function observation(
   overrides: Partial<Listing> = {},
   via: ObservationRow['via'] = 'poll',
 ): ObservationRow {
-  return { appId: 730, listing: makeListing(listingId, overrides), observedAt: at, via, passId };
+  const data = JSON.stringify(makeListing(listingId, overrides));
+  return { appId: 730, observedAt: at, via, passId, page: 0, index: 0, listingId, data };
 }
 
 /** A fresh temp folder and its removal. */

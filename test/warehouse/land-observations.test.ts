@@ -1,7 +1,8 @@
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { type GoneRow, Warehouse } from '../../src/warehouse/index.js';
-import { goneEvent, makeTempDir, newEvent, observation, T0 } from './fixtures.js';
+import type { Listing } from '../../src/contract/listing.js';
+import { type GoneRow, type ObservationRow, Warehouse } from '../../src/warehouse/index.js';
+import { goneEvent, makeListing, makeTempDir, newEvent, observation, T0 } from './fixtures.js';
 
 let warehouse: Warehouse;
 let cleanup: () => void;
@@ -138,6 +139,106 @@ describe('Warehouse.write: observations', () => {
     expect(replay.rows).toBe(0);
     expect(await count('listing_observations')).toBe(2);
     expect((await live()).map((r) => r.listing_id)).toEqual(['B']);
+  });
+});
+
+describe('Warehouse.write: page items as the page held them', () => {
+  /** The counts of `source`, once what landed is applied (the batch writer does it after each write). */
+  const checks = async (source: string) => {
+    await warehouse.applyLanded();
+    return warehouse.query(
+      `SELECT payloads, rejected, partly_typed FROM payload_checks WHERE source = '${source}'`,
+    );
+  };
+
+  it('lands an item whose fields do not match the contract, typed leniently with a note per field', async () => {
+    const spoiled = {
+      price_usd: '12.34',
+      paint_seed: 'seed',
+      category: undefined,
+    } as unknown as Partial<Listing>;
+    const summary = await warehouse.write([
+      {
+        source: 'poll:730',
+        observations: [observation('A', T0 + 1, 'w1', spoiled), observation('B', T0 + 1, 'w1')],
+      },
+    ]);
+    expect(summary.rows).toBe(2);
+    expect(
+      await warehouse.query(
+        'SELECT listing_id, price_usd, paint_seed, category, market_hash_name FROM listing_observations ORDER BY 1',
+      ),
+    ).toEqual([
+      {
+        listing_id: 'A',
+        price_usd: null,
+        paint_seed: null,
+        category: null,
+        market_hash_name: 'AK-47 | Redline (Field-Tested)',
+      },
+      {
+        listing_id: 'B',
+        price_usd: 12.34,
+        paint_seed: 412,
+        category: 'Rifle',
+        market_hash_name: 'AK-47 | Redline (Field-Tested)',
+      },
+    ]);
+    const [typed] = await warehouse.query(
+      "SELECT page, item, typing_notes FROM listing_observations_typed WHERE listing_id = 'A'",
+    );
+    expect(typed).toEqual({
+      page: 0,
+      item: 0,
+      typing_notes: [
+        { field: 'paint_seed', reason: 'expected an integer, got VARCHAR' },
+        { field: 'price_usd', reason: 'expected a number, got VARCHAR' },
+        { field: 'category', reason: 'missing' },
+      ],
+    });
+    expect(await warehouse.query('SELECT count(*) AS n FROM payload_checks')).toEqual([{ n: 0 }]);
+    expect(await checks('poll')).toEqual([{ payloads: 2, rejected: 0, partly_typed: 1 }]);
+    expect((await live()).map((r) => r.listing_id)).toEqual(['A', 'B']);
+  });
+
+  it('keeps a field the contract does not name in extra_fields, and counts it for the via', async () => {
+    const item = { ...makeListing('A'), seller_rating: 4.5 };
+    const row = { ...observation('A', T0, 's1', {}, 'sweep'), data: JSON.stringify(item) };
+    await warehouse.write([{ source: 'sweep:570', observations: [row] }]);
+    const [typed] = await warehouse.query(
+      "SELECT extra_fields->>'seller_rating' AS rating, typing_notes FROM listing_observations_typed",
+    );
+    expect(typed).toEqual({ rating: '4.5', typing_notes: [] });
+    expect(await checks('sweep')).toEqual([{ payloads: 1, rejected: 0, partly_typed: 0 }]);
+    expect(
+      await warehouse.query("SELECT source, payloads FROM payload_fields WHERE field = 'seller_rating'"),
+    ).toEqual([{ source: 'sweep', payloads: 1 }]);
+  });
+
+  it('lands an item without an id once per page position, as a rejected payload of its via', async () => {
+    const at = (index: number, data: string): ObservationRow => ({
+      ...observation('-', T0, 'c1', {}, 'catch_up'),
+      page: 3,
+      index,
+      listingId: null,
+      data,
+    });
+    const batch = {
+      source: 'stream',
+      observations: [at(0, '{"price_usd":1}'), at(1, 'null'), observation('A', T0, 'c1', {}, 'catch_up')],
+    };
+    expect((await warehouse.write([batch])).rows).toBe(3);
+    expect((await warehouse.write([batch])).rows).toBe(0);
+    expect(
+      await warehouse.query('SELECT source, event_id, kind, raw, reason FROM rejected_payloads ORDER BY 2'),
+    ).toEqual([
+      { source: 'catch_up', event_id: 'c1:3:0', kind: null, raw: '{"price_usd":1}', reason: 'no listing id' },
+      { source: 'catch_up', event_id: 'c1:3:1', kind: null, raw: 'null', reason: 'not a JSON object' },
+    ]);
+    expect(await warehouse.query('SELECT listing_id FROM listing_observations')).toEqual([
+      { listing_id: 'A' },
+    ]);
+    expect(await checks('catch_up')).toEqual([{ payloads: 3, rejected: 2, partly_typed: 0 }]);
   });
 });
 

@@ -152,7 +152,7 @@ const AT_LEAST: Record<string, number> = {
 };
 
 describe('a warehouse of the typed landing layout', () => {
-  it('migrates without losing a row, and the live set, events and models give the same answers', async () => {
+  it('migrates without losing a row, and the live set, events, observations and models give the same answers', async () => {
     const path = join(dir, 'warehouse.duckdb');
     await importFixture(path);
     // Before: the file as the typed layout's code left it, every model of that time rebuilt on it
@@ -179,12 +179,19 @@ describe('a warehouse of the typed landing layout', () => {
         models.add(String(row.model));
       await old.refreshModels({ select: [...models], fullRefresh: true });
       const read = (sql: string) => old.query(sql);
-      for (const relation of ['listing_events', 'live_listings', ...LANDED, ...models])
+      for (const relation of [
+        'listing_events',
+        'listing_observations',
+        'live_listings',
+        ...LANDED,
+        ...models,
+      ])
         before.set(relation, await rowsOf(read, relation));
     } finally {
       await old.close();
     }
     expect(before.get('listing_events')?.length).toBeGreaterThan(100);
+    expect(before.get('listing_observations')?.length).toBeGreaterThan(400);
     expect(before.get('live_listings')?.length).toBeGreaterThan(400);
     expect(models.size).toBeGreaterThan(10);
     for (const [relation, least] of Object.entries(AT_LEAST))
@@ -195,6 +202,8 @@ describe('a warehouse of the typed landing layout', () => {
       const read = (sql: string) => warehouse.query(sql);
       expect(await rowsOf(read, 'legacy_live_listings')).toEqual(before.get('live_listings'));
       expect(await rowsOf(read, 'listing_events')).toEqual(before.get('listing_events'));
+      expect(await rowsOf(read, 'legacy_listing_observations')).toEqual(before.get('listing_observations'));
+      expect(await rowsOf(read, 'listing_observations')).toEqual(before.get('listing_observations'));
       expect(await rowsOf(read, 'live_listings')).toEqual(before.get('live_listings'));
       for (const relation of LANDED) {
         expect(await rowsOf(read, relation), relation).toEqual(before.get(relation));

@@ -6,6 +6,8 @@ import { LISTING_FIELDS } from '../../src/warehouse/listing-shape.js';
 /** Every relation with the listing's columns: landing tables, the derived views, the staging model. */
 const RELATIONS = [
   'listing_observations',
+  'listing_observations_typed',
+  'legacy_listing_observations',
   'legacy_listing_events',
   'legacy_live_listings',
   'listing_events',
@@ -47,4 +49,18 @@ describe("the listing's shape", () => {
       ).toEqual(LISTING_FIELDS.map((f) => [f.name, f.sqlType.replaceAll(' ', '')]));
     },
   );
+
+  it.each([
+    ['listing_events', 'legacy_listing_events'],
+    ['listing_observations', 'legacy_listing_observations'],
+  ])('%s, a view over what landed raw, has the columns of the former table %s', async (view, table) => {
+    const columnsOf = (relation: string) =>
+      warehouse.query(
+        `SELECT column_name, data_type FROM information_schema.columns
+         WHERE table_schema = 'main' AND table_name = '${relation}' ORDER BY ordinal_position`,
+      );
+    const former = await columnsOf(table);
+    expect(former.length).toBeGreaterThan(LISTING_FIELDS.length);
+    expect(await columnsOf(view)).toEqual(former);
+  });
 });

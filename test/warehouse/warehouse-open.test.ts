@@ -2,6 +2,8 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { findMigrationsDir, isWarehouseLockedError, Warehouse } from '../../src/warehouse/index.js';
+import { LISTING_TYPE } from '../../src/warehouse/listing-shape.js';
+import { selectListingColumns } from '../../src/warehouse/sql.js';
 import { goneEvent, makeTempDir, newEvent, observation, startScript, stopScripts, T0 } from './fixtures.js';
 
 /** The landing tables, and the bookkeeping of migrations and models. */
@@ -19,6 +21,7 @@ const WAREHOUSE_TABLES = [
   'legacy_account_transactions',
   'legacy_fx_rates',
   'legacy_listing_events',
+  'legacy_listing_observations',
   'legacy_live_listings',
   'legacy_minask_prices',
   'legacy_price_snapshots',
@@ -26,6 +29,7 @@ const WAREHOUSE_TABLES = [
   'listing_events_typed',
   'listing_gone',
   'listing_observations',
+  'listing_observations_typed',
   'live_listings',
   'live_set_changes',
   'live_set_marks',
@@ -45,6 +49,7 @@ const WAREHOUSE_TABLES = [
   'raw_account_transactions',
   'raw_fx_rates',
   'raw_listing_events',
+  'raw_listing_observations',
   'raw_minask_prices',
   'raw_price_snapshots',
   'rejected_payloads',
@@ -85,13 +90,14 @@ describe('Warehouse.open', () => {
       '007_event_watermarks.sql',
       '008_live_listings_unindexed.sql',
       '009_raw_landing.sql',
+      '010_raw_observations.sql',
       '011_live_set.sql',
       '012_raw_prices_account.sql',
     ]);
     await again.close();
   });
 
-  it('migrates landed stream events and the live set to unindexed tables, with the watermarks, so a replay still lands nothing', async () => {
+  it('migrates landed stream events, observations and the live set, with the watermarks, so a replay still lands nothing', async () => {
     const path = join(dir, 'wh.duckdb');
     const before = join(dir, 'migrations-006');
     mkdirSync(before);
@@ -107,9 +113,19 @@ describe('Warehouse.open', () => {
                 ('abc-10', 'gone', 'B', 730, TIMESTAMP '2026-11-01', 'l1', TIMESTAMP '2026-11-01')`,
       ),
     );
-    await old.write([{ source: 'poll:730', observations: [observation('C', T0, 'p1')] }]);
+    // An observation as the typed landing code left it, in a load of the poll.
+    const { loads } = await old.write([{ source: 'poll:730', state: { watermark: '1' } }]);
+    await old.withConnection((connection) =>
+      connection.run(
+        `INSERT INTO listing_observations
+         SELECT 730, 'C', ${selectListingColumns('x')}, TIMESTAMP '2026-11-01', 'poll', 'p1', $load, TIMESTAMP '2026-11-01'
+         FROM (SELECT CAST(CAST($data AS JSON) AS ${LISTING_TYPE}) AS x)`,
+        { data: observation('C', T0, 'p1').data, load: loads[0]?.loadId ?? '' },
+      ),
+    );
     const rows = await old.query('SELECT * FROM listing_events ORDER BY event_id');
     const live = await old.query('SELECT * FROM live_listings');
+    const observations = await old.query('SELECT * FROM listing_observations');
     await old.close();
     const batch = { source: 'stream', events: [goneEvent('abc-9', 'A', T0), goneEvent('abc-10', 'B', T0)] };
     const migrated = await Warehouse.open(path);
@@ -117,6 +133,8 @@ describe('Warehouse.open', () => {
       expect(await migrated.query('SELECT * FROM listing_events ORDER BY event_id')).toEqual(rows);
       // The table stays as the landing code of its layout left it; the live set is now a view over what landed.
       expect(await migrated.query('SELECT * FROM legacy_live_listings')).toEqual(live);
+      expect(await migrated.query('SELECT * FROM listing_observations')).toEqual(observations);
+      expect(await migrated.query('SELECT * FROM legacy_listing_observations')).toEqual(observations);
       expect(await migrated.query('SELECT listing_id, source FROM live_listings')).toEqual([
         { listing_id: 'C', source: 'poll:730' },
       ]);

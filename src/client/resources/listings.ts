@@ -1,5 +1,5 @@
 /** Listings: keyset pages of `GET /listings`, the walk across them, and the fetch of their stream. */
-import type { z } from 'zod';
+import { z } from 'zod';
 import { type Listing, listingPageSchema } from '../../contract/listing.js';
 import { checkOptionalObject } from '../check-arguments.js';
 import type { RequestOptions } from '../client-options.js';
@@ -9,6 +9,15 @@ import type { StreamFetch, Transport } from '../transport.js';
 
 /** One page of `GET /listings`. */
 export type ListingPage = z.infer<typeof listingPageSchema>;
+
+/**
+ * A page of `GET /listings` read leniently: only what paging needs is checked (the items are a
+ * list, the cursor a string or null); each item is kept as the server sent it, whatever it holds.
+ */
+const rawListingPageSchema = z.object({ items: z.array(z.unknown()), next_cursor: z.string().nullable() });
+
+/** One page of `GET /listings` with its items unchecked (see {@link ListingsResource.listRaw}). */
+export type RawListingPage = z.infer<typeof rawListingPageSchema>;
 
 /** The listings area of the API over a shared {@link Transport}. */
 export class ListingsResource {
@@ -21,6 +30,20 @@ export class ListingsResource {
     return this.transport.json({
       path: `/listings${toQueryString(query)}`,
       schema: listingPageSchema,
+      ...options,
+    });
+  }
+
+  /**
+   * `GET /listings` read leniently: one keyset page whose items are not checked against the
+   * contract, so an item the server sends malformed or with new fields reaches the caller as sent.
+   */
+  listRaw(query: ListingsParams = {}, options: RequestOptions = {}): Promise<RawListingPage> {
+    checkOptionalObject('listings.listRaw', 'query', query);
+    checkOptionalObject('listings.listRaw', 'options', options);
+    return this.transport.json({
+      path: `/listings${toQueryString(query)}`,
+      schema: rawListingPageSchema,
       ...options,
     });
   }

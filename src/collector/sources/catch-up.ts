@@ -1,6 +1,7 @@
 /**
- * Full reads of a game's catalogue: every page lands as observations with the read's progress
- * (the cursor) in the same transaction, so an interrupted read resumes where it stopped; at the
+ * Full reads of a game's catalogue: every page lands as observations (its items as the page held
+ * them, read leniently) with the read's progress (the cursor) in the same transaction, so an
+ * interrupted read resumes where it stopped; at the
  * end, listings believed live that the read did not see, and that nothing else touched since it
  * began, have gone. And the catch-up after a stream resync: the listings that appeared since the
  * last landed event, or the whole catalogue when no event ever landed.
@@ -16,6 +17,8 @@ export interface SweepPosition {
   passId: string;
   startedAt: number;
   cursor: string | null;
+  /** The number of the page the cursor reads (0 is the first), so a resumed read numbers on. */
+  page: number;
 }
 
 /** What to read and where to land it. */
@@ -51,6 +54,7 @@ export async function sweep(
     passId: `${options.via}-${options.appId}-${startedAt}`,
     startedAt,
     cursor: null,
+    page: 0,
   };
   const sort = options.appId === APP_IDS.cs2 ? 'newest' : 'id';
   let seen = 0;
@@ -58,7 +62,7 @@ export async function sweep(
     if (options.signal?.aborted) return null;
     // Stamped before the request: the page shows the server at or after this instant.
     const observedAt = Date.now();
-    const page = await client.listings.list(
+    const read = await client.listings.listRaw(
       {
         appId: options.appId,
         sort,
@@ -67,19 +71,22 @@ export async function sweep(
       },
       { signal: options.signal },
     );
-    position.cursor = page.next_cursor;
-    seen += page.items.length;
+    const observations = observationsOf(read.items, {
+      appId: options.appId,
+      observedAt,
+      via: options.via,
+      passId: position.passId,
+      page: position.page,
+    });
+    position.cursor = read.next_cursor;
+    position.page += 1;
+    seen += read.items.length;
     await writer.add({
       source: options.source,
-      observations: observationsOf(page.items, {
-        appId: options.appId,
-        observedAt,
-        via: options.via,
-        passId: position.passId,
-      }),
-      state: { ...options.state, ...persisted(options, position, page.next_cursor === null) },
+      observations,
+      state: { ...options.state, ...persisted(options, position, read.next_cursor === null) },
     });
-    if (page.next_cursor === null) break;
+    if (read.next_cursor === null) break;
   }
   await writer.flush();
   const stale = await warehouse.query(
@@ -110,11 +117,12 @@ function persisted(
 
 /** The state keys of a sweep position; a finished read clears them. */
 function positionState(position: SweepPosition, finished: boolean): Record<string, string> {
-  if (finished) return { sweep_pass: '', sweep_started_at: '', sweep_cursor: '' };
+  if (finished) return { sweep_pass: '', sweep_started_at: '', sweep_cursor: '', sweep_page: '' };
   return {
     sweep_pass: position.passId,
     sweep_started_at: String(position.startedAt),
     sweep_cursor: position.cursor ?? '',
+    sweep_page: String(position.page),
   };
 }
 
@@ -125,6 +133,8 @@ export function storedPosition(state: Record<string, string>): SweepPosition | n
     passId: state.sweep_pass,
     startedAt: Number(state.sweep_started_at),
     cursor: state.sweep_cursor || null,
+    // A position stored before pages were numbered resumes at 0: page numbers only tell apart items without an id.
+    page: Number(state.sweep_page) || 0,
   };
 }
 

@@ -15,7 +15,12 @@ import type { MarketClient } from '../../client/index.js';
 import { APP_IDS } from '../../contract/common.js';
 import type { Listing } from '../../contract/listing.js';
 import { Backoff } from '../../shared/jobs/index.js';
-import type { BatchWriter, StreamEventRow, Warehouse } from '../../warehouse/index.js';
+import {
+  type BatchWriter,
+  LISTING_KEYS,
+  type StreamEventRow,
+  type Warehouse,
+} from '../../warehouse/index.js';
 import { isKeyRefused, keyRefusedReason } from '../key-refusal.js';
 import { PayloadWatch } from '../payload-watch.js';
 import { StatusBoard } from '../source-status.js';
@@ -54,7 +59,8 @@ export class StreamSource {
     private readonly options: StreamSourceOptions = {},
   ) {
     this.recovery = new ResyncRecovery(client, warehouse, writer, SOURCE, this.board, this.stopping.signal);
-    this.watch = new PayloadWatch(warehouse, this.board, options.log);
+    // The stream's catch-ups read pages: their items are counted as `catch_up`, shown here too.
+    this.watch = new PayloadWatch(warehouse, this.board, options.log, LISTING_KEYS, [SOURCE, 'catch_up']);
   }
 
   /** Reads the committed resume point (and any catch-up still owed) and starts following. */

@@ -3,8 +3,10 @@
  * and a listing believed live that a complete sweep did not see has gone. The sweep's position
  * lands with each page, so a restarted collector resumes the sweep it was in.
  */
+import type { Logger } from 'pino';
 import type { MarketClient } from '../../client/index.js';
-import type { BatchWriter, Warehouse } from '../../warehouse/index.js';
+import { type BatchWriter, LISTING_KEYS, type Warehouse } from '../../warehouse/index.js';
+import { PayloadWatch } from '../payload-watch.js';
 import type { SourceTask } from '../source-job.js';
 import { StatusBoard } from '../source-status.js';
 import { storedPosition, sweep } from './catch-up.js';
@@ -14,10 +16,13 @@ export function createSweepTask(
   client: MarketClient,
   warehouse: Warehouse,
   writer: BatchWriter,
-  options: { appId: number; intervalMs?: number },
+  options: { appId: number; intervalMs?: number; log?: Logger },
 ): SourceTask {
   const source = `sweep:${options.appId}`;
   const board = new StatusBoard(source);
+  // The counts are those of every game's sweeps: items are counted by the pass that read them.
+  const watch = new PayloadWatch(warehouse, board, options.log, LISTING_KEYS, ['sweep']);
+  watch.start();
   return {
     board,
     intervalMs: options.intervalMs ?? 120_000,
@@ -40,6 +45,8 @@ export function createSweepTask(
           last_sweep_rows: String(result.seen),
         },
       });
+      // Every page is committed by now: show what its items carried.
+      await watch.refresh();
       return result.seen + result.gone;
     },
   };
