@@ -14,6 +14,7 @@ import { join } from 'node:path';
 import { startService } from '../../src/service/service.js';
 import { projectPath } from '../../src/shared/project-root.js';
 import { Warehouse } from '../../src/warehouse/index.js';
+import { askCollector } from '../helpers/cli.js';
 import { copyOfEventLog, readJsonBaseline } from './event-log.js';
 import { print } from './fixtures.js';
 import { envWords, mainThreadCpuMs, processCpuMs, rssMiB, spawnBuiltMarket } from './service-process.js';
@@ -77,14 +78,11 @@ export async function run(): Promise<void> {
         if (collector.exitCode !== null) throw new Error('the collector exited');
         peakRss = Math.max(peakRss, rssMiB(collector.pid));
         if (!existsSync(controlFile)) continue;
-        const { port } = JSON.parse(
-          await import('node:fs/promises').then((fs) => fs.readFile(controlFile, 'utf8')),
-        ) as { port: number };
-        const res = await fetch(`http://127.0.0.1:${port}/sql`, {
-          method: 'POST',
-          body: "SELECT value FROM collector_state WHERE source = 'stream' AND key = 'last_event_id'",
-        });
-        const { rows } = (await res.json()) as { rows: { value: string }[] };
+        // Through the control endpoint, with the run's token, as `market sql` asks.
+        const rows = await askCollector(
+          warehousePath,
+          "SELECT value FROM collector_state WHERE source = 'stream' AND key = 'last_event_id'",
+        );
         if (rows[0]?.value === head) break;
       }
       const oursMs = performance.now() - started;
