@@ -73,17 +73,23 @@ export async function run(): Promise<void> {
       ]);
       let peakRss = 0;
       const controlFile = `${warehousePath}.collector.json`;
-      for (;;) {
-        await new Promise((r) => setTimeout(r, 500));
-        if (collector.exitCode !== null) throw new Error('the collector exited');
-        peakRss = Math.max(peakRss, rssMiB(collector.pid));
-        if (!existsSync(controlFile)) continue;
-        // Through the control endpoint, with the run's token, as `market sql` asks.
-        const rows = await askCollector(
-          warehousePath,
-          "SELECT value FROM collector_state WHERE source = 'stream' AND key = 'last_event_id'",
-        );
-        if (rows[0]?.value === head) break;
+      try {
+        for (;;) {
+          await new Promise((r) => setTimeout(r, 500));
+          if (collector.exitCode !== null) throw new Error('the collector exited');
+          peakRss = Math.max(peakRss, rssMiB(collector.pid));
+          if (!existsSync(controlFile)) continue;
+          // Through the control endpoint, with the run's token, as `market sql` asks.
+          const rows = await askCollector(
+            warehousePath,
+            "SELECT value FROM collector_state WHERE source = 'stream' AND key = 'last_event_id'",
+          );
+          if (rows[0]?.value === head) break;
+        }
+      } catch (error) {
+        // A collector left running keeps this process alive and hides the error: stop it first.
+        collector.kill('SIGTERM');
+        throw error;
       }
       const oursMs = performance.now() - started;
       const collectorCpu = processCpuMs(collector.pid);
