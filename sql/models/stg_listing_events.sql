@@ -8,7 +8,7 @@
 -- unique_key: event_id
 -- test: unique(event_id)
 -- test: not_null(listing_id, received_at)
--- test: typing_errors(warn)
+-- test: typing_errors(warn, source: 'stream')
 SELECT * EXCLUDE (raw)
 FROM listing_events_typed
 {% if is_incremental %}

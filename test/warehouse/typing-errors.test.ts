@@ -2,7 +2,7 @@ import { cpSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { findSqlDir, Warehouse } from '../../src/warehouse/index.js';
-import { makeListing, makeTempDir, T0 } from './fixtures.js';
+import { makeListing, makeTempDir, observation, T0 } from './fixtures.js';
 
 let dir: string;
 let cleanup: () => void;
@@ -18,21 +18,27 @@ const DATA = [
   JSON.stringify(makeListing('L9')).slice(0, 30),
 ];
 
+/** A page item without an id: rejected under the poll, not the stream. */
+const REJECTED_POLL_ITEM = { ...observation('-', T0, 'p1'), listingId: null, data: '{"price_usd":1}' };
+
 describe('typing_errors', () => {
   it.each([
-    ['typing_errors(warn)', { failures: 1, warn: true }],
-    ['typing_errors(<= 10%)', { failures: 1 }],
-    ['typing_errors(<= 20%)', { failures: 0 }],
+    ['typing_errors(warn)', { failures: 1, warn: true }, 2],
+    ['typing_errors(<= 10%)', { failures: 1 }, 2],
+    ['typing_errors(<= 20%)', { failures: 1 }, 2],
+    ["typing_errors(<= 20%, source: 'stream')", { failures: 0 }, 1],
+    ["typing_errors(<= 10%, source: 'stream', 'catch_up')", { failures: 1 }, 1],
+    ["typing_errors(warn, source: 'poll')", { failures: 1, warn: true }, 1],
   ])(
     '%s of a staging model counts its partly typed rows and the rejected payloads',
-    async (test, outcome) => {
+    async (test, outcome, rejected) => {
       const models = join(dir, 'models');
       cpSync(findSqlDir('models'), models, { recursive: true });
       const file = join(models, 'stg_listing_events.sql');
-      writeFileSync(
-        file,
-        readFileSync(file, 'utf8').replace('-- test: typing_errors(warn)', `-- test: ${test}`),
-      );
+      const text = readFileSync(file, 'utf8');
+      const line = "-- test: typing_errors(warn, source: 'stream')";
+      expect(text).toContain(line);
+      writeFileSync(file, text.replace(line, `-- test: ${test}`));
       const warehouse = await Warehouse.open(join(dir, 'warehouse.duckdb'), { modelsDir: models });
       try {
         const events = DATA.map((data, i) => ({
@@ -43,15 +49,31 @@ describe('typing_errors', () => {
           data,
         }));
         await warehouse.write([{ source: 'stream', events }]);
+        await warehouse.write([{ source: 'poll:730', observations: [REJECTED_POLL_ITEM] }]);
         await warehouse.refreshModels({ select: ['stg_listing_events'] });
         const [result] = (await warehouse.testModels({ select: ['stg_listing_events'] })).filter(
           (r) => r.name === test,
         );
         expect({ failures: result?.failures, ...(result?.warn ? { warn: true } : {}) }).toEqual(outcome);
-        if (outcome.failures) expect(result?.sample).toEqual([{ partly_typed: 1, rejected: 1, rows: 9 }]);
+        if (outcome.failures) expect(result?.sample).toEqual([{ partly_typed: 1, rejected, rows: 9 }]);
       } finally {
         await warehouse.close();
       }
     },
   );
+
+  it('refuses a source list it cannot read, naming the line', async () => {
+    const models = join(dir, 'models');
+    cpSync(findSqlDir('models'), models, { recursive: true });
+    const file = join(models, 'stg_listing_events.sql');
+    writeFileSync(file, readFileSync(file, 'utf8').replace("source: 'stream'", "sources 'stream'"));
+    const warehouse = await Warehouse.open(join(dir, 'warehouse.duckdb'), { modelsDir: models });
+    try {
+      await expect(warehouse.testModels({ select: ['stg_listing_events'] })).rejects.toThrow(
+        `not "typing_errors(warn, sources 'stream')"`,
+      );
+    } finally {
+      await warehouse.close();
+    }
+  });
 });

@@ -10,7 +10,8 @@
  * - `row_count(<op> <SQL scalar>)`: the row count compares so, e.g. `row_count(= SELECT count(*) FROM x)`
  * - `typing_errors(<= 1%)`: of the rows typed from what landed (a model with `typing_notes`) and the
  *   payloads rejected (`rejected_payloads`), at most that share was typed with a note or rejected;
- *   `typing_errors(warn)` reports any as a warning, which does not fail the run
+ *   `typing_errors(warn)` reports any as a warning, which does not fail the run; `, source: 'a',
+ *   'b'` after either counts only the rejected payloads of those sources (the model's own)
  */
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { jsonSafeConverter } from '../json-values.js';
@@ -120,19 +121,24 @@ export function compileTests(model: Model): ModelTest[] {
   });
 }
 
-/** `typing_errors(warn)` or `typing_errors(<= N%)`: see the file's comment. */
+/** `typing_errors(warn)` or `typing_errors(<= N%)`, then maybe `, source: 'a', …`: see the file's comment. */
 function typingErrors(m: string, line: string, args: string): ModelTest {
-  const warn = args.trim() === 'warn';
-  const share = /^\s*<=\s*(\d+(?:\.\d+)?)\s*%\s*$/.exec(args)?.[1];
-  if (!warn && share === undefined)
-    throw new Error(`model ${m}: typing_errors takes "warn" or a share such as "<= 1%", not "${line}"`);
+  const parsed = /^\s*(warn|<=\s*(\d+(?:\.\d+)?)\s*%)\s*(?:,\s*source:\s*(\S[\s\S]*?))?\s*$/.exec(args);
+  if (!parsed)
+    throw new Error(
+      `model ${m}: typing_errors takes "warn" or a share such as "<= 1%", then maybe ", source: 'stream'", not "${line}"`,
+    );
+  const [, bound, share, sources] = parsed;
+  const warn = bound === 'warn';
   const over = warn ? '' : ` AND (partly_typed + rejected) * 100.0 > ${share} * (rows + rejected)`;
+  // Filtered by source, DuckDB reads only the branches of rejected_payloads that can match.
+  const ofSources = sources === undefined ? '' : ` WHERE source IN (${sources})`;
   return {
     model: m,
     name: line,
     sql: `SELECT partly_typed, rejected, rows FROM (
             SELECT count(*) FILTER (WHERE len(typing_notes) > 0) AS partly_typed,
-                   (SELECT count(*) FROM rejected_payloads) AS rejected, count(*) AS rows
+                   (SELECT count(*) FROM rejected_payloads${ofSources}) AS rejected, count(*) AS rows
             FROM ${m})
           WHERE partly_typed + rejected > 0${over}`,
     ...(warn ? { warn } : {}),
