@@ -220,6 +220,30 @@ GROUP BY currency`,
     await warehouse.close();
   });
 
+  it('stops at the next model when its signal aborts between two builds, and changes no model', async () => {
+    const warehouse = await Warehouse.open(join(dir, 'w.duckdb'), {
+      modelsDir: modelsDir({
+        a_rates: '-- materialized: table\nSELECT currency, rate FROM fx_rates',
+        b_rates: '-- materialized: table\nSELECT currency FROM fx_rates',
+      }),
+    });
+    await landRates(warehouse, Date.UTC(2026, 0, 1), { EUR: 0.9 });
+    const stopping = new AbortController();
+    // Aborted while no statement runs: the connection's interrupt finds nothing to stop.
+    const building = warehouse.refreshModels({
+      signal: stopping.signal,
+      onModel: (m) => m.model === 'a_rates' && stopping.abort(),
+    });
+    await expect(building).rejects.toThrow(/building model b_rates failed, no model changed/);
+    expect(
+      await warehouse.query(
+        "SELECT table_name FROM information_schema.tables WHERE table_name IN ('a_rates', 'b_rates')",
+      ),
+    ).toEqual([]);
+    expect(await warehouse.query('SELECT * FROM model_runs')).toEqual([]);
+    await warehouse.close();
+  });
+
   it('runs model tests and reports failing ones with the offending rows', async () => {
     const warehouse = await Warehouse.open(join(dir, 'w.duckdb'), {
       modelsDir: modelsDir({
