@@ -10,7 +10,7 @@
 -- the lists and of the live changes.
 -- Grain: one row per group and minute (UTC).
 -- materialized: incremental
--- depends_on: int_live_minask_changes
+-- depends_on: int_live_minask_changes, stg_price_lists
 -- unique_key: app_id, market_hash_name, wear, doppler_phase, minute
 -- replace_from: minute
 -- chunks: 8
@@ -30,9 +30,9 @@ WITH fetches AS (
   ASOF JOIN (SELECT etag, fetched_at FROM snapshot_fetches WHERE status = 'downloaded') d
     ON d.etag = f.etag AND f.fetched_at >= d.fetched_at
   UNION ALL
-  SELECT DISTINCT app_id, 'prices', CAST(generated_at AS VARCHAR), fetched_at, fetched_at, ingested_at
-  FROM minask_prices
-  WHERE app_id <> 730
+  SELECT DISTINCT app_id, 'prices', list_id, fetched_at, fetched_at, ingested_at
+  FROM stg_price_lists
+  WHERE source = 'prices' AND app_id <> 730
 ),
 in_force AS (
   -- Per game and minute with a fetch: the list the minute's last fetch left in force.
@@ -72,15 +72,12 @@ service AS (
     r.generated_at
   FROM lists l
   JOIN (
-    SELECT 730 AS app_id, 'snapshot' AS source, etag AS list_id, fetched_at AS downloaded_at, market_hash_name,
-      wear, doppler_phase, min_ask_usd, listed_count, generated_at
-    FROM price_snapshots
-    WHERE fetched_at >= (SELECT min(downloaded_at) FROM lists) AND hash(market_hash_name, wear, doppler_phase) % {{ chunks }} = {{ chunk }}
-    UNION ALL
-    SELECT app_id, 'prices', CAST(generated_at AS VARCHAR), fetched_at, market_hash_name, wear, doppler_phase,
+    -- The snapshot for CS2, /prices for the other games (a list of the in-force source only).
+    SELECT app_id, source, list_id, fetched_at AS downloaded_at, market_hash_name, wear, doppler_phase,
       min_ask_usd, listed_count, generated_at
-    FROM minask_prices
-    WHERE app_id <> 730 AND fetched_at >= (SELECT min(downloaded_at) FROM lists) AND hash(market_hash_name, wear, doppler_phase) % {{ chunks }} = {{ chunk }}
+    FROM stg_price_lists
+    WHERE (source = 'snapshot') = (app_id = 730) AND fetched_at >= (SELECT min(downloaded_at) FROM lists)
+      AND hash(market_hash_name, wear, doppler_phase) % {{ chunks }} = {{ chunk }}
   ) r
     ON r.app_id = l.app_id AND r.source = l.source AND r.list_id = l.list_id AND r.downloaded_at = l.downloaded_at
 ),

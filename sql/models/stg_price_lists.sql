@@ -2,7 +2,12 @@
 -- per ETag) and the per-game minAsk lists of /prices (once per list). `list_id` names the list:
 -- the snapshot's ETag, or the list's generation time. A row whose price did not type (see
 -- typing_notes in price_snapshots_typed / minask_prices_typed) has no price to offer and stays out.
--- materialized: view
+-- A table typed once from the raw lines as they land (an incremental build types only the lines
+-- landed since the last one), so the models over it never parse the price lists again.
+-- The unique key holds ingested_at: the rows an incremental build reads again (landed in the
+-- last build's instant) are found by it among the few of that instant, not the whole table.
+-- materialized: incremental
+-- unique_key: app_id, source, list_id, market_hash_name, wear, doppler_phase, ingested_at
 -- test: not_null(app_id, source, list_id, fetched_at, market_hash_name, min_ask_usd, listed_count)
 -- test: accepted_values(source: 'snapshot', 'prices')
 -- test: expression(min_ask_usd > 0 AND listed_count > 0)
@@ -10,8 +15,14 @@ SELECT 730 AS app_id, 'snapshot' AS source, etag AS list_id, generated_at, fetch
   doppler_phase, min_ask_usd, listed_count, ingested_at
 FROM price_snapshots
 WHERE min_ask_usd IS NOT NULL
+{% if is_incremental %}
+  AND ingested_at >= {{ since }}
+{% endif %}
 UNION ALL
 SELECT app_id, 'prices', strftime(generated_at, '%Y-%m-%dT%H:%M:%S.%g'), generated_at, fetched_at, market_hash_name,
   wear, doppler_phase, min_ask_usd, listed_count, ingested_at
 FROM minask_prices
 WHERE min_ask_usd IS NOT NULL
+{% if is_incremental %}
+  AND ingested_at >= {{ since }}
+{% endif %}

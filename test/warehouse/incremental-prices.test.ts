@@ -1,0 +1,109 @@
+/**
+ * The price lists typed once: `stg_price_lists` and `fct_minask_history` built incrementally
+ * between landings equal a full rebuild of the same data, also when a list lands in the very
+ * instant of the previous build's watermark (an incremental build reads that instant again) and
+ * when a snapshot fetch answers 304 in between.
+ */
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { gzipSync } from 'node:zlib';
+import { afterEach, beforeEach, expect, it } from 'vitest';
+import type { PriceRow } from '../../src/contract/market.js';
+import { Warehouse, type WarehouseBatch } from '../../src/warehouse/index.js';
+import { makeTempDir, T0 } from './fixtures.js';
+
+const MODELS = ['stg_price_lists', 'fct_minask_history'];
+const MINUTE = 60_000;
+
+let dir: string;
+let cleanup: () => void;
+let clock: { now: number };
+let warehouse: Warehouse;
+beforeEach(async () => {
+  ({ dir, cleanup } = makeTempDir());
+  clock = { now: T0 };
+  warehouse = await Warehouse.open(join(dir, 'w.duckdb'), { clock: () => clock.now });
+});
+afterEach(async () => {
+  await warehouse.close();
+  cleanup();
+});
+
+function row(name: string, ask: number, count = 1): PriceRow {
+  return {
+    market_hash_name: name,
+    wear: 'Field-Tested',
+    doppler_phase: null,
+    min_ask_usd: ask,
+    listed_count: count,
+  };
+}
+
+/** A downloaded snapshot file of `rows` under `etag`, fetched at `at`. */
+function snapshot(etag: string, at: number, rows: readonly PriceRow[]): WarehouseBatch {
+  const file = join(dir, `${etag}.ndjson.gz`);
+  writeFileSync(file, gzipSync(rows.map((r) => JSON.stringify(r)).join('\n')));
+  return {
+    source: 'snapshot',
+    snapshot: { status: 'downloaded', etag: `"${etag}"`, generatedAt: at - 1000, fetchedAt: at, file },
+  };
+}
+
+function minask(appId: number, at: number, rows: readonly PriceRow[]): WarehouseBatch {
+  return { source: `prices:${appId}`, minask: { appId, fetchedAt: at, generatedAt: at - 500, rows } };
+}
+
+/** Lands `batch` with the warehouse clock at `at`: its rows' `ingested_at` and its load's start. */
+async function landAt(at: number, batch: WarehouseBatch) {
+  clock.now = at;
+  await warehouse.write([batch]);
+}
+
+async function contents(): Promise<Record<string, unknown[]>> {
+  const out: Record<string, unknown[]> = {};
+  for (const model of MODELS)
+    out[model] = await warehouse.query(
+      `SELECT COLUMNS(c -> c <> 'built_watermark') FROM ${model} ORDER BY ALL`,
+    );
+  return out;
+}
+
+it('types each landed price row once and builds the same tables as a full rebuild', async () => {
+  await landAt(T0 + 5_000, snapshot('v1', T0 + 5_000, [row('AK', 1.5, 3), row('M4', 7)]));
+  await landAt(T0 + 6_000, minask(570, T0 + 6_000, [row('Hook', 0.3)]));
+  await warehouse.refreshModels({ select: MODELS });
+  const first = await warehouse.query('SELECT count(*) AS n FROM stg_price_lists');
+  expect(first).toEqual([{ n: 3 }]);
+
+  // The same instant as the build's watermark (the last load's start): read again, kept once.
+  await landAt(T0 + 6_000, minask(730, T0 + 6_000, [row('AK', 1.4)]));
+  await landAt(T0 + MINUTE + 1_000, {
+    source: 'snapshot',
+    snapshot: { status: 'unchanged', etag: '"v1"', fetchedAt: T0 + MINUTE + 1_000 },
+  });
+  await landAt(T0 + 2 * MINUTE + 1_000, snapshot('v2', T0 + 2 * MINUTE + 1_000, [row('AK', 1.25, 4)]));
+  await landAt(
+    T0 + 2 * MINUTE + 2_000,
+    minask(570, T0 + 2 * MINUTE + 2_000, [row('Hook', 0.35), row('Blade', 2)]),
+  );
+  clock.now += 1000;
+  const incremental = await warehouse.refreshModels({ select: MODELS });
+  const built = incremental.models.filter((m) => MODELS.includes(m.model));
+  expect(built.map((m) => m.mode)).toEqual(['incremental', 'incremental']);
+  // The list of 570 landed in the watermark's instant is read again (replaced, not added), then 4 new rows.
+  expect(built[0]?.rows).toBe(5);
+  const afterIncrement = await contents();
+  await warehouse.refreshModels({ select: MODELS, fullRefresh: true });
+  expect(afterIncrement).toEqual(await contents());
+  expect(afterIncrement.stg_price_lists).toHaveLength(7);
+  // The snapshot's group AK at minute 2 is the v2 list's row; at minute 1 the 304 kept v1 in force.
+  const ak = await warehouse.query(
+    `SELECT minute, service_min_ask_usd AS ask, service_listed_count AS n FROM fct_minask_history
+     WHERE app_id = 730 AND market_hash_name = 'AK' ORDER BY minute`,
+  );
+  expect(ak).toEqual([
+    { minute: '2026-11-01T00:00:00.000Z', ask: 1.5, n: 3 },
+    { minute: '2026-11-01T00:01:00.000Z', ask: 1.5, n: 3 },
+    { minute: '2026-11-01T00:02:00.000Z', ask: 1.25, n: 4 },
+  ]);
+});
