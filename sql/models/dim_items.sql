@@ -17,7 +17,8 @@
 WITH seen AS (
   SELECT app_id, market_hash_name, doppler_phase, category, rarity, updated_at AS happened_at
   FROM int_listing_spells
-  WHERE updated_at >= {{ since }}
+  -- A sighting whose name did not type names no item.
+  WHERE updated_at >= {{ since }} AND market_hash_name IS NOT NULL
   UNION ALL
   SELECT app_id, market_hash_name, doppler_phase, NULL, NULL, TIMESTAMP '1970-01-01'
   FROM stg_price_lists

@@ -13,7 +13,7 @@
 WITH floats AS (
   SELECT market_hash_name, wear, price_usd, CAST(least(floor(float_value * 100), 99) AS INTEGER) AS bucket
   FROM live_listings
-  WHERE app_id = 730 AND float_value IS NOT NULL AND wear IS NOT NULL
+  WHERE app_id = 730 AND float_value IS NOT NULL AND wear IS NOT NULL AND market_hash_name IS NOT NULL
 )
 SELECT market_hash_name, wear, bucket,
   bucket / 100 AS bucket_low,

@@ -8,7 +8,7 @@
 -- unique_key: app_id, listing_id
 -- export: CAST(first_seen_at AS DATE)
 -- test: unique(app_id, listing_id)
--- test: not_null(app_id, listing_id, market_hash_name, first_seen_at, last_seen_at, seconds_on_market, asks, stays, relisted, is_live)
+-- test: not_null(app_id, listing_id, first_seen_at, last_seen_at, seconds_on_market, asks, stays, relisted, is_live)
 -- test: expression((stays = 1 OR relisted) AND asks >= stays AND is_live = (gone_at IS NULL) AND seconds_on_market >= 0)
 -- test: row_count(= SELECT count(*) FROM (SELECT DISTINCT app_id, listing_id FROM int_listing_spells))
 -- test: relationships(app_id, market_hash_name -> dim_items)

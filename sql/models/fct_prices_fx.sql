@@ -18,6 +18,8 @@ WITH prices AS (
   SELECT 'listing', app_id, listing_id || '#' || spell, market_hash_name, wear, doppler_phase, ask_usd,
     started_at
   FROM int_listing_spells
+  -- A sighting whose price or name did not type has no price of an item to convert.
+  WHERE ask_usd IS NOT NULL AND market_hash_name IS NOT NULL
 ),
 currencies AS (SELECT DISTINCT currency FROM stg_fx_rates)
 SELECT p.kind, p.app_id, p.ref, p.market_hash_name, p.wear, p.doppler_phase, p.price_usd, p.priced_at, c.currency,

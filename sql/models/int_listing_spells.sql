@@ -15,7 +15,7 @@
 -- unique_key: app_id, listing_id, spell
 -- chunks: 16
 -- test: unique(app_id, listing_id, spell)
--- test: not_null(app_id, listing_id, spell, stay, after_departure, started_at, last_seen_at, market_hash_name, ask_usd, updated_at)
+-- test: not_null(app_id, listing_id, spell, stay, after_departure, started_at, last_seen_at, updated_at)
 -- test: expression(ended_at IS NULL OR ended_at >= last_seen_at)
 -- test: expression(spell >= stay AND stay >= 1 AND started_at <= last_seen_at AND (NOT after_departure OR stay > 1 OR spell = 1))
 WITH
