@@ -62,6 +62,30 @@ describe('typing_errors', () => {
     },
   );
 
+  it('runs when asked, not with each build: it counts what landed since', async () => {
+    const warehouse = await Warehouse.open(join(dir, 'warehouse.duckdb'));
+    try {
+      const event = (i: number) => ({
+        eventId: `log-${i}`,
+        kind: 'new' as const,
+        appId: 730,
+        receivedAt: T0 + i,
+      });
+      await warehouse.write([{ source: 'stream', events: [{ ...event(1), data: DATA[0] as string }] }]);
+      await warehouse.refreshModels({ select: ['stg_listing_events'] });
+      expect(
+        await warehouse.query("SELECT test FROM model_build_tests WHERE test LIKE 'typing_errors%'"),
+      ).toEqual([]);
+      await warehouse.write([{ source: 'stream', events: [{ ...event(2), data: '{"id"' }] }]);
+      const [result] = (await warehouse.testModels({ select: ['stg_listing_events'] })).filter((r) =>
+        r.name.startsWith('typing_errors'),
+      );
+      expect(result?.sample).toEqual([{ partly_typed: 0, rejected: 1, rows: 1 }]);
+    } finally {
+      await warehouse.close();
+    }
+  });
+
   it('refuses a source list it cannot read, naming the line', async () => {
     const models = join(dir, 'models');
     cpSync(findSqlDir('models'), models, { recursive: true });
