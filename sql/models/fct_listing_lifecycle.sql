@@ -2,8 +2,10 @@
 -- (null while it is live), total time on the market over all its stays (a live stay counts up to
 -- its last sighting), first and current ask, how many asks it had, how many stays, and whether it
 -- came back after leaving (re-listed; also when the stay it left was before the collector saw it).
--- Grain: one row per listing.
+-- Grain: one row per listing. A full build runs in chunks of listings: its aggregate of every
+-- listing's spells at once did not fit a 640 MB memory limit at 10,000,000 events.
 -- materialized: incremental
+-- chunks: 4
 -- depends_on: int_listing_spells
 -- unique_key: app_id, listing_id
 -- export: CAST(first_seen_at AS DATE)
@@ -13,7 +15,8 @@
 -- test: row_count(= SELECT count(*) FROM (SELECT DISTINCT app_id, listing_id FROM int_listing_spells))
 -- test: relationships(app_id, market_hash_name -> dim_items)
 WITH touched AS (
-  SELECT DISTINCT app_id, listing_id FROM int_listing_spells WHERE updated_at >= {{ since }}
+  SELECT DISTINCT app_id, listing_id FROM int_listing_spells
+  WHERE updated_at >= {{ since }} AND hash(listing_id) % {{ chunks }} = {{ chunk }}
 )
 SELECT s.app_id, s.listing_id,
   arg_max(s.market_hash_name, s.spell) AS market_hash_name,

@@ -8,7 +8,12 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { type StreamEventRow, Warehouse, type WarehouseBatch } from '../../src/warehouse/index.js';
 import { goneEvent, makeTempDir, newEvent } from './fixtures.js';
 
-const MODELS = ['int_listing_spells', 'int_live_minask_changes', 'fct_minask_history'];
+const MODELS = [
+  'int_listing_spells',
+  'fct_listing_lifecycle',
+  'int_live_minask_changes',
+  'fct_minask_history',
+];
 /** 2026-11-01 12:00:00 UTC: the minutes of the scenarios count from it. */
 const NOON = Date.UTC(2026, 10, 1, 12);
 const at = (minute: number, second = 0) => NOON + minute * 60_000 + second * 1000;
@@ -42,11 +47,11 @@ const rates = (): WarehouseBatch => ({
   fx: { updatedAt: clock.now, fetchedAt: clock.now, rates: { EUR: 0.9 } },
 });
 
-/** The three models' rows, without the build's watermark (rows kept by an increment carry an older one). */
+/** The models' rows, without the build's watermark (rows kept by an increment carry an older one). */
 async function readModels(): Promise<Record<string, unknown[]>> {
   const rows: Record<string, unknown[]> = {};
   for (const model of MODELS) {
-    const columns = model === 'int_listing_spells' ? '*' : '* EXCLUDE (built_watermark)';
+    const columns = model.includes('_listing_') ? '*' : '* EXCLUDE (built_watermark)';
     rows[model] = await warehouse.query(`SELECT ${columns} FROM ${model} ORDER BY ALL`);
   }
   return rows;
@@ -56,11 +61,9 @@ async function readModels(): Promise<Record<string, unknown[]>> {
 async function expectIncrementEqualsFullBuild(builtAt: number): Promise<Record<string, unknown[]>> {
   clock.now = builtAt;
   const increment = await warehouse.refreshModels();
-  expect(increment.models.filter((m) => MODELS.includes(m.model)).map((m) => m.mode)).toEqual([
-    'incremental',
-    'incremental',
-    'incremental',
-  ]);
+  expect(increment.models.filter((m) => MODELS.includes(m.model)).map((m) => m.mode)).toEqual(
+    MODELS.map(() => 'incremental'),
+  );
   const incremental = await readModels();
   await warehouse.refreshModels({ fullRefresh: true });
   expect(incremental).toEqual(await readModels());
