@@ -3,8 +3,10 @@
  * `Warehouse.write` in this process as the stream source hands them over (data as bytes), in writes
  * of BENCH_WRITE_ROWS (default 20,000, the collector's largest write), with no service, stream or
  * HTTP around them; BENCH_CHECKPOINT sets the warehouse's checkpoint threshold (e.g. `10GB` for
- * none while it lands). The baseline, in the same run, is DuckDB's own `read_json` of the events.
- * Also where the time goes, statement by statement.
+ * none while it lands); BENCH_APPLY_ROWS applies the landed loads (`Warehouse.applyLanded`: the live
+ * set's state, the payload counts) once that many rows landed, as the collector's batch writer does
+ * in a burst (default 20,000; 0 for never). The baseline, in the same run, is DuckDB's own
+ * `read_json` of the events. Also where the time goes, statement by statement.
  */
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -16,6 +18,7 @@ import { print } from './fixtures.js';
 
 const WRITE_ROWS = Number(process.env.BENCH_WRITE_ROWS ?? 20_000);
 const CHECKPOINT = process.env.BENCH_CHECKPOINT;
+const APPLY_ROWS = Number(process.env.BENCH_APPLY_ROWS ?? 20_000);
 
 /** Runs the benchmark and prints its figures. */
 export async function run(): Promise<void> {
@@ -34,12 +37,23 @@ export async function run(): Promise<void> {
     );
     const statements = timeStatements();
     let landingMs = 0;
+    let applyMs = 0;
+    let unapplied = 0;
     try {
-      for (const events of writes) {
+      for (const [i, events] of writes.entries()) {
         const started = performance.now();
         await warehouse.write([
           { source: 'stream', events, state: { last_event_id: String(events.at(-1)?.eventId) } },
         ]);
+        unapplied += events.length;
+        const landed = performance.now();
+        if (APPLY_ROWS > 0 && (unapplied >= APPLY_ROWS || i === writes.length - 1)) {
+          statements.phase = 'apply: ';
+          await warehouse.applyLanded();
+          statements.phase = '';
+          unapplied = 0;
+        }
+        applyMs += performance.now() - landed;
         landingMs += performance.now() - started;
       }
     } finally {
@@ -51,8 +65,12 @@ export async function run(): Promise<void> {
       `Warehouse.write of the same events, ${WRITE_ROWS} per write${CHECKPOINT ? `, checkpoints at ${CHECKPOINT}` : ''}`,
       `${(landingMs / 1000).toFixed(1)} s (${Math.round(count / (landingMs / 1000)).toLocaleString('en')} events/s)`,
     );
+    print(
+      `of which applying the landed loads${APPLY_ROWS > 0 ? ` every ${APPLY_ROWS} rows` : ' (never)'}`,
+      `${(applyMs / 1000).toFixed(1)} s`,
+    );
     print('ratio, read_json / landing', (baselineMs / landingMs).toFixed(2));
-    for (const [statement, ms] of statements.slowest(8)) {
+    for (const [statement, ms] of statements.slowest(14)) {
       print(`  ${statement}`, `${(ms / 1000).toFixed(2)} s (${((100 * ms) / landingMs).toFixed(0)} %)`);
     }
   } finally {
@@ -86,19 +104,22 @@ async function streamWrites(connection: DuckDBConnection): Promise<StreamEventRo
 function timeStatements() {
   const totals = new Map<string, number>();
   const original = DuckDBConnection.prototype.run;
-  DuckDBConnection.prototype.run = async function timed(this: DuckDBConnection, ...args) {
-    const started = performance.now();
-    try {
-      return await original.apply(this, args);
-    } finally {
-      const key = args[0].replace(/\s+/g, ' ').trim().slice(0, 60);
-      totals.set(key, (totals.get(key) ?? 0) + performance.now() - started);
-    }
-  } as typeof original;
-  return {
+  const timer = {
+    /** Put before each statement's key: tells the statements of applying the loads from the write's. */
+    phase: '',
     stop: () => {
       DuckDBConnection.prototype.run = original;
     },
     slowest: (n: number) => [...totals].sort((a, b) => b[1] - a[1]).slice(0, n),
   };
+  DuckDBConnection.prototype.run = async function timed(this: DuckDBConnection, ...args) {
+    const started = performance.now();
+    try {
+      return await original.apply(this, args);
+    } finally {
+      const key = timer.phase + args[0].replace(/\s+/g, ' ').trim().slice(0, 60);
+      totals.set(key, (totals.get(key) ?? 0) + performance.now() - started);
+    }
+  } as typeof original;
+  return timer;
 }
