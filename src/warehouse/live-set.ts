@@ -15,6 +15,7 @@
  * landing late falls inside a stay: then the new first sighting is looked up in the history, for
  * those listings alone.
  */
+import type { Database } from '../shared/database.js';
 import { listingColumnList } from './listing-shape.js';
 import { countPayloadsSql } from './payload-checks.js';
 import { typedEventsSql } from './typed-events.js';
@@ -104,21 +105,24 @@ const PRIOR_HAPPENINGS = `
   SELECT listing_id, app_id, false, last_event_at, last_event_pos, last_event_id, NULL, NULL, NULL, NULL, 'last_event'
   FROM prior WHERE last_event_id IS NOT NULL`;
 
+/** The pending loads' happenings. */
+const TAIL = `
+  SELECT ${HAPPENING} FROM (${happenings(
+    pendingRows('raw_listing_events'),
+    PENDING_LEGACY,
+    PENDING_OBSERVATIONS,
+    pendingRows('listing_gone'),
+  )}) AS h(${HAPPENING})`;
+
+/** The state rows of the listings of `tail`. */
+const PRIOR = 'SELECT * FROM live_set_state WHERE listing_id IN (SELECT listing_id FROM tail)';
+
 /**
- * The state of every listing touched by a pending load, without the winner's fields: the prior
- * state's stand-ins and the pending happenings merged by the rules above, with `kept_first` and
+ * `spans`, the state of every listing of `tail` without the winner's fields: the `prior` state's
+ * stand-ins and the pending happenings merged by the rules above, with `kept_first` and
  * `kept_winner` saying which of the prior stay's stand-ins are still in the stay.
  */
-const MERGED_SPANS = `
-  tail AS (
-    SELECT ${HAPPENING} FROM (${happenings(
-      pendingRows('raw_listing_events'),
-      PENDING_LEGACY,
-      PENDING_OBSERVATIONS,
-      pendingRows('listing_gone'),
-    )}) AS h(${HAPPENING})
-  ),
-  prior AS (SELECT * FROM live_set_state WHERE listing_id IN (SELECT listing_id FROM tail)),
+const SPANS = `
   merged AS (
     SELECT * FROM tail
     UNION ALL
@@ -157,13 +161,20 @@ const MERGED_SPANS = `
     LEFT JOIN winners w ON w.listing_id = m.listing_id
   )`;
 
+/** `spans` of every listing touched by a pending load, with `tail` and `prior`. */
+const MERGED_SPANS = `
+  tail AS (${TAIL}),
+  prior AS (${PRIOR}),
+  ${SPANS}`;
+
 /**
  * A stay a late departure cut short: its first sighting after the departure, from the whole
  * history of those listings alone. The listings come as the unnest of one list, which DuckDB
  * estimates at one row: it then builds its hash table on them and, when there are none, stops
  * before reading the history. Asked `IN (SELECT … WHERE cut_short)`, it estimated the history
  * smaller and built on it: every read of `live_listings` scanned (and parsed the id of) every
- * landed event, 67 s at 10,000,000 events.
+ * landed event, 67 s at 10,000,000 events. Applying the loads asks first and leaves it out when
+ * no stay is cut short (see `applyPendingLoads`).
  */
 const CUT_FIRSTS = `
   cut_firsts AS (
@@ -207,9 +218,14 @@ const WINNER_FIELDS = `
          AND o.observed_at = w.last_seen_at
   )`;
 
-/** State rows (`live_set_state`'s columns) of every listing a pending load touched. */
-const LIVE_SET_CHANGES = `
-  WITH ${MERGED_SPANS}, ${CUT_FIRSTS}, ${WINNER_FIELDS}
+/** No stay cut short: `cut_firsts` without reading the history. */
+const NO_CUT_FIRSTS = `
+  cut_firsts AS (
+    SELECT NULL::VARCHAR AS listing_id, NULL::TIMESTAMP AS first_seen_at, NULL::BIGINT AS first_pos WHERE false
+  )`;
+
+/** State rows (`live_set_state`'s columns) from `spans`, `prior`, `cut_firsts` and `winner_fields`. */
+const CHANGES = `
   SELECT s.listing_id, s.app_id, s.left_at, s.left_pos, f.listing_id IS NOT NULL AS live,
          coalesce(c.first_seen_at, s.first_seen_at) AS first_seen_at,
          CASE WHEN c.listing_id IS NULL THEN s.first_pos ELSE c.first_pos END AS first_pos,
@@ -219,6 +235,9 @@ const LIVE_SET_CHANGES = `
   LEFT JOIN (SELECT * FROM winner_fields QUALIFY row_number() OVER (PARTITION BY listing_id) = 1) f
     ON f.listing_id = s.listing_id
   LEFT JOIN cut_firsts c ON c.listing_id = s.listing_id`;
+
+/** State rows (`live_set_state`'s columns) of every listing a pending load touched. */
+const LIVE_SET_CHANGES = `WITH ${MERGED_SPANS}, ${CUT_FIRSTS}, ${WINNER_FIELDS} ${CHANGES}`;
 
 /**
  * The live set: the state's live listings no pending load touched, and the touched ones as merged.
@@ -262,28 +281,54 @@ export const LIVE_SET_VIEWS: readonly (readonly [string, string])[] = [
   ['live_listings', LIVE_LISTINGS],
 ];
 
-/**
- * The statements bringing the state up to date with the pending loads, to run in one transaction
- * on the writer connection: what their stream events and page items carry counted, the items
- * under their via (`payload-checks.ts`), the
- * changes applied, the newest `listed_at` per game raised, the loads no longer pending.
- */
-export const APPLY_LANDED: readonly string[] = [
-  'CREATE OR REPLACE TEMP TABLE _live_pending AS SELECT * FROM live_set_pending',
-  `CREATE OR REPLACE TEMP TABLE _live_payloads AS
-   SELECT l.source, r.kind, r.received_at, r.load_id, r.ingested_at, r.data
-   FROM ${pendingRows('raw_listing_events')} r JOIN loads l ON l.load_id = r.load_id
-   UNION ALL
-   SELECT via, 'new', observed_at, load_id, ingested_at, data FROM ${pendingRows('raw_listing_observations')}`,
-  ...countPayloadsSql('_live_payloads'),
-  'DROP TABLE _live_payloads',
-  'CREATE OR REPLACE TEMP TABLE _live_changes AS SELECT * FROM live_set_changes',
+/** The pending loads' stream events and page items, as `countPayloadsSql` counts them. */
+const PENDING_PAYLOADS = `
+  SELECT l.source, r.kind, r.received_at, r.load_id, r.ingested_at, r.data
+  FROM ${pendingRows('raw_listing_events')} r JOIN loads l ON l.load_id = r.load_id
+  UNION ALL
+  SELECT via, 'new', observed_at, load_id, ingested_at, data FROM ${pendingRows('raw_listing_observations')}`;
+
+/** The spans of the pending loads kept in `_live_spans`, with the state rows they merged in `_live_prior`. */
+const SPANS_STEPS: readonly string[] = [
+  `CREATE OR REPLACE TEMP TABLE _live_tail AS ${TAIL}`,
+  'CREATE OR REPLACE TEMP TABLE _live_prior AS SELECT * FROM live_set_state WHERE listing_id IN (SELECT listing_id FROM _live_tail)',
+  `CREATE OR REPLACE TEMP TABLE _live_spans AS
+   WITH tail AS (SELECT * FROM _live_tail), prior AS (SELECT * FROM _live_prior), ${SPANS}
+   SELECT * FROM spans`,
+];
+
+/** The changes of `_live_spans` kept in `_live_changes`; `cut` when a stay was cut short (the history is read). */
+function changesSql(cut: boolean): string {
+  return `CREATE OR REPLACE TEMP TABLE _live_changes AS
+    WITH spans AS (SELECT * FROM _live_spans), prior AS (SELECT * FROM _live_prior),
+    ${cut ? CUT_FIRSTS : NO_CUT_FIRSTS}, ${WINNER_FIELDS} ${CHANGES}`;
+}
+
+/** `_live_changes` written to the state, the newest `listed_at` per game raised, the loads no longer pending. */
+const STORE_CHANGES: readonly string[] = [
   `INSERT INTO live_set_marks
    SELECT app_id, max(listed_at) FROM (${PENDING_LISTED}) GROUP BY app_id HAVING max(listed_at) IS NOT NULL
    ON CONFLICT (app_id) DO UPDATE SET newest_listed_at = greatest(newest_listed_at, excluded.newest_listed_at)`,
   'DELETE FROM live_set_state WHERE listing_id IN (SELECT listing_id FROM _live_changes)',
   'INSERT INTO live_set_state BY NAME SELECT * FROM _live_changes',
   'DELETE FROM live_set_pending WHERE load_id IN (SELECT load_id FROM _live_pending)',
-  'DROP TABLE _live_changes',
-  'DROP TABLE _live_pending',
+  ...['_live_changes', '_live_spans', '_live_prior', '_live_tail', '_live_pending'].map(
+    (t) => `DROP TABLE ${t}`,
+  ),
 ];
+
+/**
+ * Brings the state up to date with the pending loads, inside the open transaction of `db` (the
+ * writer connection): what their stream events and page items carry counted, the items under their
+ * via (`payload-checks.ts`), the changes applied, the newest `listed_at` per game raised, the loads
+ * no longer pending. The history is read only when a late departure cut a stay short.
+ */
+export async function applyPendingLoads(db: Pick<Database, 'run' | 'all'>): Promise<void> {
+  await db.run('CREATE OR REPLACE TEMP TABLE _live_pending AS SELECT * FROM live_set_pending');
+  // Read in place: a copy would hold every pending payload's text at once.
+  for (const sql of countPayloadsSql(`(${PENDING_PAYLOADS})`)) await db.run(sql);
+  for (const sql of SPANS_STEPS) await db.run(sql);
+  const [spans] = await db.all<{ cut: boolean | null }>('SELECT bool_or(cut_short) AS cut FROM _live_spans');
+  await db.run(changesSql(spans?.cut === true));
+  for (const sql of STORE_CHANGES) await db.run(sql);
+}

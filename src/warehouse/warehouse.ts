@@ -10,7 +10,7 @@ import type { WarehouseBatch, WriteSummary } from './batch.js';
 import { WarehouseLockedError, WarehouseWriteError } from './errors.js';
 import { jsonSafeConverter } from './json-values.js';
 import { landBatch } from './land-batch.js';
-import { APPLY_LANDED } from './live-set.js';
+import { applyPendingLoads } from './live-set.js';
 import {
   loadModels,
   type Model,
@@ -175,9 +175,7 @@ export class Warehouse {
   applyLanded(): Promise<void> {
     if (this.readOnly || !this.liveSet) return Promise.resolve();
     if (this.closed) return Promise.reject(new Error(`the warehouse ${this.path} is closed`));
-    return this.db.transaction(async (db) => {
-      for (const sql of APPLY_LANDED) await db.run(sql);
-    });
+    return this.db.transaction(applyPendingLoads);
   }
 
   /** Runs ad hoc SQL on committed data and returns its rows with JSON-safe values (see `jsonSafeConverter`). */
