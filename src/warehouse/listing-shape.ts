@@ -101,18 +101,20 @@ export const LISTING_TYPE = `STRUCT(id VARCHAR, ${LISTING_FIELDS.map(
   (f) => `${f.name} ${f.kind === 'timestamp' ? 'VARCHAR' : f.sqlType}`,
 ).join(', ')})`;
 
+/** JSON paths of the listing's fields, in {@link LISTING_FIELDS} order, as a SQL list for `json_type`. */
+export const LISTING_PATHS = `[${LISTING_FIELDS.map((f) => `'$.${f.name}'`).join(', ')}]`;
+
 /**
- * A SQL condition that a listing's JSON structure (`json_structure` of its text) types cleanly:
+ * A SQL condition that a listing types cleanly, given `types`: the JSON type of each of its fields
+ * (`json_type` of {@link LISTING_PATHS}, null when missing) from position `from` of that list on:
  * every field is there with a JSON type its column takes (null only where the contract allows).
  * It judges by JSON types alone: a string that is not a timestamp passes here and is noted by
  * {@link typedListingColumns}.
  */
-export function typesCleanly(structure: string): string {
-  return LISTING_FIELDS.map((f) => {
-    const type =
-      f.kind === 'stickers' ? `json_type(${structure} -> '$.${f.name}')` : `${structure} ->> '$.${f.name}'`;
+export function typesCleanly(types: string, from = 1): string {
+  return LISTING_FIELDS.map((f, i) => {
     const accepted = [...ACCEPTED[f.kind], ...(f.nullable ? ['NULL'] : [])].map((t) => `'${t}'`).join(', ');
-    return `coalesce(${type} IN (${accepted}), false)`;
+    return `coalesce(${types}[${from + i}] IN (${accepted}), false)`;
   }).join(' AND ');
 }
 
