@@ -5,7 +5,7 @@
  * HTTP around them; BENCH_CHECKPOINT sets the warehouse's checkpoint threshold (e.g. `10GB` for
  * none while it lands); BENCH_APPLY_ROWS applies the landed loads (`Warehouse.applyLanded`: the live
  * set's state, the payload counts) once that many rows landed, as the collector's batch writer does
- * in a burst (default 20,000; 0 for never). The baseline, in the same run, is DuckDB's own
+ * in a burst (default 100,000, as the batch writer's `refreshRows`; 0 for never). The baseline, in the same run, is DuckDB's own
  * `read_json` of the events. Also where the time goes, statement by statement.
  */
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -18,7 +18,7 @@ import { print } from './fixtures.js';
 
 const WRITE_ROWS = Number(process.env.BENCH_WRITE_ROWS ?? 20_000);
 const CHECKPOINT = process.env.BENCH_CHECKPOINT;
-const APPLY_ROWS = Number(process.env.BENCH_APPLY_ROWS ?? 20_000);
+const APPLY_ROWS = Number(process.env.BENCH_APPLY_ROWS ?? 100_000);
 
 /** Runs the benchmark and prints its figures. */
 export async function run(): Promise<void> {

@@ -22,6 +22,29 @@ async function count(table: string): Promise<number> {
   return row?.n as number;
 }
 
+/**
+ * What a reader sees now, read in one transaction so a write in flight cannot come between: the
+ * loads the live set's state does not cover yet, the stream events landed, the live listings.
+ */
+async function readerView(): Promise<{ pending: number; events: number; live: string[] }> {
+  return warehouse.withConnection(async (connection) => {
+    const rows = async (sql: string) => (await connection.runAndReadAll(sql)).getRowObjectsJS();
+    await connection.run('BEGIN TRANSACTION');
+    try {
+      const [pending] = await rows('SELECT count(*) AS n FROM live_set_pending');
+      const [events] = await rows('SELECT count(*) AS n FROM raw_listing_events');
+      const live = await rows('SELECT listing_id FROM live_listings ORDER BY listing_id');
+      return {
+        pending: Number(pending?.n),
+        events: Number(events?.n),
+        live: live.map((r) => String(r.listing_id)),
+      };
+    } finally {
+      await connection.run('ROLLBACK');
+    }
+  });
+}
+
 function streamBatch(i: number): WarehouseBatch {
   return {
     source: 'stream',
@@ -87,6 +110,47 @@ describe('BatchWriter', () => {
     const loads = await warehouse.query('SELECT rows FROM loads ORDER BY rows DESC');
     expect(loads.map((l) => l.rows)).toEqual([2, 2, 1]);
     expect(await warehouse.readState('stream')).toEqual({ last_event_id: 'e5' });
+    await writer.close();
+  });
+
+  it('keeps the live set exact while a burst defers the refresh, and counts every payload after it', async () => {
+    const writer = new BatchWriter(warehouse, {
+      maxRows: 100_000,
+      maxDelayMs: 60_000,
+      maxWriteRows: 2,
+      refreshRows: 1000,
+    });
+    // Each batch lists a listing and delists the one listed two batches before.
+    const adds = [1, 2, 3, 4, 5, 6, 7, 8].map((n) =>
+      writer.add({
+        source: 'stream',
+        events: [
+          newEvent(`e${2 * n}`, `L${n}`, T0 + 2 * n),
+          ...(n > 2 ? [goneEvent(`e${2 * n + 1}`, `L${n - 2}`, T0 + 2 * n + 1)] : []),
+        ],
+        state: { last_event_id: `e${2 * n}` },
+      }),
+    );
+    const flushed = writer.flush();
+    await adds[1];
+    // Batches 1 and 2 hold one event each, every later one two; after batch m, L(m-1) and L(m) are live.
+    const during = await readerView();
+    const batches = (during.events + 2) / 2;
+    expect(during.pending).toBeGreaterThan(0);
+    expect(during.live).toEqual([`L${batches - 1}`, `L${batches}`]);
+    await flushed;
+    await Promise.all(adds);
+    expect(await readerView()).toEqual({ pending: 0, events: 14, live: ['L7', 'L8'] });
+    expect(
+      await warehouse.query("SELECT payloads, rejected FROM payload_checks WHERE source = 'stream'"),
+    ).toEqual([{ payloads: 14, rejected: 0 }]);
+    const fields = await warehouse.query(
+      "SELECT field, payloads FROM payload_fields WHERE field IN ('id', 'price_usd') ORDER BY field",
+    );
+    expect(fields).toEqual([
+      { field: 'id', payloads: 14 },
+      { field: 'price_usd', payloads: 8 },
+    ]);
     await writer.close();
   });
 
