@@ -60,16 +60,16 @@ async function landEvents(context: LandingContext, events: readonly StreamEventR
     appender.appendBlob(typeof data === 'string' ? Buffer.from(data) : data);
   });
   await keepFreshEvents(context);
-  await run(
+  // Straight from the staged rows: a copy in between cost a third of the insert's time again.
+  const landed = await run(
     context,
-    `CREATE OR REPLACE TEMP TABLE _wh_raw AS
+    `INSERT INTO raw_listing_events BY NAME
      SELECT e AS event_id, k AS kind, a AS app_id, l AS listing_id, try(decode(d)) AS data,
             ${msToTimestamp('t')} AS received_at, $load AS load_id, ${msToTimestamp('$now')} AS ingested_at
      FROM _wh_event_rows WHERE o IN (SELECT o FROM _wh_fresh)`,
     { load: context.loadId, now: context.now },
   );
   await run(context, 'DROP TABLE _wh_event_rows');
-  const landed = await run(context, 'INSERT INTO raw_listing_events BY NAME SELECT * FROM _wh_raw');
   context.count('raw_listing_events', landed);
   if (landed > 0) {
     await run(
@@ -81,7 +81,7 @@ async function landEvents(context: LandingContext, events: readonly StreamEventR
       { load: context.loadId, now: context.now },
     );
   }
-  for (const table of ['_wh_fresh', '_wh_ids', '_wh_raw']) await run(context, `DROP TABLE ${table}`);
+  for (const table of ['_wh_fresh', '_wh_ids']) await run(context, `DROP TABLE ${table}`);
 }
 
 /**
