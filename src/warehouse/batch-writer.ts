@@ -16,8 +16,8 @@ export interface BatchWriterOptions {
    */
   maxWriteRows?: number;
   /**
-   * Rows landed before the live set's state is brought up to date even while more batches wait
-   * (when none waits, it is brought up to date after every write). Reads stay exact either way
+   * Rows landed before the live set's state is brought up to date even while a burst waits (half
+   * of `maxWriteRows` or more queued; otherwise it is brought up to date after every write). Reads stay exact either way
    * (`live_listings` merges the loads not applied yet); a larger value makes a burst cheaper to
    * land (most of its listings come and go before an apply, and each apply has a fixed cost) and a
    * read during it dearer: at 100,000 rows an apply costs about 1.5 s and a full read of
@@ -131,13 +131,16 @@ export class BatchWriter {
   }
 
   /**
-   * Brings the live set's state up to date when no batch waits, or once enough rows landed: a burst
-   * is merged in one go after it. Reads of the live set are exact either way; a failure only leaves
-   * more for the next refresh, so it is reported, not thrown.
+   * Brings the live set's state up to date after each write, except while a burst is being written
+   * (half a write or more waits): then once `refreshRows` landed, and after the burst. A trickle
+   * that always has a small batch waiting (polls and sweeps beside the stream) therefore keeps the
+   * state and the payload counts current. Reads of the live set are exact either way; a failure
+   * only leaves more for the next refresh, so it is reported, not thrown.
    */
   private async applyLanded(): Promise<void> {
     if (this.unrefreshedRows === 0) return;
-    if (this.pending.length > 0 && this.unrefreshedRows < this.refreshRows) return;
+    const burst = this.pendingRows >= this.maxWriteRows / 2;
+    if (burst && this.unrefreshedRows < this.refreshRows) return;
     this.unrefreshedRows = 0;
     await this.warehouse.applyLanded().catch((error: unknown) => this.onError?.(error));
   }

@@ -154,6 +154,28 @@ describe('BatchWriter', () => {
     await writer.close();
   });
 
+  it('brings the state and the counts up to date after a write while only a trickle waits', async () => {
+    const writer = new BatchWriter(warehouse, {
+      maxRows: 100_000,
+      maxDelayMs: 60_000,
+      maxWriteRows: 100,
+      refreshRows: 1000,
+    });
+    const first = writer.add(streamBatch(1));
+    const written = writer.flush();
+    // Queued while the first write is in flight: one row, far from a burst.
+    const second = writer.add(streamBatch(2));
+    await first;
+    await expect.poll(() => count('live_set_pending'), { timeout: 5_000 }).toBe(0);
+    expect(await warehouse.query("SELECT payloads FROM payload_checks WHERE source = 'stream'")).toEqual([
+      { payloads: 1 },
+    ]);
+    await written;
+    await writer.close();
+    await second;
+    expect(await count('live_set_pending')).toBe(0);
+  });
+
   it('rejects the adds of a failed flush and reports it to onError, then carries on', async () => {
     const errors: unknown[] = [];
     const writer = new BatchWriter(warehouse, {
