@@ -8,7 +8,7 @@ import { DuckDBInstance } from '@duckdb/node-api';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningCollector } from '../../src/collector/daemon.js';
 import { runMarket } from '../helpers/cli.js';
-import { apiLiveIds, startTestCollector, waitForStreamHead } from '../helpers/collector.js';
+import { apiLiveIds, startTestCollector, waitForStreamHead, waitForSweeps } from '../helpers/collector.js';
 import { readAllListings } from '../helpers/listings.js';
 import { startTestService, type TestService } from '../helpers/service.js';
 
@@ -57,6 +57,8 @@ describe('market sql and market models', () => {
     await t.sandbox('/simulator', { paused: true });
     if (!collector) throw new Error('no collector');
     await waitForStreamHead(t, collector);
+    // The listings older than the collector come from its first sweep: wait until it has landed.
+    await waitForSweeps(collector, [730], 0);
     const live = await runMarket([
       'sql',
       'SELECT listing_id FROM live_listings WHERE app_id = 730 ORDER BY listing_id',
