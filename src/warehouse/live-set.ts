@@ -168,13 +168,20 @@ const MERGED_SPANS = `
   ${SPANS}`;
 
 /**
+ * `column` of `from` as a subquery for `IN`, given as the unnest of one list: DuckDB estimates it
+ * at one row, so it builds its hash table on these few values and, when there are none, stops
+ * before reading the big relation probed. Asked `IN (SELECT column FROM from)`, it could estimate
+ * the big side smaller and hash all of it (see `CUT_FIRSTS`).
+ */
+function fewValues(column: string, from: string): string {
+  return `(SELECT unnest(list(DISTINCT ${column})) FROM ${from})`;
+}
+
+/**
  * A stay a late departure cut short: its first sighting after the departure, from the whole
- * history of those listings alone. The listings come as the unnest of one list, which DuckDB
- * estimates at one row: it then builds its hash table on them and, when there are none, stops
- * before reading the history. Asked `IN (SELECT … WHERE cut_short)`, it estimated the history
- * smaller and built on it: every read of `live_listings` scanned (and parsed the id of) every
- * landed event, 67 s at 10,000,000 events. Applying the loads asks first and leaves it out when
- * no stay is cut short (see `applyPendingLoads`).
+ * history of those listings alone, read only when there are some ({@link fewValues}). Asked for
+ * them plainly, DuckDB hashed the whole history: every read of `live_listings` scanned (and parsed
+ * the id of) every landed event, 67 s at 10,000,000 events.
  */
 const CUT_FIRSTS = `
   cut_firsts AS (
@@ -186,7 +193,7 @@ const CUT_FIRSTS = `
         observationSightings('raw_listing_observations', 'legacy_listing_observations'),
         'listing_gone',
       )}) AS a(${HAPPENING})
-      WHERE NOT departure AND listing_id IN (SELECT unnest(list(listing_id)) FROM spans WHERE cut_short)
+      WHERE NOT departure AND listing_id IN ${fewValues('listing_id', 'spans WHERE cut_short')}
     ) h JOIN spans d ON d.listing_id = h.listing_id
     WHERE ${afterDeparture('h', 'd')}
     GROUP BY h.listing_id
@@ -218,12 +225,6 @@ const WINNER_FIELDS = `
          AND o.observed_at = w.last_seen_at
   )`;
 
-/** No stay cut short: `cut_firsts` without reading the history. */
-const NO_CUT_FIRSTS = `
-  cut_firsts AS (
-    SELECT NULL::VARCHAR AS listing_id, NULL::TIMESTAMP AS first_seen_at, NULL::BIGINT AS first_pos WHERE false
-  )`;
-
 /** State rows (`live_set_state`'s columns) from `spans`, `prior`, `cut_firsts` and `winner_fields`. */
 const CHANGES = `
   SELECT s.listing_id, s.app_id, s.left_at, s.left_pos, f.listing_id IS NOT NULL AS live,
@@ -241,8 +242,8 @@ const LIVE_SET_CHANGES = `WITH ${MERGED_SPANS}, ${CUT_FIRSTS}, ${WINNER_FIELDS} 
 
 /**
  * The live set: the state's live listings no pending load touched, and the touched ones as merged.
- * Their loads' sources are looked up for their loads alone (one list, as in `cut_firsts`), not by a
- * join that hashes every load ever landed.
+ * Their loads' sources are looked up for their loads alone ({@link fewValues}), not by a join that
+ * hashes every load ever landed.
  */
 const LIVE_LISTINGS = `
   WITH changes AS MATERIALIZED (SELECT * FROM live_set_changes),
@@ -254,7 +255,7 @@ const LIVE_LISTINGS = `
   SELECT s.listing_id, s.app_id, ${listingColumnList('s')}, s.first_seen_at, s.last_seen_at, s.last_event_id,
          coalesce(l.source, 'stream') AS source, s.load_id, s.ingested_at
   FROM live s
-  LEFT JOIN (SELECT load_id, source FROM loads WHERE load_id IN (SELECT unnest(list(DISTINCT load_id)) FROM live)) l
+  LEFT JOIN (SELECT load_id, source FROM loads WHERE load_id IN ${fewValues('load_id', 'live')}) l
     ON l.load_id = s.load_id`;
 
 /** The `listed_at` of every `new` stream event of the pending loads (typed as the views type it). */
@@ -297,12 +298,10 @@ const SPANS_STEPS: readonly string[] = [
    SELECT * FROM spans`,
 ];
 
-/** The changes of `_live_spans` kept in `_live_changes`; `cut` when a stay was cut short (the history is read). */
-function changesSql(cut: boolean): string {
-  return `CREATE OR REPLACE TEMP TABLE _live_changes AS
-    WITH spans AS (SELECT * FROM _live_spans), prior AS (SELECT * FROM _live_prior),
-    ${cut ? CUT_FIRSTS : NO_CUT_FIRSTS}, ${WINNER_FIELDS} ${CHANGES}`;
-}
+/** The changes of `_live_spans` kept in `_live_changes` (the history read only for a stay cut short). */
+const CHANGES_STEP = `CREATE OR REPLACE TEMP TABLE _live_changes AS
+  WITH spans AS (SELECT * FROM _live_spans), prior AS (SELECT * FROM _live_prior),
+  ${CUT_FIRSTS}, ${WINNER_FIELDS} ${CHANGES}`;
 
 /** `_live_changes` written to the state, the newest `listed_at` per game raised, the loads no longer pending. */
 const STORE_CHANGES: readonly string[] = [
@@ -323,12 +322,11 @@ const STORE_CHANGES: readonly string[] = [
  * via (`payload-checks.ts`), the changes applied, the newest `listed_at` per game raised, the loads
  * no longer pending. The history is read only when a late departure cut a stay short.
  */
-export async function applyPendingLoads(db: Pick<Database, 'run' | 'all'>): Promise<void> {
+export async function applyPendingLoads(db: Pick<Database, 'run'>): Promise<void> {
   await db.run('CREATE OR REPLACE TEMP TABLE _live_pending AS SELECT * FROM live_set_pending');
   // Read in place: a copy would hold every pending payload's text at once.
   for (const sql of countPayloadsSql(`(${PENDING_PAYLOADS})`)) await db.run(sql);
   for (const sql of SPANS_STEPS) await db.run(sql);
-  const [spans] = await db.all<{ cut: boolean | null }>('SELECT bool_or(cut_short) AS cut FROM _live_spans');
-  await db.run(changesSql(spans?.cut === true));
+  await db.run(CHANGES_STEP);
   for (const sql of STORE_CHANGES) await db.run(sql);
 }
