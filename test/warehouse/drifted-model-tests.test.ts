@@ -7,7 +7,7 @@
 import { join } from 'node:path';
 import { afterEach, beforeEach, expect, it } from 'vitest';
 import { Warehouse } from '../../src/warehouse/index.js';
-import { makeListing, makeTempDir, observation, T0 } from './fixtures.js';
+import { makeListing, makeTempDir, observation, rawNewEvents, T0 } from './fixtures.js';
 
 let dir: string;
 let cleanup: () => void;
@@ -31,14 +31,7 @@ const DATA = [
 ];
 
 it('fails no model test for payloads that drifted; typing_errors warns of them', async () => {
-  const events = DATA.map((data, i) => ({
-    eventId: `log-${i + 1}`,
-    kind: 'new' as const,
-    appId: 730,
-    receivedAt: T0 + i,
-    data,
-  }));
-  await warehouse.write([{ source: 'stream', events }]);
+  await warehouse.write([{ source: 'stream', events: rawNewEvents(DATA) }]);
   const page = { ...observation('G', T0 + 10, 'p1'), data: JSON.stringify({ ...listing('G'), wear: 7 }) };
   await warehouse.write([{ source: 'poll:730', observations: [page] }]);
   await warehouse.refreshModels();

@@ -4,7 +4,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Listing } from '../../src/contract/listing.js';
-import type { ObservationRow, StreamEventRow } from '../../src/warehouse/index.js';
+import type { ObservationRow, StreamEventRow, Warehouse } from '../../src/warehouse/index.js';
 
 /** Epoch ms all fixture times count from: 2026-11-01T00:00:00.000Z. */
 export const T0 = Date.parse('2026-11-01T00:00:00.000Z');
@@ -50,6 +50,33 @@ export function newEvent(
     listing: makeListing(listingId, overrides),
     receivedAt: at,
   };
+}
+
+/**
+ * `new` events carrying `data` as the stream sent it (malformed too), ids `log-<first + i>`,
+ * received a millisecond apart from T0 + `first`.
+ */
+export function rawNewEvents(data: readonly string[], first = 1): StreamEventRow[] {
+  return data.map((d, i) => ({
+    eventId: `log-${first + i}`,
+    kind: 'new',
+    appId: 730,
+    receivedAt: T0 + first + i - 1,
+    data: d,
+  }));
+}
+
+/** The rows of each of `models`, without the watermark an incremental build leaves on the rows it kept. */
+export async function modelRows(
+  warehouse: Warehouse,
+  models: readonly string[],
+): Promise<Record<string, unknown[]>> {
+  const out: Record<string, unknown[]> = {};
+  for (const model of models)
+    out[model] = await warehouse.query(
+      `SELECT COLUMNS(c -> c <> 'built_watermark') FROM ${model} ORDER BY ALL`,
+    );
+  return out;
 }
 
 /** A `gone` event for listing `listingId`, received `at`. */

@@ -11,7 +11,7 @@
 import { join } from 'node:path';
 import { afterEach, beforeEach, expect, it } from 'vitest';
 import { Warehouse, type WarehouseBatch } from '../../src/warehouse/index.js';
-import { goneEvent, makeTempDir, newEvent, observation, T0 } from './fixtures.js';
+import { goneEvent, makeTempDir, modelRows, newEvent, observation, T0 } from './fixtures.js';
 
 const MODELS = ['int_listing_spells', 'int_live_minask_changes', 'fct_minask_history'];
 
@@ -35,25 +35,15 @@ async function landAt(at: number, batch: WarehouseBatch) {
   await warehouse.write([batch]);
 }
 
-/** The rows of the models, without the watermark an incremental build leaves on the rows it kept. */
-async function contents(): Promise<Record<string, unknown[]>> {
-  const out: Record<string, unknown[]> = {};
-  for (const model of MODELS)
-    out[model] = await warehouse.query(
-      `SELECT COLUMNS(c -> c <> 'built_watermark') FROM ${model} ORDER BY ALL`,
-    );
-  return out;
-}
-
 /** Builds incrementally, then in full, and returns both results. */
 async function incrementalThenFull() {
   clock.now += 1000;
   const incremental = await warehouse.refreshModels({ select: MODELS });
   const modes = incremental.models.filter((m) => MODELS.includes(m.model)).map((m) => m.mode);
   expect(modes).toEqual(['incremental', 'incremental', 'incremental']);
-  const afterIncrement = await contents();
+  const afterIncrement = await modelRows(warehouse, MODELS);
   await warehouse.refreshModels({ select: MODELS, fullRefresh: true });
-  return { afterIncrement, afterFull: await contents() };
+  return { afterIncrement, afterFull: await modelRows(warehouse, MODELS) };
 }
 
 const SECOND = 1000;
@@ -116,13 +106,13 @@ async function landEachThenFull(batches: WarehouseBatch[]) {
     clock.now += SECOND;
     await warehouse.refreshModels({ select: MODELS });
   }
-  const afterIncrement = await contents();
+  const afterIncrement = await modelRows(warehouse, MODELS);
   await warehouse.refreshModels({ select: MODELS, fullRefresh: true });
   const failed = (await warehouse.testModels({ select: ['int_listing_spells'] })).filter(
     (r) => r.failures > 0,
   );
   expect(failed).toEqual([]);
-  const afterFull = await contents();
+  const afterFull = await modelRows(warehouse, MODELS);
   expect(afterIncrement).toEqual(afterFull);
   return afterFull.int_listing_spells as Record<string, unknown>[];
 }

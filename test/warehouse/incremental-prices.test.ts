@@ -10,7 +10,7 @@ import { gzipSync } from 'node:zlib';
 import { afterEach, beforeEach, expect, it } from 'vitest';
 import type { PriceRow } from '../../src/contract/market.js';
 import { Warehouse, type WarehouseBatch } from '../../src/warehouse/index.js';
-import { makeTempDir, T0 } from './fixtures.js';
+import { makeTempDir, modelRows, T0 } from './fixtures.js';
 
 const MODELS = ['stg_price_lists', 'fct_minask_history'];
 const MINUTE = 60_000;
@@ -59,15 +59,6 @@ async function landAt(at: number, batch: WarehouseBatch) {
   await warehouse.write([batch]);
 }
 
-async function contents(): Promise<Record<string, unknown[]>> {
-  const out: Record<string, unknown[]> = {};
-  for (const model of MODELS)
-    out[model] = await warehouse.query(
-      `SELECT COLUMNS(c -> c <> 'built_watermark') FROM ${model} ORDER BY ALL`,
-    );
-  return out;
-}
-
 it('types each landed price row once and builds the same tables as a full rebuild', async () => {
   await landAt(T0 + 5_000, snapshot('v1', T0 + 5_000, [row('AK', 1.5, 3), row('M4', 7)]));
   await landAt(T0 + 6_000, minask(570, T0 + 6_000, [row('Hook', 0.3)]));
@@ -92,9 +83,9 @@ it('types each landed price row once and builds the same tables as a full rebuil
   expect(built.map((m) => m.mode)).toEqual(['incremental', 'incremental']);
   // The list of 570 landed in the watermark's instant is read again (replaced, not added), then 4 new rows.
   expect(built[0]?.rows).toBe(5);
-  const afterIncrement = await contents();
+  const afterIncrement = await modelRows(warehouse, MODELS);
   await warehouse.refreshModels({ select: MODELS, fullRefresh: true });
-  expect(afterIncrement).toEqual(await contents());
+  expect(afterIncrement).toEqual(await modelRows(warehouse, MODELS));
   expect(afterIncrement.stg_price_lists).toHaveLength(7);
   // The snapshot's group AK at minute 2 is the v2 list's row; at minute 1 the 304 kept v1 in force.
   const ak = await warehouse.query(

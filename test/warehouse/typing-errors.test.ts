@@ -2,7 +2,7 @@ import { cpSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { findSqlDir, Warehouse } from '../../src/warehouse/index.js';
-import { makeListing, makeTempDir, observation, T0 } from './fixtures.js';
+import { makeListing, makeTempDir, observation, rawNewEvents, T0 } from './fixtures.js';
 
 let dir: string;
 let cleanup: () => void;
@@ -41,14 +41,7 @@ describe('typing_errors', () => {
       writeFileSync(file, text.replace(line, `-- test: ${test}`));
       const warehouse = await Warehouse.open(join(dir, 'warehouse.duckdb'), { modelsDir: models });
       try {
-        const events = DATA.map((data, i) => ({
-          eventId: `log-${i + 1}`,
-          kind: 'new' as const,
-          appId: 730,
-          receivedAt: T0 + i,
-          data,
-        }));
-        await warehouse.write([{ source: 'stream', events }]);
+        await warehouse.write([{ source: 'stream', events: rawNewEvents(DATA) }]);
         await warehouse.write([{ source: 'poll:730', observations: [REJECTED_POLL_ITEM] }]);
         await warehouse.refreshModels({ select: ['stg_listing_events'] });
         const [result] = (await warehouse.testModels({ select: ['stg_listing_events'] })).filter(
@@ -65,18 +58,12 @@ describe('typing_errors', () => {
   it('runs when asked, not with each build: it counts what landed since', async () => {
     const warehouse = await Warehouse.open(join(dir, 'warehouse.duckdb'));
     try {
-      const event = (i: number) => ({
-        eventId: `log-${i}`,
-        kind: 'new' as const,
-        appId: 730,
-        receivedAt: T0 + i,
-      });
-      await warehouse.write([{ source: 'stream', events: [{ ...event(1), data: DATA[0] as string }] }]);
+      await warehouse.write([{ source: 'stream', events: rawNewEvents(DATA.slice(0, 1)) }]);
       await warehouse.refreshModels({ select: ['stg_listing_events'] });
       expect(
         await warehouse.query("SELECT test FROM model_build_tests WHERE test LIKE 'typing_errors%'"),
       ).toEqual([]);
-      await warehouse.write([{ source: 'stream', events: [{ ...event(2), data: '{"id"' }] }]);
+      await warehouse.write([{ source: 'stream', events: rawNewEvents(['{"id"'], 2) }]);
       const [result] = (await warehouse.testModels({ select: ['stg_listing_events'] })).filter((r) =>
         r.name.startsWith('typing_errors'),
       );
