@@ -14,6 +14,7 @@ import type { AddressInfo } from 'node:net';
 import Fastify, { type FastifyHttpOptions, type FastifyInstance } from 'fastify';
 import { validatorCompiler } from 'fastify-type-provider-zod';
 import type { Logger } from 'pino';
+import { answerClientError } from '../shared/client-error-answer.js';
 import { type ClientTimeouts, slowClientOptions } from '../shared/slow-clients.js';
 import type { Warehouse } from '../warehouse/index.js';
 import { createControlToken, registerControlAccess } from './control-access.js';
@@ -97,6 +98,7 @@ function buildControlApp(
   const fastifyOptions: FastifyHttpOptions<Server> = {
     bodyLimit: 1024 * 1024,
     ...slowClientOptions(options.timeouts),
+    clientErrorHandler: answerClientError,
   };
   // Requests are logged at info; only failures are worth the daemon's log.
   const log = options.log;

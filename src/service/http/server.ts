@@ -2,10 +2,11 @@
 import swagger from '@fastify/swagger';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { serializerCompiler } from 'fastify-type-provider-zod';
+import { answerClientError } from '../../shared/client-error-answer.js';
 import { type ClientTimeouts, slowClientOptions } from '../../shared/slow-clients.js';
 import { type AuthenticateOptions, registerAuthentication } from './authenticate.js';
 import { registerCors } from './cors.js';
-import { answerClientError, frameworkErrorAnswer, registerErrorHandling } from './error-handler.js';
+import { frameworkErrorAnswer, registerErrorHandling } from './error-handler.js';
 import type { Feature } from './feature.js';
 import { validateInput } from './input-validation.js';
 import { errorCodesExtension } from './openapi.js';
