@@ -1,8 +1,9 @@
 /**
  * SIGTERM stops a command whatever its clients hold open: `market serve` and `market run` end every
  * listing stream (the client resumes against the next process with its last id, with no gap and no
- * duplicate), and no stream, request trickling in or idle keep-alive connection keeps `market
- * serve`, `market run` or the collector's control endpoint (`market collect`) alive.
+ * duplicate), and no stream, request trickling in, idle keep-alive connection or unfinished TLS
+ * handshake keeps `market serve`, `market run`, the collector's control endpoint (`market
+ * collect`) or `market webhooks listen` alive.
  */
 import type { ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
@@ -10,7 +11,9 @@ import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { connect, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { connect as connectTls } from 'node:tls';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { loopbackTls } from '../../src/cli/loopback-tls.js';
 import { type ControlFile, controlFileOf } from '../../src/collector/control-file.js';
 import { spawnCollector, spawnMarket, waitForLine } from '../helpers/cli.js';
 import { startTestService, type TestService } from '../helpers/service.js';
@@ -193,5 +196,31 @@ describe('market collect on SIGTERM', () => {
 
     expect(await terminate(collector), err.text).toBe(0);
     expect((await slow).closedByServer).toBe(true);
+  });
+});
+
+describe('market webhooks listen on SIGTERM', () => {
+  it('removes its endpoint and exits, whatever connections its receiver holds', async () => {
+    const tlsDir = join(dir, 'tls');
+    const tls = await loopbackTls(tlsDir);
+    t = await startTestService({ listings: 50, webhooks: { allowLoopback: true, loopbackCa: tls.cert } });
+    const { key } = await t.account();
+    const listen = spawn([
+      'webhooks',
+      'listen',
+      ...['--base-url', t.baseUrl, '--api-key', key, '--tls-dir', tlsDir],
+    ]);
+    const err = stderrOf(listen);
+    const ready = await waitForLine(listen, /^ready: /);
+    const port = Number(/https:\/\/127\.0\.0\.1:(\d+)\//.exec(ready)?.[1]);
+    // One TCP connection that never starts its TLS handshake, one that made it and sends nothing.
+    await silentConnection(port);
+    const secure = connectTls({ host: '127.0.0.1', port, rejectUnauthorized: false });
+    held.push(secure);
+    secure.on('error', () => undefined);
+    await once(secure, 'secureConnect');
+
+    expect(await terminate(listen), err.text).toBe(0);
+    expect((await t.call('/webhooks', { key })).body.data).toEqual([]);
   });
 });
