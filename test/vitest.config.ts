@@ -36,7 +36,7 @@ const INTEGRATION = [
 ];
 
 /** Files that take far longer than any other: they start first, so none is left running alone at the end. */
-const LONGEST = ['test/collector/no-loss.test.ts'];
+const LONGEST = ['test/collector/no-loss.test.ts', 'test/cli/slow-clients.test.ts'];
 
 /** Vitest's order (the last run's durations, else file size), except that the longest files go first. */
 class LongestFirst extends BaseSequencer {

@@ -9,7 +9,7 @@
 import { once } from 'node:events';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { createServer, type Server } from 'node:https';
-import type { AddressInfo } from 'node:net';
+import type { AddressInfo, Socket } from 'node:net';
 import { isApiError, MarketClient, verifyWebhook } from '../client/index.js';
 import { WEBHOOK_HEADERS, type WebhookEvent } from '../contract/webhook.js';
 import { CliError } from './cli-error.js';
@@ -27,11 +27,12 @@ export async function listenWebhooks(flags: Record<string, unknown>): Promise<vo
   const server = createServer({ cert: tls.cert, key: tls.key }, (req, res) => {
     void receive(req, res, receiver.secret, config.forwardTo);
   });
+  const sockets = trackSockets(server);
   server.listen(config.port, '127.0.0.1');
   await once(server, 'listening');
   const url = `https://127.0.0.1:${(server.address() as AddressInfo).port}/hook`;
   const endpoint = await register(client, url, tls.certPath).catch(async (error: unknown) => {
-    await Promise.all([closeServer(server), client.close()]);
+    await Promise.all([closeServer(server, sockets), client.close()]);
     throw error;
   });
   receiver.secret = endpoint.secret;
@@ -43,7 +44,7 @@ export async function listenWebhooks(flags: Record<string, unknown>): Promise<vo
     try {
       await client.webhooks.delete(endpoint.id);
     } finally {
-      await Promise.all([closeServer(server), client.close()]);
+      await Promise.all([closeServer(server, sockets), client.close()]);
     }
   });
 }
@@ -116,7 +117,22 @@ async function forward(url: string, req: IncomingMessage, raw: Buffer): Promise<
   }
 }
 
-function closeServer(server: Server): Promise<void> {
-  server.closeAllConnections();
-  return new Promise((resolve) => server.close(() => resolve()));
+/**
+ * Every TCP connection of `server` while it is open. An HTTPS server knows a connection only once
+ * its TLS handshake is done: one that never finishes it would hold `close` for two minutes.
+ */
+function trackSockets(server: Server): Set<Socket> {
+  const sockets = new Set<Socket>();
+  server.on('connection', (socket: Socket) => {
+    sockets.add(socket);
+    socket.once('close', () => sockets.delete(socket));
+  });
+  return sockets;
+}
+
+/** Stops accepting and cuts every connection, whatever state it is in (deliveries are retried). */
+function closeServer(server: Server, sockets: Set<Socket>): Promise<void> {
+  const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+  for (const socket of sockets) socket.destroy();
+  return closed;
 }

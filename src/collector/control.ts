@@ -14,6 +14,8 @@ import type { AddressInfo } from 'node:net';
 import Fastify, { type FastifyHttpOptions, type FastifyInstance } from 'fastify';
 import { validatorCompiler } from 'fastify-type-provider-zod';
 import type { Logger } from 'pino';
+import { answerClientError } from '../shared/client-error-answer.js';
+import { closeWithin } from '../shared/close-within.js';
 import { type ClientTimeouts, slowClientOptions } from '../shared/slow-clients.js';
 import type { Warehouse } from '../warehouse/index.js';
 import { createControlToken, registerControlAccess } from './control-access.js';
@@ -51,9 +53,6 @@ export interface ControlOptions {
   timeouts?: ClientTimeouts;
 }
 
-/** How long answers under way may still take once the endpoint closes; a stop stays within 5 s. */
-const CLOSE_GRACE_MS = 2_000;
-
 /** Starts the endpoint on 127.0.0.1 and writes its control file, readable by the owner alone. */
 export async function startControlServer(
   warehouse: Warehouse,
@@ -78,9 +77,7 @@ export async function startControlServer(
       closing = true;
       const stopped = door.stop();
       // An answer whose reader stopped reading (a paused pager) would hold the close forever.
-      const grace = setTimeout(() => app.server.closeAllConnections(), CLOSE_GRACE_MS);
-      await app.close();
-      clearTimeout(grace);
+      await closeWithin(app);
       await stopped;
       await unlink(file).catch(() => undefined);
     },
@@ -97,6 +94,7 @@ function buildControlApp(
   const fastifyOptions: FastifyHttpOptions<Server> = {
     bodyLimit: 1024 * 1024,
     ...slowClientOptions(options.timeouts),
+    clientErrorHandler: answerClientError,
   };
   // Requests are logged at info; only failures are worth the daemon's log.
   const log = options.log;

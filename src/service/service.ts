@@ -4,6 +4,7 @@
  * stops it all again.
  */
 import type { FastifyInstance } from 'fastify';
+import { closeWithin } from '../shared/close-within.js';
 import { Database } from '../shared/database.js';
 import { projectPath } from '../shared/project-root.js';
 import type { ClientTimeouts } from '../shared/slow-clients.js';
@@ -105,7 +106,10 @@ export interface RunningService {
   origin: string;
   app: FastifyInstance;
   context: ServiceParts;
-  /** Stops accepting, stops the simulator and the timers, and closes the database. */
+  /**
+   * Stops the simulator and the timers, stops accepting, ends every open stream (clients resume
+   * with their last id), cuts connections left after a short grace, and closes the database.
+   */
   close(): Promise<void>;
 }
 
@@ -113,7 +117,10 @@ export interface RunningService {
 export interface OpenService {
   app: FastifyInstance;
   context: ServiceParts;
-  /** Closes the application, waits for pending writes, and closes the database. */
+  /**
+   * Closes the application (open streams end, connections left after a short grace are cut), waits
+   * for pending writes, and closes the database.
+   */
   close(): Promise<void>;
 }
 
@@ -144,7 +151,7 @@ export async function openService(options: ServiceOptions = {}): Promise<OpenSer
       context: parts,
       async close() {
         await parts.webhooks.stop();
-        await app.close();
+        await closeWithin(app);
         await saveClock(parts.units, clock);
         await parts.units.drain();
         await db.close();

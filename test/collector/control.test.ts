@@ -323,7 +323,7 @@ describe('stopping the control endpoint', () => {
 });
 
 describe('slow clients of the control endpoint', () => {
-  it('cuts a connection whose headers or body trickle in (deadlines shortened here)', async () => {
+  it('cuts a connection whose headers or body trickle in, answering 400 invalid_request (deadlines shortened here)', async () => {
     const control = await startTestControl({
       timeouts: { headersMs: 500, requestMs: 1_000, keepAliveMs: 500, checkEveryMs: 100 },
     });
@@ -340,6 +340,9 @@ describe('slow clients of the control endpoint', () => {
         },
       );
       expect(slowHeaders.closedByServer).toBe(true);
+      expect(slowHeaders.received).toMatch(
+        /^HTTP\/1.1 400 [\s\S]*"code":"invalid_request","detail":"the request did not arrive in time/,
+      );
       const body = 'SELECT 1 AS n'.padEnd(200, ' ');
       const head = `POST /sql HTTP/1.1\r\n${host}content-type: text/plain\r\ncontent-length: ${body.length}\r\n\r\n`;
       const slowBody = await trickle(port, head, body, { everyMs: 50, giveUpMs: 8_000 });

@@ -1,9 +1,12 @@
-/** A client as slow as a slowloris: a raw loopback socket that sends its request a byte at a time. */
+/**
+ * A client as slow as a slowloris: a raw loopback socket that sends its request a byte at a time,
+ * and goes on sending when the server ends its side (only a closed connection stops it).
+ */
 import { connect } from 'node:net';
 
 /** What the server did while the client trickled. */
 export interface TrickleOutcome {
-  /** True when the server ended the connection before the client gave up. */
+  /** True when the server closed the connection (not only its own side) before the client gave up. */
   closedByServer: boolean;
   /** What the server sent. */
   received: string;
@@ -20,7 +23,8 @@ export function trickle(
   options: { everyMs: number; giveUpMs: number },
 ): Promise<TrickleOutcome> {
   return new Promise((resolve, reject) => {
-    const socket = connect({ host: '127.0.0.1', port });
+    // Half open, as a slowloris keeps it: the server's FIN does not close the client's side.
+    const socket = connect({ host: '127.0.0.1', port, allowHalfOpen: true });
     let received = '';
     let sent = 0;
     let timer: NodeJS.Timeout | undefined;
@@ -39,6 +43,11 @@ export function trickle(
     });
     socket.on('data', (data) => {
       received += data.toString();
+    });
+    // With nothing left to send, the server's end is all a client sees of a close; with bytes
+    // left, only a closed connection (the next write is refused) counts.
+    socket.on('end', () => {
+      if (sent >= tail.length) finish(true);
     });
     socket.on('close', () => finish(true));
     socket.on('error', (error: NodeJS.ErrnoException) => {

@@ -3,7 +3,6 @@
  * status of the contract's table; anything unexpected is logged with its cause and answered as a
  * generic 500 that discloses nothing.
  */
-import type { Socket } from 'node:net';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ApiError, isApiError } from '../../contract/api-error.js';
 
@@ -128,26 +127,4 @@ export function frameworkErrorAnswer(maxParamLength: number) {
       .type('application/json; charset=utf-8')
       .send(JSON.stringify(apiError.toBody()));
   };
-}
-
-/**
- * Answers a request Node's HTTP parser refused before Fastify saw it (headers or URL too large,
- * malformed HTTP) in the same `{ code, detail }` shape: 431 for oversized headers, else 400.
- */
-export function answerClientError(error: Error & { code?: string }, socket: Socket): void {
-  if (!socket.writable) return;
-  const tooLarge = error.code === 'HPE_HEADER_OVERFLOW';
-  const status = tooLarge ? 431 : 400;
-  const body = JSON.stringify({
-    code: 'invalid_request',
-    detail: tooLarge
-      ? 'the request line and headers exceed 16 KiB; send long filters in fewer or shorter parameters'
-      : error.code === 'ERR_HTTP_REQUEST_TIMEOUT'
-        ? 'the request did not arrive in time (headers within 30 s, the whole request within 45 s)'
-        : 'the request is not valid HTTP',
-  });
-  socket.end(
-    `HTTP/1.1 ${status} ${tooLarge ? 'Request Header Fields Too Large' : 'Bad Request'}\r\n` +
-      `content-type: application/json; charset=utf-8\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`,
-  );
 }

@@ -2,10 +2,11 @@
 import swagger from '@fastify/swagger';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { serializerCompiler } from 'fastify-type-provider-zod';
+import { answerClientError } from '../../shared/client-error-answer.js';
 import { type ClientTimeouts, slowClientOptions } from '../../shared/slow-clients.js';
 import { type AuthenticateOptions, registerAuthentication } from './authenticate.js';
 import { registerCors } from './cors.js';
-import { answerClientError, frameworkErrorAnswer, registerErrorHandling } from './error-handler.js';
+import { frameworkErrorAnswer, registerErrorHandling } from './error-handler.js';
 import type { Feature } from './feature.js';
 import { validateInput } from './input-validation.js';
 import { errorCodesExtension } from './openapi.js';
@@ -41,7 +42,9 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     trustProxy: trust.length > 0 ? trust : false,
     bodyLimit: 1024 * 1024,
     ...slowClientOptions(options.timeouts),
-    return503OnClosing: true,
+    // Fastify's 503 while closing has a body of its own shape; a request that still arrives on an
+    // open connection is answered as usual, with `connection: close`, within the close's grace.
+    return503OnClosing: false,
     clientErrorHandler: answerClientError,
     frameworkErrors: frameworkErrorAnswer(MAX_PARAM_LENGTH),
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: MAX_PARAM_LENGTH },

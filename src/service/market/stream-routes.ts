@@ -24,8 +24,13 @@ export interface StreamRouteDeps {
   maxBacklogBytes: number;
 }
 
-/** Registers the stream route. */
+/** The last words of a stream whose service stops; the end of the response follows. */
+const STOPPING_COMMENT = ': the service is stopping; reconnect with Last-Event-ID\n\n';
+
+/** Registers the stream route; closing the app ends every open stream. */
 export function registerStreamRoutes(app: FastifyInstance, deps: StreamRouteDeps): void {
+  // A stream never ends by itself: without this, closing the service would wait on its clients.
+  app.addHook('preClose', () => deps.streams.stopAll());
   const api = app.withTypeProvider<ZodTypeProvider>();
   api.get(
     '/listings/stream',
@@ -101,9 +106,20 @@ async function runStream(
     ended = true;
     clearInterval(heartbeat);
     session.stop();
-    release();
   };
-  raw.once('close', end);
+  // Nothing is written after the last frame, so the client's last id is all the next process needs.
+  const stop = () => {
+    end();
+    raw.end(STOPPING_COMMENT);
+  };
+  const stopSignal = deps.streams.stopSignal;
+  stopSignal.addEventListener('abort', stop, { once: true });
+  raw.once('close', () => {
+    stopSignal.removeEventListener('abort', stop);
+    end();
+    release();
+  });
+  if (stopSignal.aborted) return stop();
   await session.start(resumePoint(deps.catalogue, lastEventId, raw)).catch(() => raw.destroy());
 }
 

@@ -1,4 +1,7 @@
-/** The open listing streams per key: at most {@link MAX_STREAMS_PER_KEY} each, freed the moment one closes. */
+/**
+ * The open listing streams per key: at most {@link MAX_STREAMS_PER_KEY} each, freed the moment one
+ * closes; and the signal that ends them all when the service stops.
+ */
 import { ApiError } from '../../../contract/api-error.js';
 
 /** Streams allowed per key at once. */
@@ -7,6 +10,16 @@ export const MAX_STREAMS_PER_KEY = 3;
 /** Counts open streams per key id. */
 export class StreamRegistry {
   private readonly open = new Map<string, number>();
+  private readonly stopping = new AbortController();
+  private onAllReleased: (() => void) | undefined;
+
+  /**
+   * Aborted when the service stops: a stream then ends its response (its client resumes against
+   * the next process with its last id) and releases its place once the response is closed.
+   */
+  get stopSignal(): AbortSignal {
+    return this.stopping.signal;
+  }
 
   /** Takes a place for `keyId` or throws 429 too_many_streams; returns the release function (idempotent). */
   acquire(keyId: string): () => void {
@@ -26,7 +39,20 @@ export class StreamRegistry {
       const left = (this.open.get(keyId) ?? 1) - 1;
       if (left > 0) this.open.set(keyId, left);
       else this.open.delete(keyId);
+      if (this.open.size === 0) this.onAllReleased?.();
     };
+  }
+
+  /**
+   * Tells every stream to end and resolves once each has released its place. A client that does
+   * not read holds its response open: the caller bounds the wait by cutting connections.
+   */
+  async stopAll(): Promise<void> {
+    const released = new Promise<void>((resolve) => {
+      this.onAllReleased = resolve;
+    });
+    this.stopping.abort();
+    if (this.open.size > 0) await released;
   }
 
   /** Open streams per key id (keys with none are absent). */
