@@ -59,4 +59,12 @@ describe('the client examples', () => {
     expect(out).toMatch(/^deleted /m);
     expect(receiver.requests.some((r) => r.path === '/hooks')).toBe(true);
   });
+
+  it("sandbox-test, a bot's own node:test suite, passes on a sandbox it starts itself", async () => {
+    // No MARKET_BASE_URL matters here: the example starts its own sandbox in its process.
+    const out = await runExample('sandbox-test');
+    expect(out).toMatch(/^ok 1 - an order completes once the platform user accepts the offer$/m);
+    expect(out).toMatch(/^ok 2 - an armed fault reaches the bot/m);
+    expect(out).toMatch(/^# fail 0$/m);
+  });
 });
