@@ -4,14 +4,16 @@
  * and `skin-market/sandbox`, type-checked with an ordinary strict tsconfig, compiled and run: it
  * starts a sandbox from the installed files, buys, moves the clock and sees the order completed.
  *
- * The fresh project takes the tarball's dependencies from this repository's install, through a
- * `node_modules` one folder up (where Node and TypeScript look next), so the test needs neither
- * the network nor npm's metadata cache: a clean clone after `npm install` is all it needs.
+ * It packs a copy of the working tree's files (tracked or new, as a clone would hold them), so that
+ * its build never rewrites this repository's `.build/` under another test. The fresh project takes
+ * the tarball's dependencies from this repository's install, through a `node_modules` one folder up
+ * (where Node and TypeScript look next), so the test needs neither the network nor npm's metadata
+ * cache: a clean clone after `npm install` is all it needs.
  */
 import { execFile } from 'node:child_process';
-import { mkdir, mkdtemp, rm, symlink, writeFile } from 'node:fs/promises';
+import { copyFile, mkdir, mkdtemp, rm, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { projectPath } from '../../src/shared/project-root.js';
@@ -84,11 +86,29 @@ let dir: string;
 let project: string;
 let packed: Packed;
 
+/** Copies the working tree's files that git tracks or would track into `to`, with the install linked. */
+async function copyWorkingTree(to: string): Promise<void> {
+  const { stdout } = await run('git', ['ls-files', '--cached', '--others', '--exclude-standard', '-z'], {
+    cwd: projectPath(),
+    maxBuffer: 64 * 1024 * 1024,
+  });
+  const files = stdout.split('\0').filter((path) => path !== '' && path !== 'node_modules');
+  for (const path of files) {
+    await mkdir(dirname(join(to, path)), { recursive: true });
+    await copyFile(projectPath(path), join(to, path)).catch((error: NodeJS.ErrnoException) => {
+      if (error.code !== 'ENOENT') throw error; // deleted in the working tree, not yet in git
+    });
+  }
+  await symlink(projectPath('node_modules'), join(to, 'node_modules'), 'dir');
+}
+
 beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), 'market-package-'));
+  const clone = join(dir, 'clone');
+  await copyWorkingTree(clone);
   // `npm pack` runs the prepare script (the build) first, so the tarball holds the current sources.
   const { stdout } = await run('npm', ['pack', '--json', '--pack-destination', dir], {
-    cwd: projectPath(),
+    cwd: clone,
     maxBuffer: 64 * 1024 * 1024,
   });
   [packed] = JSON.parse(stdout.slice(stdout.indexOf('['))) as [Packed];
