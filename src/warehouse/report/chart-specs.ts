@@ -3,6 +3,7 @@
  * rows are the specification's inline data, unchanged), with a title and what each one shows.
  */
 import type { TopLevelSpec } from 'vega-lite';
+import { currencyColours, outcomeColours } from './fixed-colours.js';
 import type { ChartId, Row, SectionData } from './read-report.js';
 import type { ReportWindow } from './report-window.js';
 
@@ -28,7 +29,10 @@ export function chartCard(section: SectionData, window: ReportWindow): ChartCard
   return {
     title,
     caption,
-    spec: { ...SPECS[section.id](window), data: { name: 'rows', values: section.rows } } as TopLevelSpec,
+    spec: {
+      ...SPECS[section.id](window, section.rows),
+      data: { name: 'rows', values: section.rows },
+    } as TopLevelSpec,
   };
 }
 
@@ -116,7 +120,7 @@ const UTC_UNIT = {
 } as const;
 
 /** Per chart, its specification without data. */
-const SPECS: Record<ChartId, (window: ReportWindow) => object> = {
+const SPECS: Record<ChartId, (window: ReportWindow, rows: readonly Row[]) => object> = {
   minask: (window) => ({
     vconcat: [
       {
@@ -198,7 +202,7 @@ const SPECS: Record<ChartId, (window: ReportWindow) => object> = {
   }),
   // Every currency's change since the window's start on one scale: a 0.01 move of one currency is
   // as small as it is, where a scale per currency made it look like a crash.
-  fx: (window) => ({
+  fx: (window, rows) => ({
     width: WIDTH,
     height: 260,
     mark: { type: 'line', point: { size: 10 } },
@@ -210,7 +214,13 @@ const SPECS: Record<ChartId, (window: ReportWindow) => object> = {
         title: "change since the window's start (%)",
         axis: { format: '.2~f' },
       },
-      color: { field: 'currency', type: 'nominal', title: 'currency', legend: { columns: 2 } },
+      color: {
+        field: 'currency',
+        type: 'nominal',
+        title: 'currency',
+        scale: currencyColours(rows, 'currency'),
+        legend: { columns: 2 },
+      },
     },
   }),
   'net-flow': () => ({
@@ -222,14 +232,14 @@ const SPECS: Record<ChartId, (window: ReportWindow) => object> = {
       y: { field: 'net_flow_usd', type: 'quantitative', title: 'net flow (USD)', axis: { format: AMOUNT } },
     },
   }),
-  'order-outcomes': (window) => ({
+  'order-outcomes': (window, rows) => ({
     width: WIDTH,
     height: 200,
     mark: 'bar',
     encoding: {
       x: { ...timeAxis(`${window.grain} (UTC)`, window), timeUnit: UTC_UNIT[window.grain] },
       y: { field: 'orders', type: 'quantitative', title: 'orders', stack: true, axis: { format: 'd' } },
-      color: { field: 'outcome', type: 'nominal' },
+      color: { field: 'outcome', type: 'nominal', scale: outcomeColours(rows, 'outcome') },
     },
   }),
 };

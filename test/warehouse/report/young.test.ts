@@ -104,6 +104,11 @@ describe('the report of an empty or young warehouse', () => {
       { t: '2026-11-01T00:00:00.000Z', outcome: 'returned: trade_timeout', orders: 1 },
       { t: '2026-11-02T00:00:00.000Z', outcome: 'completed', orders: 1 },
     ]);
+    // One colour per outcome, fixed, over the outcomes present.
+    expect((page.specs.get('order-outcomes') as any)?.encoding.color.scale).toEqual({
+      domain: ['completed', 'returned: trade_timeout'],
+      range: ['#54a24b', '#b279a2'],
+    });
     expect(summary.svgs.map((p) => p.split('/').at(-1))).toEqual(['net-flow.svg', 'order-outcomes.svg']);
   });
 
