@@ -3,6 +3,7 @@
  * rows are the specification's inline data, unchanged), with a title and what each one shows.
  */
 import type { TopLevelSpec } from 'vega-lite';
+import { FLOWS } from './account-sections.js';
 import { currencyColours, outcomeColours } from './fixed-colours.js';
 import type { ChartId, Row, SectionData } from './read-report.js';
 import type { ReportWindow } from './report-window.js';
@@ -68,8 +69,8 @@ export function describeChart(
       };
     case 'net-flow':
       return {
-        title: 'Daily net flow',
-        caption: `Money in minus money out per day of the account the collector's key reads (every account it has landed, summed), the opening deposit included on its first day (fct_account_daily).${days(window) <= 1 ? ' The window lies within one day: one bar.' : ''}`,
+        title: 'Daily net flow of trading, and deposits apart',
+        caption: `Money in minus money out per day of the account the collector's key reads (every account it has landed, summed): what trading moved (purchases, refunds, sales, fees) and, apart from it, deposits, withdrawals, bonuses and adjustments such as the opening deposit (fct_account_daily).${days(window) <= 1 ? ' The window lies within one day: one pair of bars.' : ''}`,
       };
     case 'order-outcomes':
       return {
@@ -223,13 +224,20 @@ const SPECS: Record<ChartId, (window: ReportWindow, rows: readonly Row[]) => obj
       },
     },
   }),
+  // Trading and deposits side by side per day: stacked, a deposit would hide the trading it dwarfs.
   'net-flow': () => ({
     width: WIDTH,
     height: 200,
     mark: 'bar',
     encoding: {
       x: { field: 't', type: 'ordinal', timeUnit: 'utcyearmonthdate', title: 'day (UTC)' },
-      y: { field: 'net_flow_usd', type: 'quantitative', title: 'net flow (USD)', axis: { format: AMOUNT } },
+      xOffset: { field: 'flow', sort: [FLOWS.trading, FLOWS.deposits] },
+      y: { field: 'amount_usd', type: 'quantitative', title: 'net flow (USD)', axis: { format: AMOUNT } },
+      color: {
+        field: 'flow',
+        title: null,
+        scale: { domain: [FLOWS.trading, FLOWS.deposits], range: ['#4c78a8', '#bab0ac'] },
+      },
     },
   }),
   'order-outcomes': (window, rows) => ({
