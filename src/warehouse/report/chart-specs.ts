@@ -143,7 +143,9 @@ const SPECS: Record<ChartId, (window: ReportWindow, rows: readonly Row[]) => obj
             type: 'nominal',
             title: 'item',
             sort: { field: 'rank' },
-            legend: { labelLimit: 320 },
+            // Below the chart, two to a row, wide enough for the longest names
+            // (`AK-47 | Emerald Pinstripe (Field-Tested)`): to its right it widened the page.
+            legend: { orient: 'bottom', columns: 2, labelLimit: 400 },
           },
         },
       },

@@ -199,6 +199,20 @@ describe('the market report, 7 days over a generated warehouse', () => {
     expect(externalReferences(page)).toEqual([]);
   });
 
+  it('fits every chart in the page without a scrollbar, and cuts no legend entry', () => {
+    // The page's column: 980 px at most, less 24 px of padding on each side.
+    const column = 980 - 2 * 24;
+    for (const svg of summary.svgs) {
+      const text = readFileSync(svg, 'utf8');
+      const width = Number(/^<svg[^>]* width="([\d.]+)"/.exec(text)?.[1]);
+      expect({ svg: svg.split('/').at(-1), fits: width <= column }).toEqual({
+        svg: svg.split('/').at(-1),
+        fits: true,
+      });
+      expect(text).not.toContain('…');
+    }
+  });
+
   it('writes each chart as a standalone SVG file, and latest.html as the newest report', () => {
     expect(summary.svgs.map((p) => p.split('/').at(-1))).toEqual([
       'minask.svg',
