@@ -65,7 +65,7 @@ export function describeChart(
     case 'fx':
       return {
         title: `minAsk in every currency, change since the window's start: ${item}`,
-        caption: `The cheapest price-list ask of ${item} per ${grain}, converted at the rate in force at the time into each currency of the FX table, as its change in percent since the first ${grain} of the window, all currencies on one scale (fct_prices_fx; the amounts are in the table below).`,
+        caption: `The cheapest price-list ask of ${item} per ${grain}, converted at the rate in force at the time into each currency of the FX table, as its change in percent since the first ${grain} of the window, all currencies on one scale (fct_prices_fx; the amounts are in the table below).${stillNote(rows)}`,
       };
     case 'net-flow':
       return {
@@ -78,6 +78,13 @@ export function describeChart(
         caption: `Orders of the collected account per ${grain} they were placed in, by outcome: their status, or returned by reason (fct_order_outcomes).`,
       };
   }
+}
+
+/** What a flat FX chart means, as a young warehouse draws it: nothing has moved yet, not a 0 % market. */
+function stillNote(rows: readonly Row[]): string {
+  if (rows.length === 0 || rows.some((row) => Number(row.change_pct) !== 0)) return '';
+  const readings = new Set(rows.map((row) => String(row.t))).size;
+  return ` Nothing has moved yet: ${readings === 1 ? 'one reading' : `${readings} readings`} in the window, every currency at 0 % until the price or a rate changes (the collector reads both every 5 minutes).`;
 }
 
 /**
