@@ -5,7 +5,7 @@
 import type { TopLevelSpec } from 'vega-lite';
 import { FLOWS } from './account-sections.js';
 import { currencyColours, outcomeColours } from './fixed-colours.js';
-import type { ChartId, Row, SectionData } from './read-report.js';
+import type { ChartId, CollectionGap, Row, SectionData } from './read-report.js';
 import type { ReportWindow } from './report-window.js';
 
 /** How a chart is presented. */
@@ -25,15 +25,50 @@ const days = (window: ReportWindow) =>
 const GRAIN_WORD = { minute: 'minute', hour: 'hour', day: 'day' } as const;
 
 /** The card of a section with rows. */
-export function chartCard(section: SectionData, window: ReportWindow): ChartCard {
+export function chartCard(
+  section: SectionData,
+  window: ReportWindow,
+  gaps: readonly CollectionGap[] = [],
+): ChartCard {
   const { title, caption } = describeChart(section.id, section.rows, window);
+  const spec = SPECS[section.id](window, section.rows);
+  const shaded = section.id === 'minask' && gaps.length > 0;
   return {
     title,
-    caption,
+    caption: shaded ? `${caption} ${gapNote(gaps)}` : caption,
     spec: {
-      ...SPECS[section.id](window, section.rows),
+      ...(shaded ? withGaps(spec, gaps, window) : spec),
       data: { name: 'rows', values: section.rows },
     } as TopLevelSpec,
+  };
+}
+
+/** The caption's word on the shaded spans. */
+function gapNote(gaps: readonly CollectionGap[]): string {
+  const minutes = gaps.reduce((sum, g) => sum + (Date.parse(g.to_t) - Date.parse(g.from_t)) / 60_000, 0);
+  return `Shaded: ${gaps.length === 1 ? 'a span' : `${gaps.length} spans`} (${Math.round(minutes)} minutes) in which nothing was collected, so the lines there join what was seen on either side.`;
+}
+
+/** Each panel of a vconcat chart over a layer that shades the spans in which nothing was collected. */
+function withGaps(spec: object, gaps: readonly CollectionGap[], window: ReportWindow): object {
+  const shade = {
+    data: { values: gaps },
+    mark: { type: 'rect', color: '#e45756', opacity: 0.12 },
+    encoding: {
+      x: {
+        field: 'from_t',
+        type: 'temporal',
+        title: null,
+        axis: null,
+        scale: { type: 'utc', domain: [window.fromMs, window.toMs] },
+      },
+      x2: { field: 'to_t' },
+    },
+  };
+  const { vconcat } = spec as { vconcat: Record<string, unknown>[] };
+  return {
+    ...spec,
+    vconcat: vconcat.map(({ width, height, ...panel }) => ({ width, height, layer: [shade, panel] })),
   };
 }
 
