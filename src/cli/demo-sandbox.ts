@@ -4,6 +4,8 @@
  * public (the bots trade only with a public one), its trade URL is fetched, and a second account,
  * the demo buyer, is made with a trading key to buy what the demo account lists on P2P.
  */
+
+import { sandboxOf } from '../sandbox/operator-call.js';
 import { newPlatformId, STEAM_ID_BASE } from '../service/core/platform-ids.js';
 import { hasPrivateInventory } from '../service/platform/trade-urls.js';
 
@@ -41,23 +43,6 @@ export async function setUpDemoAccounts(
     steam_id: publicPlatformId(),
   })) as { account_id: string; api_key: string };
   return { tradeUrl, buyer: { accountId: buyer.account_id, apiKey: buyer.api_key } };
-}
-
-/** A caller of the sandbox endpoints beside `baseUrl` (`http://host:port/v1`); a refusal throws with its body. */
-export function sandboxOf(baseUrl: string, signal?: AbortSignal) {
-  const root = new URL('/sandbox', baseUrl).toString();
-  return async (method: 'GET' | 'POST' | 'PATCH', path: string, body?: unknown): Promise<unknown> => {
-    const response = await fetch(`${root}${path}`, {
-      method,
-      ...(body === undefined
-        ? {}
-        : { headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) }),
-      ...(signal ? { signal } : {}),
-    });
-    const text = await response.text();
-    if (!response.ok) throw new Error(`${method} /sandbox${path} answered ${response.status}: ${text}`);
-    return JSON.parse(text) as unknown;
-  };
 }
 
 /** The 32-bit account number (a trade URL's `partner`) of a 17-digit platform id. */

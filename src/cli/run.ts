@@ -5,11 +5,12 @@
  * demo trader on an account of its own, which the collector lands into the warehouse (exporting
  * the models to parquet and writing a market report every hour), until SIGINT or SIGTERM.
  */
-import { dirname, join } from 'node:path';
+import { dirname, isAbsolute, join, relative } from 'node:path';
 import { startCollector } from '../collector/daemon.js';
 import { newPlatformId } from '../service/core/platform-ids.js';
 import { ALL_APP_IDS } from '../service/market/games.js';
 import { startService } from '../service/service.js';
+import { projectPath } from '../shared/project-root.js';
 import { startDemoTrader } from './demo-trader.js';
 import { parseFlags } from './flags.js';
 import { createLogger, logStatusEvery } from './logger.js';
@@ -107,17 +108,31 @@ function howToUse(at: {
   const { baseUrl, rawKey, warehousePath, exportDir, reportDir } = at;
   const auth = `-H "Authorization: Bearer ${rawKey}"`;
   const tlsFlag = at.tlsDir === join('data', 'webhook-tls') ? '' : ` --tls-dir ${at.tlsDir}`;
+  const market = marketCommand();
   return [
     baseUrl,
     `your API key (an account of your own with $1,000 and trading on): ${rawKey}`,
+    `the commands below run the built CLI with node: it starts in under a second and Ctrl-C reaches it (npx adds seconds and does not pass a SIGINT on); npm link makes it market on your PATH`,
     `try: curl ${auth} "${baseUrl}/listings?limit=2"`,
     `buy one: curl -X POST ${auth} -H "content-type: application/json" -d '{"listing_ids":["<id>"],"custom_id":"first-order"}' "${baseUrl}/orders"`,
-    `webhooks of your orders, printed here and forwarded: npx market webhooks listen --base-url ${baseUrl} --api-key ${rawKey}${tlsFlag} [--forward-to http://127.0.0.1:3000/hook]`,
-    `collecting into ${warehousePath}; query it with: npx market sql --warehouse ${warehousePath} "SELECT count(*) FROM live_listings"`,
-    `parquet exports of the models every hour into ${exportDir}; one now: npx market export --warehouse ${warehousePath} --to ${exportDir}`,
-    `a market report (HTML with charts) every hour into ${reportDir}, newest at ${join(reportDir, 'latest.html')}; one now: npx market report --warehouse ${warehousePath} --out ${reportDir}`,
+    `webhooks of your orders, printed here and forwarded: ${market} webhooks listen --base-url ${baseUrl} --api-key ${rawKey}${tlsFlag} [--forward-to http://127.0.0.1:3000/hook]`,
+    `collecting into ${warehousePath}; query it with: ${market} sql --warehouse ${warehousePath} "SELECT count(*) FROM live_listings"`,
+    `parquet exports of the models every hour into ${exportDir}; one now: ${market} export --warehouse ${warehousePath} --to ${exportDir}`,
+    `a market report (HTML with charts) every hour into ${reportDir}, newest at ${join(reportDir, 'latest.html')}; one now: ${market} report --warehouse ${warehousePath} --out ${reportDir}`,
     `a demo trader on an account of its own (${at.traderAccount}) buys three times a minute (some held, every fourth declined), lists a third of what it receives on P2P for a demo buyer account and sells a third to the Instant Sell bots; the collector lands its ledger, orders, P2P listings and sell orders into account_transactions, account_states and the fct_account_daily, fct_order_outcomes, fct_p2p_sales models`,
     'stop with Ctrl-C, or SIGINT / SIGTERM to this process (npm start passes it on)',
     '',
   ].join('\n');
+}
+
+/**
+ * The built CLI run by node, as the user's shell reaches it (npm start runs here, in the package
+ * folder, and names the user's folder INIT_CWD): starting well under a second, where `npx market`
+ * costs npm's start-up, and receiving a Ctrl-C or a SIGINT itself, where npx does not pass it on.
+ */
+function marketCommand(): string {
+  const main = projectPath('.build', 'src', 'cli', 'main.js');
+  const fromShell = relative(process.env.INIT_CWD ?? process.cwd(), main);
+  const path = fromShell.startsWith('..') || isAbsolute(fromShell) ? main : fromShell;
+  return `node ${/\s/.test(path) ? JSON.stringify(path) : path}`;
 }

@@ -36,10 +36,7 @@ export async function listenWebhooks(flags: Record<string, unknown>): Promise<vo
     throw error;
   });
   receiver.secret = endpoint.secret;
-  process.stdout.write(
-    `ready: endpoint ${endpoint.id} receives at ${url}; signing secret ${endpoint.secret}` +
-      `${config.forwardTo ? `; forwarding to ${config.forwardTo}` : ''} (Ctrl-C removes it)\n`,
-  );
+  // Before the ready line: whoever reads it may send the signal at once.
   stopOnSignal(`endpoint ${endpoint.id} removed`, async () => {
     try {
       await client.webhooks.delete(endpoint.id);
@@ -47,6 +44,10 @@ export async function listenWebhooks(flags: Record<string, unknown>): Promise<vo
       await Promise.all([closeServer(server, sockets), client.close()]);
     }
   });
+  process.stdout.write(
+    `ready: endpoint ${endpoint.id} receives at ${url}; signing secret ${endpoint.secret}` +
+      `${config.forwardTo ? `; forwarding to ${config.forwardTo}` : ''} (Ctrl-C removes it)\n`,
+  );
 }
 
 /** Registers `url`; a refusal of loopback URLs says which service allows them. */

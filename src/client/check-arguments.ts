@@ -31,6 +31,14 @@ export function checkNumber(call: string, name: string, value: unknown): void {
     throw new ClientArgumentError(`${call}: ${name} must be a number, got ${describe(value)}`);
 }
 
+/** Throws unless `value` is a number of at least 1 (a count or a length of time) or left out. */
+export function checkOptionalCount(call: string, name: string, value: unknown): void {
+  if (value !== undefined && !(typeof value === 'number' && value >= 1))
+    throw new ClientArgumentError(
+      `${call}: ${name} must be a number of at least 1 or left out, got ${describe(value)}`,
+    );
+}
+
 /** Throws unless `value` is an app id (a positive integer) or left out. */
 export function checkOptionalAppId(call: string, value: unknown): void {
   if (value !== undefined && !(Number.isInteger(value) && (value as number) > 0))

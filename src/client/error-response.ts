@@ -9,7 +9,10 @@ import { errorBodySchema } from '../contract/errors.js';
  * is not (a proxy's HTML page, an unknown code). The status and any Retry-After are kept.
  */
 export function errorFromResponse(status: number, text: string, retryAfter: string | undefined): ApiError {
-  const options = { status, headers: retryAfter === undefined ? {} : { 'retry-after': retryAfter } };
+  // Typed, so that the literal's optional key does not become `string | undefined` under strict
+  // flags other than ours (users who compile these sources).
+  const headers: Record<string, string> = retryAfter === undefined ? {} : { 'retry-after': retryAfter };
+  const options = { status, headers };
   const parsed = errorBodySchema.safeParse(parseJson(text));
   if (!parsed.success) {
     return new ApiError(

@@ -4,6 +4,7 @@
  * snapshot downloads, so that all collectors together stay inside the key's published limits.
  */
 import PQueue from 'p-queue';
+import { ClientArgumentError } from './client-argument-error.js';
 import type { BudgetLimits, ClientClock, Sleep } from './client-options.js';
 import { isNetworkError } from './network-error.js';
 import { RollingWindow } from './rolling-window.js';
@@ -112,8 +113,8 @@ export function claimBudget(
   let entry = registry.get(id);
   if (entry && !sameLimits(entry.budget.limits, limits)) {
     if (entry.users > 0) {
-      throw new Error(
-        `another MarketClient of this key already uses the budget ${JSON.stringify(entry.budget.limits)}; pass the same limits to every client of a key`,
+      throw new ClientArgumentError(
+        `new MarketClient: another MarketClient of this key already uses the budget ${JSON.stringify(entry.budget.limits)}; pass the same limits to every client of a key`,
       );
     }
     entry = undefined;

@@ -2,7 +2,7 @@
  * The typed client of the marketplace API /v1: one resource per API area over a shared transport
  * (every answer parsed with the contract, retries and a per-key budget built in), and nothing else.
  */
-import { checkObject } from './check-arguments.js';
+import { checkObject, checkOptionalCount } from './check-arguments.js';
 import { ClientArgumentError } from './client-argument-error.js';
 import type { MarketClientOptions } from './client-options.js';
 import { AccountResource } from './resources/account.js';
@@ -16,7 +16,7 @@ import { PricesResource } from './resources/prices.js';
 import { WebhooksResource } from './resources/webhooks.js';
 import { Transport } from './transport.js';
 
-/** Refuses options without a usable base URL, or with a key that is not a string. */
+/** Refuses options without a usable base URL, with a key that is not a string, or with a budget that allows nothing. */
 function checkClientOptions(options: MarketClientOptions): void {
   const example =
     "new MarketClient({ baseUrl: 'http://127.0.0.1:8080/v1', apiKey: process.env.MARKET_API_KEY })";
@@ -27,6 +27,10 @@ function checkClientOptions(options: MarketClientOptions): void {
     );
   if (options.apiKey !== undefined && typeof options.apiKey !== 'string')
     throw new ClientArgumentError('new MarketClient: apiKey must be a string (svc_pub_…) or left out');
+  if (options.limits === undefined) return;
+  checkObject('new MarketClient', 'limits', options.limits, '{ read: 95, windowMs: 60_000 }');
+  for (const [name, value] of Object.entries(options.limits))
+    checkOptionalCount('new MarketClient', `limits.${name}`, value);
 }
 
 /**

@@ -129,7 +129,7 @@ export class Transport {
     const rate = request.rate ?? (method === 'GET' ? 'read' : 'none');
     const url = `${this.baseUrl}${request.path}`;
     const { idempotencyKey, signal, lookUp } = request;
-    const extra =
+    const extra: Record<string, string> =
       idempotencyKey === undefined || request.keyInBody === true ? {} : { 'idempotency-key': idempotencyKey };
     const attempt: AttemptOptions = {
       ...this.attemptOptions('application/json', extra, signal),

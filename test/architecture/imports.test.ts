@@ -82,7 +82,10 @@ function longFiles(modules: Map<string, Module>): string[] {
 
 const under = (path: string, folder: string) => path.startsWith(`${folder}/`);
 
-/** The folders a module may import from, or null when any is allowed (the service's composition root, the CLI). */
+/**
+ * The folders a module may import from, or null when any is allowed (the service's composition root,
+ * the CLI). The sandbox fixture starts the service in its caller's process, so it may reach it.
+ */
 function allowedFor(path: string): string[] | null {
   const room = Object.keys(MARKET_ROOMS).find((r) => under(path, r));
   if (room) return [room, ...(MARKET_ROOMS[room] ?? []), 'contract', 'shared', ...SERVICE_INFRA];
@@ -92,7 +95,10 @@ function allowedFor(path: string): string[] | null {
   if (under(path, 'service/http')) return [...SERVICE_INFRA, 'contract', 'shared'];
   if (under(path, 'shared')) return ['shared', 'contract'];
   if (under(path, 'contract')) return ['contract'];
+  // The examples are users' code: a bot's own test starts the sandbox beside the client.
+  if (under(path, 'client/examples')) return [...PIPELINE, 'sandbox', 'contract', 'shared'];
   if (PIPELINE.some((p) => under(path, p))) return [...PIPELINE, 'contract', 'shared'];
+  if (under(path, 'sandbox')) return ['sandbox', 'service', 'contract', 'shared'];
   return null;
 }
 

@@ -2,14 +2,15 @@
  * `npm start` as a supervisor runs it: SIGINT or SIGTERM sent to npm's own process (not to the
  * process group, as a terminal's Ctrl-C does) stops the service and the collector, leaves nothing
  * running or holding a database, and says so on stderr. It runs the compiled CLI, as `npm start`
- * does, so the build runs first.
+ * does, so the build runs first. The commands its banner prints are run as a user pastes them.
  */
-import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
+import { type ChildProcess, execFile, execFileSync, spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { readdirSync, readFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { promisify } from 'node:util';
 import { DuckDBInstance } from '@duckdb/node-api';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { projectPath } from '../../src/shared/project-root.js';
@@ -62,23 +63,68 @@ async function openAndClose(path: string): Promise<void> {
   instance.closeSync();
 }
 
+/** Starts `npm start` on databases in `dir` named after `name`, as a supervisor would. */
+function startNpm(name: string): { npm: ChildProcess; db: string; warehouse: string } {
+  const db = join(dir, `${name}.duckdb`);
+  const warehouse = join(dir, `${name}-warehouse.duckdb`);
+  const { INIT_CWD: _shellFolder, ...env } = process.env;
+  const npm = spawn('npm', ['start', '--silent'], {
+    cwd: projectPath(),
+    env: { ...env, MARKET_PORT: '0', MARKET_DB: db, MARKET_WAREHOUSE: warehouse, MARKET_LISTINGS: '200' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  return { npm, db, warehouse };
+}
+
 describe('npm start', () => {
+  it('prints commands that run the built CLI with node, and the listener it names stops on a SIGINT to itself', async () => {
+    const { npm } = startNpm('banner');
+    let banner = '';
+    npm.stdout?.on('data', (d) => {
+      banner += d;
+    });
+    let listener: ChildProcess | undefined;
+    try {
+      await waitForLine(npm, /^stop with Ctrl-C/);
+      const listen = /webhooks of your orders, printed here and forwarded: (.+) \[--forward-to/.exec(
+        banner,
+      )?.[1];
+      expect(listen).toMatch(/^node \.build\/src\/cli\/main\.js webhooks listen --base-url /);
+      const [node, ...args] = (listen as string).split(' ');
+      // Spawned as the shell runs a pasted line: the process the user started is the listener itself.
+      listener = spawn(node === 'node' ? process.execPath : (node as string), args, {
+        cwd: projectPath(),
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
+      await waitForLine(listener, /^ready: /);
+      const exited = once(listener, 'exit');
+      listener.kill('SIGINT');
+      expect((await exited)[0]).toBe(0);
+      const baseUrl = /--base-url (\S+)/.exec(listen as string)?.[1];
+      const key = /--api-key (\S+)/.exec(listen as string)?.[1];
+      const hooks = await fetch(`${baseUrl}/webhooks`, { headers: { authorization: `Bearer ${key}` } });
+      expect(((await hooks.json()) as { data: unknown[] }).data).toEqual([]);
+      const query = /query it with: node (\S+) sql --warehouse (\S+) "(.+)"$/m.exec(banner);
+      expect(query).not.toBeNull();
+      const [, main, warehouse, sql] = query as unknown as string[];
+      const { stdout } = await promisify(execFile)(
+        process.execPath,
+        [main as string, 'sql', '--warehouse', warehouse as string, sql as string],
+        { cwd: projectPath() },
+      );
+      expect(stdout).toMatch(/\d/);
+    } finally {
+      if (listener?.exitCode === null) listener.kill('SIGKILL');
+      const exited = once(npm, 'exit');
+      npm.kill('SIGINT');
+      await exited;
+    }
+  }, 120_000);
+
   it.each(['SIGINT', 'SIGTERM'] as const)(
     'stops everything on %s to npm itself, and says so',
     async (signal) => {
-      const db = join(dir, `${signal}.duckdb`);
-      const warehouse = join(dir, `${signal}-warehouse.duckdb`);
-      const npm: ChildProcess = spawn('npm', ['start', '--silent'], {
-        cwd: projectPath(),
-        env: {
-          ...process.env,
-          MARKET_PORT: '0',
-          MARKET_DB: db,
-          MARKET_WAREHOUSE: warehouse,
-          MARKET_LISTINGS: '200',
-        },
-        stdio: ['ignore', 'pipe', 'pipe'],
-      });
+      const { npm, db, warehouse } = startNpm(signal);
       let stderr = '';
       npm.stderr?.on('data', (d) => {
         stderr += d;

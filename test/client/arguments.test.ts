@@ -1,5 +1,5 @@
 import { afterAll, describe, expect, it } from 'vitest';
-import { isClientArgumentError, MarketClient } from '../../src/client/index.js';
+import { ClientArgumentError, isClientArgumentError, MarketClient } from '../../src/client/index.js';
 
 // Nothing listens here: every call below must be refused before a request is sent.
 const client = new MarketClient({ baseUrl: 'http://127.0.0.1:9/v1', apiKey: 'svc_pub_test', maxRetries: 0 });
@@ -36,6 +36,22 @@ const wrongCalls: [string, () => unknown, RegExp][] = [
     'orders.claim with a number id',
     () => (client.orders as any).claim(42),
     /orders\.claim: id must be a non-empty string, got number 42/,
+  ],
+  [
+    'orders.create with a custom_id other than its key',
+    () => client.orders.create({ listing_ids: ['x'], custom_id: 'a' }, { idempotencyKey: 'b' }),
+    /orders\.create: custom_id and the idempotency key differ/,
+  ],
+  [
+    'orders.marketBuy with an empty key',
+    () =>
+      (client.orders as any).marketBuy({ market_hash_name: 'x', max_price_usd: 1 }, { idempotencyKey: '' }),
+    /orders\.marketBuy: the idempotency key must be 1-128 characters, got 0/,
+  ],
+  [
+    'p2p.publish with a short key',
+    () => (client.p2p.publish as any)({ price_usd: 1 }, { idempotencyKey: 'short' }),
+    /p2p\.publish: the idempotency key must be 8-128 characters, got 5/,
   ],
   [
     'listings.list with a string query',
@@ -95,5 +111,16 @@ describe('MarketClient arguments', () => {
   it('refuses options without a base URL when it is made', () => {
     expect(() => new MarketClient({} as any)).toThrow(/new MarketClient: baseUrl must be an absolute URL/);
     expect(() => new (MarketClient as any)()).toThrow(/new MarketClient: options must be an object/);
+  });
+
+  it('refuses a budget that allows nothing, or other limits than the key already uses', () => {
+    const made = (limits: object) => () =>
+      new MarketClient({ baseUrl: 'http://127.0.0.1:9/v1', apiKey: 'svc_pub_test', limits });
+    for (const limits of [{ read: 0 }, { windowMs: -1 }, { concurrency: '8' }]) {
+      expect(made(limits)).toThrow(ClientArgumentError);
+      expect(made(limits)).toThrow(/new MarketClient: limits\.\w+ must be a number of at least 1/);
+    }
+    expect(made({ read: 5 })).toThrow(ClientArgumentError);
+    expect(made({ read: 5 })).toThrow(/new MarketClient: another MarketClient of this key already uses/);
   });
 });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { isNetworkError } from '../../src/client/index.js';
+import { ClientArgumentError, isNetworkError } from '../../src/client/index.js';
 import { ApiError } from '../../src/contract/api-error.js';
 import { type Order, orderSchema } from '../../src/contract/order.js';
 import { hang, html, json, rejection, reset, type Step, scriptedClient } from './scripted-server.js';
@@ -165,8 +165,11 @@ describe('MarketClient.orders.create', () => {
     const thrown = await rejection(
       client.orders.create({ ...BODY, custom_id: 'other' }, { idempotencyKey: KEY }),
     );
-    expect(thrown).toBeInstanceOf(RangeError);
-    expect(await rejection(client.orders.create(BODY, { idempotencyKey: '' }))).toBeInstanceOf(RangeError);
+    expect(thrown).toBeInstanceOf(ClientArgumentError);
+    expect((thrown as Error).message).toMatch(/^orders\.create: custom_id and the idempotency key differ/);
+    expect(await rejection(client.orders.create(BODY, { idempotencyKey: '' }))).toBeInstanceOf(
+      ClientArgumentError,
+    );
     expect(requests).toEqual([]);
     await client.orders.create({ ...BODY, custom_id: KEY }, { idempotencyKey: KEY });
     expect(JSON.parse(requests[0]?.body ?? '')).toMatchObject({ custom_id: KEY });

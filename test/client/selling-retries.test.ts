@@ -4,6 +4,7 @@
  * kept in the body with no header, and the writes that are never retried.
  */
 import { describe, expect, it } from 'vitest';
+import { ClientArgumentError } from '../../src/client/index.js';
 import type { P2PListing } from '../../src/contract/p2p.js';
 import type { SellOrder } from '../../src/contract/sell.js';
 import { json, refusalOf, reset, scriptedClient } from './scripted-server.js';
@@ -92,7 +93,7 @@ describe('selling writes and their retries', () => {
 
   it('refuses an Idempotency-Key outside 8-128 characters before sending', async () => {
     const { client, requests } = await scriptedClient([json(201, LISTING)]);
-    await expect(client.p2p.publish(ITEM, { idempotencyKey: 'short' })).rejects.toThrow(RangeError);
+    await expect(client.p2p.publish(ITEM, { idempotencyKey: 'short' })).rejects.toThrow(ClientArgumentError);
     expect(requests).toEqual([]);
   });
 

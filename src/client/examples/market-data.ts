@@ -2,14 +2,12 @@
  * Example: market data with the typed client. The cheapest CS2 listings, one page of the minAsk
  * price list, and the FX rates.
  *
- * Run against `npm start` (it prints the key): MARKET_API_KEY=svc_pub_… npx tsx src/client/examples/market-data.ts
+ * Run against `npm start` (it prints the key): MARKET_API_KEY=svc_pub_… node --import tsx src/client/examples/market-data.ts
  */
 import { MarketClient } from '../index.js';
+import { exampleClientOptions } from './example-env.js';
 
-const client = new MarketClient({
-  baseUrl: process.env.MARKET_BASE_URL ?? 'http://127.0.0.1:8080/v1',
-  apiKey: process.env.MARKET_API_KEY,
-});
+const client = new MarketClient(exampleClientOptions());
 try {
   const page = await client.listings.list({ appId: 730, sort: 'price_asc', limit: 3 });
   for (const listing of page.items) console.log(listing.id, listing.market_hash_name, listing.price_usd);

@@ -3,15 +3,13 @@
  * buy (the idempotency key doubles as custom_id: keep it, it finds the order again), reads it back
  * by id and by custom_id, and shows the ledger rows it made.
  *
- * Run against `npm start` (it prints the key): MARKET_API_KEY=svc_pub_… npx tsx src/client/examples/orders.ts
+ * Run against `npm start` (it prints the key): MARKET_API_KEY=svc_pub_… node --import tsx src/client/examples/orders.ts
  */
 import { randomUUID } from 'node:crypto';
 import { isApiError, MarketClient } from '../index.js';
+import { exampleClientOptions } from './example-env.js';
 
-const client = new MarketClient({
-  baseUrl: process.env.MARKET_BASE_URL ?? 'http://127.0.0.1:8080/v1',
-  apiKey: process.env.MARKET_API_KEY,
-});
+const client = new MarketClient(exampleClientOptions());
 try {
   const { items } = await client.listings.list({ appId: 730, sort: 'price_asc', limit: 20 });
   const listing = items.find((l) => l.tradable && l.api_purchasable !== false);
@@ -26,7 +24,8 @@ try {
   console.log('balance', (await client.account.balance()).balance_usd);
 } catch (error) {
   // Every refusal is an ApiError with the specification's status and code.
-  if (isApiError(error)) console.error('refused:', error.status, error.code, error.detail);
+  if (!isApiError(error)) throw error;
+  console.error('refused:', error.status, error.code, error.detail);
   process.exitCode = 1;
 } finally {
   await client.close();

@@ -20,6 +20,7 @@ import {
   checkOptionalObject,
   checkString,
 } from '../check-arguments.js';
+import { ClientArgumentError } from '../client-argument-error.js';
 import type { RequestOptions } from '../client-options.js';
 import { metaPages, metaRows } from '../paginate.js';
 import { type OrdersParams, toQueryString } from '../query-params.js';
@@ -51,14 +52,14 @@ export class OrdersResource {
   create(body: CreateOrderBody, options: PlaceOrderOptions): Promise<Order> {
     checkObject('orders.create', 'body', body, ORDER_EXAMPLE);
     checkIdempotencyKey('orders.create', options, ORDER_EXAMPLE);
-    return this.place('/orders', body, options, body.appId);
+    return this.place('orders.create', '/orders', body, options, body.appId);
   }
 
   /** `POST /market/buy` (CS2 only): buys for an end user by trade URL, with the retries of {@link create}. */
   marketBuy(body: MarketBuyBody, options: PlaceOrderOptions): Promise<Order> {
     checkObject('orders.marketBuy', 'body', body, MARKET_BUY_EXAMPLE);
     checkIdempotencyKey('orders.marketBuy', options, MARKET_BUY_EXAMPLE);
-    return this.place('/market/buy', body, options, undefined);
+    return this.place('orders.marketBuy', '/market/buy', body, options, undefined);
   }
 
   /** `GET /orders/{id}`: one order of the game `appId` (default CS2). */
@@ -119,12 +120,13 @@ export class OrdersResource {
   }
 
   private async place(
+    call: string,
     path: string,
     body: CreateOrderBody | MarketBuyBody,
     options: PlaceOrderOptions,
     appId: number | undefined,
   ): Promise<Order> {
-    const key = checkedKey(body.custom_id, options.idempotencyKey);
+    const key = checkedKey(call, body.custom_id, options.idempotencyKey);
     return this.transport.json({
       method: 'POST',
       path,
@@ -137,13 +139,15 @@ export class OrdersResource {
 }
 
 /** The server treats the key and custom_id as one value; two different ones would be refused with a 400. */
-function checkedKey(customId: string | undefined, idempotencyKey: string): string {
+function checkedKey(call: string, customId: string | undefined, idempotencyKey: string): string {
   if (!customIdSchema.safeParse(idempotencyKey).success) {
-    throw new RangeError(`the idempotency key must be 1-128 characters, got ${idempotencyKey.length}`);
+    throw new ClientArgumentError(
+      `${call}: the idempotency key must be 1-128 characters, got ${idempotencyKey.length}`,
+    );
   }
   if (customId !== undefined && customId !== idempotencyKey) {
-    throw new RangeError(
-      'custom_id and the idempotency key differ; leave custom_id out (the key doubles as custom_id) or send the same value',
+    throw new ClientArgumentError(
+      `${call}: custom_id and the idempotency key differ; leave custom_id out (the key doubles as custom_id) or send the same value`,
     );
   }
   return idempotencyKey;

@@ -24,6 +24,7 @@ import {
   checkOptionalObject,
   checkString,
 } from '../check-arguments.js';
+import { ClientArgumentError } from '../client-argument-error.js';
 import type { RequestOptions } from '../client-options.js';
 import { metaPages, metaRows } from '../paginate.js';
 import type { P2PListingsParams } from '../query-params.js';
@@ -78,7 +79,7 @@ export class P2PResource {
     checkObject('p2p.publish', 'item', item, PUBLISH_EXAMPLE);
     checkIdempotencyKey('p2p.publish', options, PUBLISH_EXAMPLE);
     const answer = await this.transport.keyed({
-      ...this.publishing(item, options),
+      ...this.publishing('p2p.publish', item, options),
       schema: p2pListingSchema,
     });
     return { listing: answer.data, replayed: answer.replayed };
@@ -93,7 +94,7 @@ export class P2PResource {
     if (!Array.isArray(items))
       checkObject('p2p.publishBatch', 'items (an array)', items, PUBLISH_BATCH_EXAMPLE);
     checkIdempotencyKey('p2p.publishBatch', options, PUBLISH_BATCH_EXAMPLE);
-    const request = this.publishing({ items }, options);
+    const request = this.publishing('p2p.publishBatch', { items }, options);
     const answer = await this.transport.keyed({ ...request, schema: p2pPublishBatchResponseSchema });
     return { data: answer.data.data, replayed: answer.replayed };
   }
@@ -137,10 +138,12 @@ export class P2PResource {
   /** Every listing matching `query`, across all pages. */
   readonly allListings = (query: P2PListingsParams = {}) => metaRows((q) => this.listings(q), query);
 
-  private publishing(body: unknown, options: PublishOptions) {
+  private publishing(call: string, body: unknown, options: PublishOptions) {
     const { idempotencyKey, signal } = options;
     if (!idempotencyKeySchema.safeParse(idempotencyKey).success) {
-      throw new RangeError(`the idempotency key must be 8-128 characters, got ${idempotencyKey.length}`);
+      throw new ClientArgumentError(
+        `${call}: the idempotency key must be 8-128 characters, got ${idempotencyKey.length}`,
+      );
     }
     return {
       method: 'POST' as const,

@@ -8,17 +8,31 @@ import type { ReportWindow } from './report-window.js';
 
 const dayFrom = (window: ReportWindow) => `CAST(${timestampSql(window.fromMs)} AS DATE)`;
 
-/** Daily net flow of money over the window, summed over the accounts of the warehouse. */
+/**
+ * Per day of the window, summed over the accounts of the warehouse, the money trading moved
+ * (purchases, refunds, sales, fees) and apart from it the money put in or taken out (deposits,
+ * withdrawals, bonuses, adjustments): an opening deposit drowned the trading of the first day.
+ */
 export function netFlowQuery(window: ReportWindow): SectionQuery {
   return {
-    needs: { fct_account_daily: ['day', 'net_flow_usd'] },
-    sql: `SELECT CAST(day AS TIMESTAMP) AS t, CAST(sum(net_flow_usd) AS DECIMAL(18, 2)) AS net_flow_usd
-FROM fct_account_daily
-WHERE day BETWEEN ${dayFrom(window)} AND CAST(${timestampSql(window.toMs)} AS DATE)
-GROUP BY ALL
-ORDER BY t`,
+    needs: { fct_account_daily: ['day', 'net_flow_usd', 'other_usd'] },
+    sql: `WITH days AS (
+  SELECT CAST(day AS TIMESTAMP) AS t,
+    CAST(sum(net_flow_usd - other_usd) AS DECIMAL(18, 2)) AS trading,
+    CAST(sum(other_usd) AS DECIMAL(18, 2)) AS deposits
+  FROM fct_account_daily
+  WHERE day BETWEEN ${dayFrom(window)} AND CAST(${timestampSql(window.toMs)} AS DATE)
+  GROUP BY ALL
+)
+SELECT t, '${FLOWS.trading}' AS flow, trading AS amount_usd FROM days
+UNION ALL
+SELECT t, '${FLOWS.deposits}' AS flow, deposits AS amount_usd FROM days
+ORDER BY t, flow DESC`,
   };
 }
+
+/** The two flows of the net flow chart, as its legend names them. */
+export const FLOWS = { trading: 'trading', deposits: 'deposits and withdrawals' } as const;
 
 /** Orders per grain of the window by outcome: their status, or `returned: <reason>` for returned ones. */
 export function orderOutcomesQuery(window: ReportWindow): SectionQuery {

@@ -83,7 +83,7 @@ export async function buildReport(warehouse: Warehouse, options: ReportOptions =
         missing: section.missing,
       });
     } else {
-      const card = chartCard(section, window);
+      const card = chartCard(section, window, data.gaps);
       const svg = await renderSvg(card.spec);
       svgs.set(`${section.id}.svg`, svg);
       charts.push({

@@ -3,7 +3,9 @@
  * rows are the specification's inline data, unchanged), with a title and what each one shows.
  */
 import type { TopLevelSpec } from 'vega-lite';
-import type { ChartId, Row, SectionData } from './read-report.js';
+import { FLOWS } from './account-sections.js';
+import { currencyColours, outcomeColours } from './fixed-colours.js';
+import type { ChartId, CollectionGap, Row, SectionData } from './read-report.js';
 import type { ReportWindow } from './report-window.js';
 
 /** How a chart is presented. */
@@ -23,12 +25,50 @@ const days = (window: ReportWindow) =>
 const GRAIN_WORD = { minute: 'minute', hour: 'hour', day: 'day' } as const;
 
 /** The card of a section with rows. */
-export function chartCard(section: SectionData, window: ReportWindow): ChartCard {
+export function chartCard(
+  section: SectionData,
+  window: ReportWindow,
+  gaps: readonly CollectionGap[] = [],
+): ChartCard {
   const { title, caption } = describeChart(section.id, section.rows, window);
+  const spec = SPECS[section.id](window, section.rows);
+  const shaded = section.id === 'minask' && gaps.length > 0;
   return {
     title,
-    caption,
-    spec: { ...SPECS[section.id](window), data: { name: 'rows', values: section.rows } } as TopLevelSpec,
+    caption: shaded ? `${caption} ${gapNote(gaps)}` : caption,
+    spec: {
+      ...(shaded ? withGaps(spec, gaps, window) : spec),
+      data: { name: 'rows', values: section.rows },
+    } as TopLevelSpec,
+  };
+}
+
+/** The caption's word on the shaded spans. */
+function gapNote(gaps: readonly CollectionGap[]): string {
+  const minutes = gaps.reduce((sum, g) => sum + (Date.parse(g.to_t) - Date.parse(g.from_t)) / 60_000, 0);
+  return `Shaded: ${gaps.length === 1 ? 'a span' : `${gaps.length} spans`} (${Math.round(minutes)} minutes) in which nothing was collected, so the lines there join what was seen on either side.`;
+}
+
+/** Each panel of a vconcat chart over a layer that shades the spans in which nothing was collected. */
+function withGaps(spec: object, gaps: readonly CollectionGap[], window: ReportWindow): object {
+  const shade = {
+    data: { values: gaps },
+    mark: { type: 'rect', color: '#e45756', opacity: 0.12 },
+    encoding: {
+      x: {
+        field: 'from_t',
+        type: 'temporal',
+        title: null,
+        axis: null,
+        scale: { type: 'utc', domain: [window.fromMs, window.toMs] },
+      },
+      x2: { field: 'to_t' },
+    },
+  };
+  const { vconcat } = spec as { vconcat: Record<string, unknown>[] };
+  return {
+    ...spec,
+    vconcat: vconcat.map(({ width, height, ...panel }) => ({ width, height, layer: [shade, panel] })),
   };
 }
 
@@ -60,12 +100,12 @@ export function describeChart(
     case 'fx':
       return {
         title: `minAsk in every currency, change since the window's start: ${item}`,
-        caption: `The cheapest price-list ask of ${item} per ${grain}, converted at the rate in force at the time into each currency of the FX table, as its change in percent since the first ${grain} of the window, all currencies on one scale (fct_prices_fx; the amounts are in the table below).`,
+        caption: `The cheapest price-list ask of ${item} per ${grain}, converted at the rate in force at the time into each currency of the FX table, as its change in percent since the first ${grain} of the window, all currencies on one scale (fct_prices_fx; the amounts are in the table below).${stillNote(rows)}`,
       };
     case 'net-flow':
       return {
-        title: 'Daily net flow',
-        caption: `Money in minus money out per day of the account the collector's key reads (every account it has landed, summed), the opening deposit included on its first day (fct_account_daily).${days(window) <= 1 ? ' The window lies within one day: one bar.' : ''}`,
+        title: 'Daily net flow of trading, and deposits apart',
+        caption: `Money in minus money out per day of the account the collector's key reads (every account it has landed, summed): what trading moved (purchases, refunds, sales, fees) and, apart from it, deposits, withdrawals, bonuses and adjustments such as the opening deposit (fct_account_daily).${days(window) <= 1 ? ' The window lies within one day: one pair of bars.' : ''}`,
       };
     case 'order-outcomes':
       return {
@@ -73,6 +113,13 @@ export function describeChart(
         caption: `Orders of the collected account per ${grain} they were placed in, by outcome: their status, or returned by reason (fct_order_outcomes).`,
       };
   }
+}
+
+/** What a flat FX chart means, as a young warehouse draws it: nothing has moved yet, not a 0 % market. */
+function stillNote(rows: readonly Row[]): string {
+  if (rows.length === 0 || rows.some((row) => Number(row.change_pct) !== 0)) return '';
+  const readings = new Set(rows.map((row) => String(row.t))).size;
+  return ` Nothing has moved yet: ${readings === 1 ? 'one reading' : `${readings} readings`} in the window, every currency at 0 % until the price or a rate changes (the collector reads both every 5 minutes).`;
 }
 
 /**
@@ -116,7 +163,7 @@ const UTC_UNIT = {
 } as const;
 
 /** Per chart, its specification without data. */
-const SPECS: Record<ChartId, (window: ReportWindow) => object> = {
+const SPECS: Record<ChartId, (window: ReportWindow, rows: readonly Row[]) => object> = {
   minask: (window) => ({
     vconcat: [
       {
@@ -138,7 +185,9 @@ const SPECS: Record<ChartId, (window: ReportWindow) => object> = {
             type: 'nominal',
             title: 'item',
             sort: { field: 'rank' },
-            legend: { labelLimit: 320 },
+            // Below the chart, two to a row, wide enough for the longest names
+            // (`AK-47 | Emerald Pinstripe (Field-Tested)`): to its right it widened the page.
+            legend: { orient: 'bottom', columns: 2, labelLimit: 400 },
           },
         },
       },
@@ -198,7 +247,7 @@ const SPECS: Record<ChartId, (window: ReportWindow) => object> = {
   }),
   // Every currency's change since the window's start on one scale: a 0.01 move of one currency is
   // as small as it is, where a scale per currency made it look like a crash.
-  fx: (window) => ({
+  fx: (window, rows) => ({
     width: WIDTH,
     height: 260,
     mark: { type: 'line', point: { size: 10 } },
@@ -210,26 +259,39 @@ const SPECS: Record<ChartId, (window: ReportWindow) => object> = {
         title: "change since the window's start (%)",
         axis: { format: '.2~f' },
       },
-      color: { field: 'currency', type: 'nominal', title: 'currency', legend: { columns: 2 } },
+      color: {
+        field: 'currency',
+        type: 'nominal',
+        title: 'currency',
+        scale: currencyColours(rows, 'currency'),
+        legend: { columns: 2 },
+      },
     },
   }),
+  // Trading and deposits side by side per day: stacked, a deposit would hide the trading it dwarfs.
   'net-flow': () => ({
     width: WIDTH,
     height: 200,
     mark: 'bar',
     encoding: {
       x: { field: 't', type: 'ordinal', timeUnit: 'utcyearmonthdate', title: 'day (UTC)' },
-      y: { field: 'net_flow_usd', type: 'quantitative', title: 'net flow (USD)', axis: { format: AMOUNT } },
+      xOffset: { field: 'flow', sort: [FLOWS.trading, FLOWS.deposits] },
+      y: { field: 'amount_usd', type: 'quantitative', title: 'net flow (USD)', axis: { format: AMOUNT } },
+      color: {
+        field: 'flow',
+        title: null,
+        scale: { domain: [FLOWS.trading, FLOWS.deposits], range: ['#4c78a8', '#bab0ac'] },
+      },
     },
   }),
-  'order-outcomes': (window) => ({
+  'order-outcomes': (window, rows) => ({
     width: WIDTH,
     height: 200,
     mark: 'bar',
     encoding: {
       x: { ...timeAxis(`${window.grain} (UTC)`, window), timeUnit: UTC_UNIT[window.grain] },
       y: { field: 'orders', type: 'quantitative', title: 'orders', stack: true, axis: { format: 'd' } },
-      color: { field: 'outcome', type: 'nominal' },
+      color: { field: 'outcome', type: 'nominal', scale: outcomeColours(rows, 'outcome') },
     },
   }),
 };

@@ -40,8 +40,8 @@ export function numberTable(id: ChartId, rows: readonly Row[]): NumberTable {
       };
     case 'net-flow':
       return {
-        columns: ['day', 'net flow (USD)'],
-        rows: rows.map((r) => [day(r.t), fixed(r.net_flow_usd, 2)]),
+        columns: ['day', 'flow', 'net (USD)'],
+        rows: rows.map((r) => [day(r.t), text(r.flow), fixed(r.amount_usd, 2)]),
       };
     case 'order-outcomes':
       return {

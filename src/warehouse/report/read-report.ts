@@ -15,6 +15,7 @@ import {
   type PriceGroup,
   type SectionQuery,
   stickerQuery,
+  timestampSql,
   topGroupSql,
 } from './market-sections.js';
 import type { ReportWindow } from './report-window.js';
@@ -44,10 +45,21 @@ export interface Freshness {
   rows: number;
 }
 
+/** A span of the window in which nothing landed: the collector was down (ISO 8601 UTC ends). */
+export interface CollectionGap {
+  from_t: string;
+  to_t: string;
+}
+
+/** Silence between two loads longer than this is a gap: the snapshot alone lands every minute. */
+const GAP_MINUTES = 3;
+
 /** Everything a report shows. */
 export interface ReportData {
   window: ReportWindow;
   freshness: Freshness[];
+  /** Where nothing was collected, for the charts to shade. */
+  gaps: CollectionGap[];
   sections: SectionData[];
 }
 
@@ -91,6 +103,7 @@ export function readReport(warehouse: Warehouse, options: MarketOptions): Promis
         `SELECT source, max(started_at) AS last_landed_at, CAST(sum(rows) AS BIGINT) AS rows
          FROM loads GROUP BY source ORDER BY source`,
       )) as unknown as Freshness[];
+      const gaps = (await rowsOf(connection, gapsSql(options.window))) as unknown as CollectionGap[];
       const minAsk = minAskQuery(options);
       const top = whatIsMissing(minAsk, columns)
         ? null
@@ -106,9 +119,19 @@ export function readReport(warehouse: Warehouse, options: MarketOptions): Promis
         const missing = lacking ?? (rows.length === 0 ? empty : null);
         sections.push({ id, sql: query.sql, models, rows, missing });
       }
-      return { window: options.window, freshness, sections };
+      return { window: options.window, freshness, gaps, sections };
     }),
   );
+}
+
+/** The silences between consecutive loads of the window longer than {@link GAP_MINUTES}. */
+function gapsSql(window: ReportWindow): string {
+  return `SELECT started_at AS from_t, next_at AS to_t FROM (
+  SELECT started_at, lead(started_at) OVER (ORDER BY started_at) AS next_at FROM loads
+  WHERE started_at BETWEEN ${timestampSql(window.fromMs)} AND ${timestampSql(window.toMs)}
+)
+WHERE next_at - started_at > INTERVAL ${GAP_MINUTES} MINUTE
+ORDER BY from_t`;
 }
 
 /** The columns of every table and view of the warehouse, by name. */

@@ -17,6 +17,9 @@ let warehouse: Warehouse;
 let summary: ReportSummary;
 let page: ParsedReport;
 let fromMs: number;
+const iso = (ms: number) => new Date(ms).toISOString();
+const GAP_FROM = Date.parse('2026-11-19T06:00:00.000Z');
+const GAP_TO = Date.parse('2026-11-19T08:00:00.000Z');
 let toMs: number;
 
 /** A made-up item: four listings with a sticker at twice the ask of four without. */
@@ -37,6 +40,10 @@ beforeAll(async () => {
   );
   await warehouse.write([{ source: 'stream', events }]);
   await warehouse.refreshModels();
+  // Two hours in which the collector was down: nothing landed.
+  await warehouse.withConnection((c) =>
+    c.run(`DELETE FROM loads WHERE started_at BETWEEN '${iso(GAP_FROM)}' AND '${iso(GAP_TO)}'`),
+  );
   summary = await buildReport(warehouse, { out: join(dir, 'reports'), window: '7d', items: 5 });
   page = readReportPage(summary.html);
 });
@@ -45,7 +52,6 @@ afterAll(async () => {
   cleanup?.();
 });
 
-const iso = (ms: number) => new Date(ms).toISOString();
 const label = (r: Record<string, unknown>) =>
   `${r.market_hash_name}${r.doppler_phase === null ? '' : ` (${r.doppler_phase})`}`;
 const sortBy = <T>(rows: T[], key: (row: T) => string) =>
@@ -197,6 +203,33 @@ describe('the market report, 7 days over a generated warehouse', () => {
   it('parses without an error and loads nothing from anywhere', () => {
     expect(page.errors).toEqual([]);
     expect(externalReferences(page)).toEqual([]);
+  });
+
+  it('shades in the minAsk chart the span in which nothing was collected, and says so', () => {
+    const spec = page.specs.get('minask') as any;
+    const gaps = spec.vconcat[0].layer[0].data.values as { from_t: string; to_t: string }[];
+    expect(gaps).toHaveLength(1);
+    const [gap] = gaps;
+    expect(Date.parse(gap?.from_t ?? '')).toBeLessThan(GAP_FROM);
+    expect(Date.parse(gap?.from_t ?? '')).toBeGreaterThanOrEqual(GAP_FROM - 3 * 60_000);
+    expect(Date.parse(gap?.to_t ?? '')).toBeGreaterThan(GAP_TO);
+    expect(Date.parse(gap?.to_t ?? '')).toBeLessThanOrEqual(GAP_TO + 3 * 60_000);
+    expect(spec.vconcat[1].layer[0].data.values).toEqual(gaps);
+    expect(page.html).toMatch(/Shaded: a span \(1\d\d minutes\) in which nothing was collected/);
+  });
+
+  it('fits every chart in the page without a scrollbar, and cuts no legend entry', () => {
+    // The page's column: 980 px at most, less 24 px of padding on each side.
+    const column = 980 - 2 * 24;
+    for (const svg of summary.svgs) {
+      const text = readFileSync(svg, 'utf8');
+      const width = Number(/^<svg[^>]* width="([\d.]+)"/.exec(text)?.[1]);
+      expect({ svg: svg.split('/').at(-1), fits: width <= column }).toEqual({
+        svg: svg.split('/').at(-1),
+        fits: true,
+      });
+      expect(text).not.toContain('…');
+    }
   });
 
   it('writes each chart as a standalone SVG file, and latest.html as the newest report', () => {

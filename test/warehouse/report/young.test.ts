@@ -83,9 +83,11 @@ describe('the report of an empty or young warehouse', () => {
   it('draws the account charts from fct_account_daily and fct_order_outcomes once they exist', async () => {
     clock.now = T0 + 3 * 86_400_000;
     await warehouse.withConnection(async (c) => {
+      // A 100 USD opening deposit on the first day; trading moved -89.50 + -2.25 that day.
       await c.run(`CREATE TABLE fct_account_daily AS SELECT * FROM (VALUES
-        ('acc_1', DATE '2026-11-01', 10.50), ('acc_2', DATE '2026-11-01', -2.25), ('acc_1', DATE '2026-11-02', -4.00))
-        t(account_id, day, net_flow_usd)`);
+        ('acc_1', DATE '2026-11-01', 10.50, 100.00), ('acc_2', DATE '2026-11-01', -2.25, 0.00),
+        ('acc_1', DATE '2026-11-02', -4.00, 0.00))
+        t(account_id, day, net_flow_usd, other_usd)`);
       await c.run(`CREATE TABLE fct_order_outcomes AS SELECT * FROM (VALUES
         ('o1', TIMESTAMP '2026-11-01 10:00:00', 'completed', NULL),
         ('o2', TIMESTAMP '2026-11-01 11:00:00', 'failed', 'trade_timeout'),
@@ -96,14 +98,24 @@ describe('the report of an empty or young warehouse', () => {
     const page = readReportPage(summary.html);
     expect(page.errors).toEqual([]);
     expect(page.specs.get('net-flow')?.data.values).toEqual([
-      { t: '2026-11-01T00:00:00.000Z', net_flow_usd: 8.25 },
-      { t: '2026-11-02T00:00:00.000Z', net_flow_usd: -4 },
+      { t: '2026-11-01T00:00:00.000Z', flow: 'trading', amount_usd: -91.75 },
+      { t: '2026-11-01T00:00:00.000Z', flow: 'deposits and withdrawals', amount_usd: 100 },
+      { t: '2026-11-02T00:00:00.000Z', flow: 'trading', amount_usd: -4 },
+      { t: '2026-11-02T00:00:00.000Z', flow: 'deposits and withdrawals', amount_usd: 0 },
     ]);
     expect(page.specs.get('order-outcomes')?.data.values).toEqual([
       { t: '2026-11-01T00:00:00.000Z', outcome: 'completed', orders: 1 },
       { t: '2026-11-01T00:00:00.000Z', outcome: 'returned: trade_timeout', orders: 1 },
       { t: '2026-11-02T00:00:00.000Z', outcome: 'completed', orders: 1 },
     ]);
+    expect(page.html).toMatch(
+      /<td>2026-11-01<\/td><td>deposits and withdrawals<\/td><td class="n">100\.00<\/td>/,
+    );
+    // One colour per outcome, fixed, over the outcomes present.
+    expect((page.specs.get('order-outcomes') as any)?.encoding.color.scale).toEqual({
+      domain: ['completed', 'returned: trade_timeout'],
+      range: ['#54a24b', '#b279a2'],
+    });
     expect(summary.svgs.map((p) => p.split('/').at(-1))).toEqual(['net-flow.svg', 'order-outcomes.svg']);
   });
 
@@ -113,7 +125,7 @@ describe('the report of an empty or young warehouse', () => {
     );
     const summary = await buildReport(warehouse, { out: join(dir, 'reports') });
     expect(summary.missing.find((m) => m.chart === 'net-flow')?.reason).toBe(
-      'the model fct_account_daily has no column net_flow_usd',
+      'the model fct_account_daily has no column net_flow_usd, other_usd',
     );
   });
 

@@ -1,0 +1,182 @@
+/**
+ * The sandbox as a test fixture: the service started in the caller's process on a temporary
+ * database and a free loopback port, with the operator endpoints behind typed methods, so a bot's
+ * own test suite can make accounts, arm faults and move the clock without spawning anything.
+ */
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { startService } from '../service/service.js';
+import { type OperatorCall, sandboxOf } from './operator-call.js';
+
+/** What the sandbox is started with; every option has a default that keeps a test deterministic. */
+export interface SandboxOptions {
+  /** Listings generated into the catalogue. @default 500 */
+  listings?: number;
+  /** Seed of the generated catalogue: the same seed gives the same listings. @default 1 */
+  seed?: number;
+  /** Listings appearing or leaving per second; 0 keeps the market still. @default 0 (paused) */
+  churnPerSecond?: number;
+}
+
+/** An account made by {@link Sandbox.createAccount}: its id and its first key, raw. */
+export interface SandboxAccount {
+  accountId: string;
+  apiKey: string;
+  keyId: string;
+}
+
+/** The opening of a sandbox account. */
+export interface SandboxAccountOptions {
+  /** Opening deposit in USD, settled. @default 0 */
+  balanceUsd?: number;
+  /** Whether the first key may trade (place orders, sell). @default false */
+  trading?: boolean;
+  /** A label shown in the account's views. */
+  label?: string;
+}
+
+/** The service clock after a move: now, and how far it runs ahead of real time. */
+export interface SandboxClock {
+  /** ISO 8601 UTC. */
+  now: string;
+  offsetSeconds: number;
+}
+
+/** The faults that the next orders meet (`POST /sandbox/faults`). */
+export interface SandboxFaultState {
+  /** Every buy answers 503 `market_unavailable` until turned off. */
+  marketUnavailable: boolean;
+  /** Every buy answers 409 `price_updating` until turned off. */
+  priceUpdating: boolean;
+  /** The next N orders complete but answer `upstream_timeout` (the key then replays them). */
+  upstreamTimeoutNext: number;
+  /** The next N orders fail at their last step, rolled back whole. */
+  orderFailedNext: number;
+  /** The next N orders answer `concurrent_update`. */
+  concurrentUpdateNext: number;
+}
+
+/** Arms and reads the sandbox faults. */
+export interface SandboxFaults {
+  /** Changes the given faults (the others stay); resolves to them all. */
+  arm(change: Partial<SandboxFaultState>): Promise<SandboxFaultState>;
+  /** The faults now. */
+  read(): Promise<SandboxFaultState>;
+  /** Turns every fault off. */
+  clear(): Promise<SandboxFaultState>;
+}
+
+/** A running sandbox. */
+export interface Sandbox {
+  /** `http://127.0.0.1:<port>/v1`, for `new MarketClient({ baseUrl })`. */
+  baseUrl: string;
+  /** Makes an account with one key. */
+  createAccount(options?: SandboxAccountOptions): Promise<SandboxAccount>;
+  /**
+   * Moves the service clock forward by `seconds`, walking every due time inside the jump (a
+   * platform user's answer, a claim, a settlement, a webhook retry) before it resolves.
+   */
+  advanceClock(seconds: number): Promise<SandboxClock>;
+  /** The faults the next orders meet. */
+  faults: SandboxFaults;
+  /** Any other operator endpoint, e.g. `operator('PATCH', '/accounts/acc_…', { offers: 'decline' })`. */
+  operator: OperatorCall;
+  /** Stops the service and removes its temporary database. */
+  close(): Promise<void>;
+}
+
+/** Each fault off: what {@link SandboxFaults.clear} arms. */
+const NO_FAULTS: SandboxFaultState = {
+  marketUnavailable: false,
+  priceUpdating: false,
+  upstreamTimeoutNext: 0,
+  orderFailedNext: 0,
+  concurrentUpdateNext: 0,
+};
+
+/**
+ * Starts a sandbox; close it when the test file ends.
+ *
+ * @example
+ * const sandbox = await startSandbox();
+ * const { apiKey } = await sandbox.createAccount({ balanceUsd: 100, trading: true });
+ * const client = new MarketClient({ baseUrl: sandbox.baseUrl, apiKey });
+ * // … place an order, then let the platform user accept it:
+ * await sandbox.advanceClock(31);
+ * await sandbox.close();
+ */
+export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbox> {
+  const dir = await mkdtemp(join(tmpdir(), 'market-sandbox-'));
+  const churn = options.churnPerSecond ?? 0;
+  let service: Awaited<ReturnType<typeof startService>>;
+  try {
+    service = await startService({
+      dbPath: join(dir, 'market.duckdb'),
+      host: '127.0.0.1',
+      port: 0,
+      sandbox: true,
+      seed: options.seed ?? 1,
+      listings: options.listings ?? 500,
+      churnRate: churn,
+      churnPaused: churn === 0,
+    });
+  } catch (error) {
+    await rm(dir, { recursive: true, force: true });
+    throw error;
+  }
+  const operator = sandboxOf(service.baseUrl);
+  const faults = (change: Partial<SandboxFaultState>) =>
+    operator('POST', '/faults', toWire(change)).then(fromWire<SandboxFaultState>);
+  return {
+    baseUrl: service.baseUrl,
+    operator,
+    async createAccount(account = {}) {
+      const created = (await operator('POST', '/accounts', {
+        balance_usd: account.balanceUsd ?? 0,
+        trading: account.trading ?? false,
+        ...(account.label === undefined ? {} : { label: account.label }),
+      })) as { account_id: string; api_key: string; key_id: string };
+      return { accountId: created.account_id, apiKey: created.api_key, keyId: created.key_id };
+    },
+    async advanceClock(seconds) {
+      const clock = (await operator('POST', '/clock', { advance_seconds: seconds })) as {
+        now: string;
+        offset_seconds: number;
+      };
+      return { now: clock.now, offsetSeconds: clock.offset_seconds };
+    },
+    faults: {
+      arm: faults,
+      read: () => operator('GET', '/faults').then(fromWire<SandboxFaultState>),
+      clear: () => faults(NO_FAULTS),
+    },
+    async close() {
+      try {
+        await service.close();
+      } finally {
+        await rm(dir, { recursive: true, force: true });
+      }
+    },
+  };
+}
+
+/** `{ orderFailedNext: 1 }` → `{ order_failed_next: 1 }`: the operator endpoints speak the API's case. */
+function toWire(fields: object): Record<string, unknown> {
+  return Object.fromEntries(
+    Object.entries(fields).map(([key, value]) => [
+      key.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`),
+      value,
+    ]),
+  );
+}
+
+/** `{ order_failed_next: 1 }` → `{ orderFailedNext: 1 }`. */
+function fromWire<T>(body: unknown): T {
+  return Object.fromEntries(
+    Object.entries(body as object).map(([key, value]) => [
+      key.replace(/_([a-z])/g, (_, c) => c.toUpperCase()),
+      value,
+    ]),
+  ) as T;
+}
