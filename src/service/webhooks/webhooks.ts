@@ -236,10 +236,15 @@ export class Webhooks {
 
   /**
    * The earliest attempt due from `from` on, as recorded so far: a walk of the clock stops there.
-   * Sends are not waited for, so a retry becomes known once its failed attempt is recorded.
+   * A walk settles the sends of each stop first, so a retry they schedule is known here.
    */
   async nextDueFrom(from: number): Promise<number | null> {
     return this.deliveries.nextDueFrom(from);
+  }
+
+  /** Resolves once every lane has sent and recorded what was due (a walk of the clock waits for it). */
+  settle(): Promise<void> {
+    return this.dispatcher.idle();
   }
 
   /** Stops the worker (sends in flight stay queued). */
