@@ -139,15 +139,17 @@ describe('webhook retries on the service clock', () => {
       last_error: 'receiver answered 503',
     });
     expect(at('/flaky')).toHaveLength(50);
+    // An order written while the endpoint is disabled is queued too, and sent after re-enabling.
+    await buyHeld(key, 1);
     const queued = await deliveriesOf(t, key, hook.id, 'pending');
-    expect(queued).toHaveLength(5);
+    expect(queued).toHaveLength(6);
     await advance(t, 86_400);
     expect(at('/flaky')).toHaveLength(50);
     receiver.answer(() => ({ status: 200, body: 'ok' }));
     const enabled = await t.call(`/webhooks/${hook.id}`, { key, method: 'PATCH', body: { enabled: true } });
     expect(enabled.body.data).toMatchObject({ enabled: true, consecutive_failures: 0 });
-    await until(async () => (await deliveriesOf(t, key, hook.id, 'delivered')).length === 5);
-    expect(at('/flaky')).toHaveLength(55);
+    await until(async () => (await deliveriesOf(t, key, hook.id, 'delivered')).length === 6);
+    expect(at('/flaky')).toHaveLength(56);
     const health = (await t.call('/webhooks', { key })).body.data[0];
     expect(health).toMatchObject({ enabled: true, consecutive_failures: 0 });
     expect(health.last_success_at).not.toBeNull();

@@ -216,11 +216,15 @@ export class Webhooks {
     return rearmed;
   }
 
-  /** Queues the order's order.updated event for every subscribed, enabled endpoint of its account. */
+  /**
+   * Queues the order's order.updated event for every subscribed endpoint of its account. A disabled
+   * endpoint queues too (only its attempts stop), so what changed while it was off goes out, in
+   * order, once it is enabled again.
+   */
   async orderWritten(uow: UnitOfWork, order: OrderSnapshot): Promise<void> {
     const targets = this.endpoints
       .ofAccountIn(uow, order.accountId)
-      .filter((e) => e.enabled && e.events.includes('order.updated'))
+      .filter((e) => e.events.includes('order.updated'))
       .map((e) => e.id);
     if (targets.length === 0) return;
     await this.deliveries.enqueue(uow, targets, orderUpdatedEvent(order.render(), uow.now));
