@@ -211,8 +211,14 @@ describe('webhooks', () => {
     expect(refused.body).toMatchObject({
       delivered: false,
       status_code: 418,
-      error: 'receiver answered 418',
+      error: 'receiver answered 418: short and stout',
+      response_body: 'short and stout',
     });
+    // The receiver's text is bounded: its first 1 KiB.
+    receiver.answer(() => ({ status: 500, body: `${'x'.repeat(1024)}tail` }));
+    const long = await t.call(`/webhooks/${hook.id}/test`, { key, method: 'POST' });
+    expect(long.body.response_body).toBe('x'.repeat(1024));
+    expect(long.body.error).toBe(`receiver answered 500: ${'x'.repeat(1024)}`);
     receiver.answer(() => ({ status: 204 }));
     const ok = await t.call(`/webhooks/${hook.id}/test`, { key, method: 'POST' });
     expect(ok.body).toMatchObject({ delivered: true, status_code: 204, error: null });

@@ -3,7 +3,7 @@ import swagger from '@fastify/swagger';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { serializerCompiler } from 'fastify-type-provider-zod';
 import { type ClientTimeouts, slowClientOptions } from '../../shared/slow-clients.js';
-import { type AuthenticateOptions, registerAuthentication } from './authenticate.js';
+import { type AuthenticateOptions, banRefusal, registerAuthentication } from './authenticate.js';
 import { registerCors } from './cors.js';
 import { answerClientError, frameworkErrorAnswer, registerErrorHandling } from './error-handler.js';
 import type { Feature } from './feature.js';
@@ -48,7 +48,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   });
   app.setValidatorCompiler(validateInput);
   app.setSerializerCompiler(serializerCompiler);
-  registerErrorHandling(app);
+  registerErrorHandling(app, (request) => banRefusal(request, options.auth));
   await registerCors(app, options.corsOrigins ?? []);
   await app.register(swagger, {
     openapi: {

@@ -177,10 +177,13 @@ export class Webhooks {
     });
     const outcome = await this.sender.send(`test:${id}`, endpoint.url, endpoint.secret, eventId, payload);
     this.sender.forget(`test:${id}`);
+    // The receiver's own text says why it refused: the caller sees it here, not only in a record.
+    const said = outcome.body ? `: ${outcome.body}` : '';
     return {
       delivered: outcome.ok,
       status_code: outcome.status,
-      error: outcome.error,
+      error: outcome.error === null ? null : `${outcome.error}${outcome.status === null ? '' : said}`,
+      response_body: outcome.body,
       duration_ms: outcome.durationMs,
       event_id: eventId,
     };
