@@ -54,7 +54,7 @@ export class DueWork {
   /**
    * Adds a task; it runs on every pass from now on. With `next`, a walk stops at each of its due
    * times and runs it there; without, it runs at every stop and at the end of a walk. With
-   * `settle`, a walk waits for it after each run before it looks for the next stop.
+   * `settle`, a walk waits for it after each run inside the jump before it looks for the next stop.
    */
   register(name: string, run: DueTask, next?: NextDue, settle?: SettleDue): void {
     this.tasks.push({ name, run, next, settle });
@@ -89,8 +89,9 @@ export class DueWork {
         due = this.tasks.filter((task) => !task.next || next.tasks.includes(task));
       }
       if (offsetAfter > this.clock.offsetMs) this.clock.advance(offsetAfter - this.clock.offsetMs);
+      // The pass at the target is not settled: nothing after it needs to know what it schedules,
+      // and the move answers without waiting for receivers (like the periodic pass).
       await this.runTasks(this.tasks);
-      await this.settle(this.tasks);
     });
   }
 
