@@ -11,6 +11,10 @@ export const balanceSchema = z
     balance_usd: usdSchema.meta({ description: 'total balance' }),
     settled_usd: usdSchema.meta({ description: 'part of the balance outside the reversal window' }),
     pending_usd: usdSchema.meta({ description: 'balance_usd minus settled_usd' }),
+    pending_sale_usd: usdSchema.meta({
+      description:
+        'Instant Sell credit received by the bots and still inside the trade protection: not part of balance_usd and cannot fund an order; paid to the balance, settled, when the protection clears',
+    }),
     currency: z.literal('USD'),
     trading_enabled: z.boolean().meta({ description: 'whether the calling key may place orders' }),
     account_status: z.enum(['active', 'restricted']),

@@ -184,6 +184,14 @@ export const ERROR_TABLE = {
     condition:
       'the path exists but not with this method; the Allow header lists the methods it takes (added: not in the specification table)',
   },
+  body_too_large: {
+    status: 413,
+    condition: 'the request body is over 1 MiB (added: not in the specification table)',
+  },
+  unsupported_media_type: {
+    status: 415,
+    condition: 'a request body that is not application/json (added: not in the specification table)',
+  },
   rate_limit_exceeded: {
     status: 429,
     condition: 'per-key limit; Retry-After header gives integer seconds',
@@ -200,6 +208,11 @@ export const ERROR_TABLE = {
     status: 429,
     condition: 'more than 3 concurrent streams on one key',
     extra: { limit: z.number().int() },
+  },
+  headers_too_large: {
+    status: 431,
+    condition:
+      'the request line and headers exceed 16 KiB, refused before any route (added: not in the specification table)',
   },
   internal_error: {
     status: 500,

@@ -172,7 +172,10 @@ export const createOrderBodySchema = z
 /** Body of POST /orders. */
 export type CreateOrderBody = z.infer<typeof createOrderBodySchema>;
 
-/** Body of POST /market/buy (CS2 only; shape designed around trade_url, custom_id and autoclaim); unknown fields are refused. */
+/**
+ * Body of POST /market/buy (CS2 only; shape designed around trade_url, custom_id and autoclaim);
+ * unknown fields are refused, but appId is accepted and ignored: the endpoint does not read it.
+ */
 export const marketBuyBodySchema = z
   .strictObject({
     listing_ids: listingIdsSchema,
@@ -182,6 +185,9 @@ export const marketBuyBodySchema = z
     custom_id: customIdSchema.optional(),
     max_price_usd: maxPriceSchema.optional(),
     autoclaim: autoclaimSchema.optional(),
+    appId: z.unknown().optional().meta({
+      description: 'ignored, whatever its value: this endpoint is CS2 only and does not read appId',
+    }),
   })
   .meta({ id: 'MarketBuyBody' });
 

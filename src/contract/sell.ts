@@ -248,7 +248,7 @@ export const sellOrderSchema = z
     }),
     credited_usd: usdSchema.meta({
       description:
-        'credited to the balance so far, as pending funds until settles_at (a ledger sale row when the order is received)',
+        'what the order pays for the copies the bots received: shown as pending_sale_usd on the balance, not spendable, until settles_at, then paid to the balance settled (one ledger sale row)',
     }),
     settled_usd: usdSchema.meta({
       description:

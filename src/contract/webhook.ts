@@ -273,7 +273,13 @@ export const webhookTestResultSchema = z
       .int()
       .nullable()
       .meta({ description: 'the real HTTP status; null when none came back' }),
-    error: z.string().nullable().meta({ description: 'error text seen from the receiver; null on success' }),
+    error: z.string().nullable().meta({
+      description:
+        'error text seen from the receiver: its status with the text it answered (first 1024 characters), or why no answer came; null on success',
+    }),
+    response_body: z.string().nullable().meta({
+      description: 'the text the receiver answered, first 1024 characters; null when none came back',
+    }),
     duration_ms: z.number().int().min(0),
     event_id: z.string().meta({ description: 'id of the webhook.test event sent' }),
   })

@@ -72,6 +72,7 @@ export async function openFeatures(
     platform,
     prices: { priceCents: marketCents },
     funds: accounts.ledger,
+    incoming: accounts.incoming,
     appIds: buyableAppIds,
   });
   const webhooks = await openWebhooks({

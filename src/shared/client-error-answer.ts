@@ -19,7 +19,7 @@ export function answerClientError(error: Error & { code?: string }, socket: Sock
   const tooLarge = error.code === 'HPE_HEADER_OVERFLOW';
   const status = tooLarge ? 431 : 400;
   const body = JSON.stringify({
-    code: 'invalid_request',
+    code: tooLarge ? 'headers_too_large' : 'invalid_request',
     detail: tooLarge
       ? 'the request line and headers exceed 16 KiB; send long filters in fewer or shorter parameters'
       : error.code === 'ERR_HTTP_REQUEST_TIMEOUT'

@@ -205,6 +205,7 @@ const valid: Case[] = [
       delivered: false,
       status_code: null,
       error: 'connect ECONNREFUSED',
+      response_body: null,
       duration_ms: 12,
       event_id: 'evt_2',
     },

@@ -118,6 +118,15 @@ describe('failed-auth ban', () => {
     const good = await t.call('/balance', { key, headers });
     expect(good.body.code).toBe('too_many_failed_auth');
     expect((await t.call('/health', { headers })).body.code).toBe('too_many_failed_auth');
+    // Every request from the address, a path no route serves included (in /v1 and outside it).
+    const nowhere = await t.call('/no-such-path', { headers });
+    expect([nowhere.status, nowhere.body.code]).toEqual([401, 'too_many_failed_auth']);
+    const outside = await fetch(`${t.origin}/no-such-path`, { headers });
+    expect([outside.status, ((await outside.json()) as { code: string }).code]).toEqual([
+      401,
+      'too_many_failed_auth',
+    ]);
+    expect((await t.call('/no-such-path', { headers: fromNewAddress() })).status).toBe(404);
     t.clock.advance(299_000);
     expect((await t.call('/balance', { key, headers })).body.code).toBe('too_many_failed_auth');
     t.clock.advance(1_000);

@@ -64,20 +64,32 @@ describe('error responses', () => {
   ])('answers %s with 431 in the error shape', async (_label, path, headers) => {
     const res = await fetch(`${t.origin}${path}`, { headers });
     expect(res.status).toBe(431);
-    expect(await res.json()).toEqual({ code: 'invalid_request', detail: expect.any(String) });
+    expect(await res.json()).toEqual({ code: 'headers_too_large', detail: expect.any(String) });
   });
 
   it.each([
-    ['a body over 1 MiB', 'application/json', JSON.stringify({ label: 'x'.repeat(1_100_000) }), 413],
-    ['a body of a media type it does not take', 'application/xml', '<account/>', 415],
-  ])('answers %s with its status in the error shape', async (_label, type, body, status) => {
+    [
+      'a body over 1 MiB',
+      'application/json',
+      JSON.stringify({ label: 'x'.repeat(1_100_000) }),
+      413,
+      'body_too_large',
+    ],
+    [
+      'a body of a media type it does not take',
+      'application/xml',
+      '<account/>',
+      415,
+      'unsupported_media_type',
+    ],
+  ])('answers %s with its status in the error shape', async (_label, type, body, status, code) => {
     const res = await fetch(`${t.origin}/sandbox/accounts`, {
       method: 'POST',
       headers: { 'content-type': type },
       body,
     });
     expect(res.status).toBe(status);
-    expect(await res.json()).toEqual({ code: 'invalid_request', detail: expect.any(String) });
+    expect(await res.json()).toEqual({ code, detail: expect.any(String) });
   });
 
   it('names a problem of the whole body once ("body: …")', async () => {

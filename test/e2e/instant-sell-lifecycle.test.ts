@@ -1,7 +1,8 @@
 /**
  * Instant Sell orders over loopback on the test clock: pending → offer_sent → received → completed
- * with the credit pending then settled, the basket split across bots, declines, time-outs,
- * rollbacks and copies gone before the offers went out; the offers obey the sandbox controls.
+ * with the credit owed (pending, outside the balance, unspendable) then paid settled, the basket
+ * split across bots, declines, time-outs, rollbacks and copies gone before the offers went out;
+ * the offers obey the sandbox controls.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
@@ -15,7 +16,7 @@ import {
   sellOrderOf,
 } from '../helpers/sell.js';
 import { startTestService, type TestService } from '../helpers/service.js';
-import { advance, cents, ledgerOf, ledgerProblems } from '../helpers/trading.js';
+import { advance, buy, cents, ledgerOf, ledgerProblems, listingsFor } from '../helpers/trading.js';
 
 let t: TestService;
 let item: { name: string; priceUsd: number };
@@ -85,10 +86,8 @@ describe('the sell order lifecycle', () => {
     const acceptedAt = Date.parse((await t.sandbox('/clock')).body.now);
     expect(Date.parse(received.settles_at)).toBeGreaterThan(acceptedAt + 8 * DAY * 1000 - 60_000);
     const pending = await balanceOf(seller);
-    expect([cents(pending.balance_usd), cents(pending.settled_usd)]).toEqual([cents(quote.total_usd), 0]);
-    const [credit] = await ledgerOf(t, seller.key);
-    expect(credit).toMatchObject({ type: 'sale', amount_usd: quote.total_usd, order_id: order.id });
-    expect(credit?.description).toContain('pending until');
+    expect(pending).toMatchObject({ balance_usd: 0, settled_usd: 0, pending_sale_usd: quote.total_usd });
+    expect(await ledgerOf(t, seller.key)).toEqual([]);
     const bot = await t.service.context.platform.inventoryOf(offer.bot.steam_id);
     expect(bot.filter((copy) => copy.offer_id === offer.trade_offer_id)).toHaveLength(2);
 
@@ -102,16 +101,16 @@ describe('the sell order lifecycle', () => {
       failure_reason: null,
     });
     const settled = await balanceOf(seller);
-    expect([cents(settled.balance_usd), cents(settled.settled_usd)]).toEqual([
-      cents(quote.total_usd),
-      cents(quote.total_usd),
-    ]);
+    expect(settled).toMatchObject({
+      balance_usd: quote.total_usd,
+      settled_usd: quote.total_usd,
+      pending_sale_usd: 0,
+    });
+    // One row for the one movement: the credit, paid settled when the protection is over.
     const rows = await ledgerOf(t, seller.key);
     expect(rows.map((r) => [r.type, r.amount_usd, r.order_id])).toEqual([
-      ['sale', 0, order.id],
       ['sale', quote.total_usd, order.id],
     ]);
-    expect(rows[0]?.description).toContain('settled');
     expect(await ledgerProblems(t, seller.key)).toEqual([]);
   });
 
@@ -143,7 +142,7 @@ describe('the sell order lifecycle', () => {
     expect(cents(received.total_usd)).toBe(keptCents);
     expect(cents(received.credited_usd)).toBe(keptCents);
     expect((await inventoryIds(t, seller)).sort()).toEqual(assetIds.slice(9, 17).sort());
-    expect(cents((await balanceOf(seller)).balance_usd)).toBe(keptCents);
+    expect(cents((await balanceOf(seller)).pending_sale_usd)).toBe(keptCents);
   });
 
   it('ends failed (declined) when the seller declines, with the copies back home and nothing credited', async () => {
@@ -175,8 +174,8 @@ describe('the sell order lifecycle', () => {
     expect(await inventoryIds(t, seller)).toHaveLength(1);
   });
 
-  it('takes the credit back when the seller rolls the trade back during the trade protection', async () => {
-    const { seller, quote, order } = await placed(1, { offers: 'ignore' });
+  it('owes nothing and pays nothing when the seller rolls the trade back during the trade protection', async () => {
+    const { seller, order } = await placed(1, { offers: 'ignore' });
     await advance(t, 5);
     const offerId = (await sellOrderOf(t, seller, order.id)).offers[0].trade_offer_id;
     await t.sandbox(`/offers/${offerId}`, { action: 'accept' });
@@ -186,39 +185,43 @@ describe('the sell order lifecycle', () => {
     const failed = await sellOrderOf(t, seller, order.id);
     expect(failed).toMatchObject({ status: 'failed', failure_reason: 'rolled_back', credited_usd: 0 });
     expect(failed.items[0].status).toBe('reversed');
-    const rows = await ledgerOf(t, seller.key);
-    expect(rows.map((r) => [r.type, r.amount_usd])).toEqual([
-      ['sale', -quote.total_usd],
-      ['sale', quote.total_usd],
-    ]);
-    expect(cents((await balanceOf(seller)).balance_usd)).toBe(0);
+    expect(await ledgerOf(t, seller.key)).toEqual([]);
+    expect(await balanceOf(seller)).toMatchObject({ balance_usd: 0, pending_sale_usd: 0 });
     expect(await inventoryIds(t, seller)).toHaveLength(1);
     await advance(t, 6 * DAY);
     expect((await sellOrderOf(t, seller, order.id)).status).toBe('failed');
     expect(await ledgerProblems(t, seller.key)).toEqual([]);
   });
 
-  it('refuses a rollback while the balance cannot repay the credit, and changes nothing', async () => {
-    const { seller, quote, order } = await placed(1, { offers: 'ignore' });
-    await advance(t, 5);
-    const offerId = (await sellOrderOf(t, seller, order.id)).offers[0].trade_offer_id;
-    await t.sandbox(`/offers/${offerId}`, { action: 'accept' });
-    // The seller spends the pending credit (a purchase would).
-    const { units, accounts } = t.service.context;
-    await units.run((uow) =>
-      accounts.ledger.debit(uow, {
-        accountId: seller.accountId,
-        type: 'purchase',
-        amountCents: cents(quote.total_usd),
-        orderId: 'o_spent',
-        description: 'spent',
-      }),
-    );
-    const refused = await t.sandbox(`/offers/${offerId}`, { action: 'rollback' });
-    expect([refused.status, refused.body.code]).toEqual([402, 'insufficient_balance']);
+  it('keeps the credit out of the balance until the protection clears: no order can spend it before', async () => {
+    // Three copies: their credit covers a listing of another item (the item's own keep its market price).
+    const { seller, quote, order } = await placed(3);
+    await advance(t, 35);
     expect((await sellOrderOf(t, seller, order.id)).status).toBe('received');
-    expect((await offersOf(seller))[0]?.state).toBe('accepted');
-    expect(await inventoryIds(t, seller)).toEqual([]);
+    const trader = await t.sandbox(`/accounts/${seller.accountId}/keys`, { trading: true });
+    const key: string = trader.body.api_key;
+    const [listing] = await listingsFor(t, key, {
+      delivery: 'instant',
+      where: (l) =>
+        l.source !== 'external' &&
+        l.api_purchasable !== false &&
+        l.market_hash_name !== item.name &&
+        l.price_usd <= quote.total_usd,
+    });
+    const refused = await buy(t, key, { listing_ids: [listing?.id] });
+    expect([refused.status, refused.body.code]).toEqual([402, 'insufficient_balance']);
+    expect(refused.body).toMatchObject({ balance_usd: 0, settled_usd: 0 });
+    expect(await balanceOf(seller)).toMatchObject({ balance_usd: 0, pending_sale_usd: quote.total_usd });
+    expect(await ledgerOf(t, seller.key)).toEqual([]);
+    await advance(t, 8 * DAY);
+    expect((await sellOrderOf(t, seller, order.id)).status).toBe('completed');
+    const paid = await buy(t, key, { listing_ids: [listing?.id] });
+    expect(paid.status).toBe(201);
+    const rows = await ledgerOf(t, seller.key);
+    expect(rows.map((r) => [r.type, cents(r.amount_usd)])).toEqual([
+      ['purchase', -cents(listing?.price_usd ?? 0)],
+      ['sale', cents(quote.total_usd)],
+    ]);
     expect(await ledgerProblems(t, seller.key)).toEqual([]);
   });
 

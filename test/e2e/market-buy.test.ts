@@ -28,6 +28,9 @@ describe('POST /market/buy', () => {
     const replay = await marketBuy(key, body);
     expect(replay.text).toBe(placed.text);
     expect(replay.headers.get('idempotent-replay')).toBe('true');
+    // The endpoint does not read appId: any value is ignored, and the body is still the same one.
+    const withAppId = await marketBuy(key, { ...body, appId: 570 });
+    expect([withAppId.status, withAppId.text]).toEqual([201, placed.text]);
     await advance(t, 31);
     expect((await t.call(`/orders/${placed.body.order_id}`, { key })).body.status).toBe('completed');
     const balance = (await t.call('/balance', { key })).body;

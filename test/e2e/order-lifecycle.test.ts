@@ -52,6 +52,34 @@ describe('order lifecycle', () => {
     expect(await ledgerProblems(t, key)).toEqual([]);
   });
 
+  it('claims an order that never held as a no-op in every state: 200 with the order', async () => {
+    const { key } = await t.account();
+    const [listing] = await listingsFor(t, key, { delivery: 'instant' });
+    const placed = await buy(t, key, { listing_ids: [listing?.id] });
+    const claim = () => t.call(`/orders/${placed.body.order_id}/claim`, { key, method: 'POST' });
+    const delivering = await claim();
+    expect([delivering.status, delivering.body.status]).toEqual([200, 'delivering']);
+    await advance(t, 31);
+    const completed = await claim();
+    expect([completed.status, completed.body.status]).toEqual([200, 'completed']);
+    expect(completed.text).toBe((await t.call(`/orders/${placed.body.order_id}`, { key })).text);
+  });
+
+  it.each([
+    ['GET /orders', (_id: string) => '/orders?appId=999', 'GET'],
+    ['GET /orders/info', (_id: string) => '/orders/info?custom_id=whatever-1&appId=999', 'GET'],
+    ['GET /orders/{id}', (id: string) => `/orders/${id}?appId=999`, 'GET'],
+    ['POST /orders/{id}/claim', (id: string) => `/orders/${id}/claim?appId=999`, 'POST'],
+    ['GET /orders for a game the key may not use', (_id: string) => '/orders?appId=252490', 'GET'],
+  ])('answers %s with an appId the key may not use 400 unsupported_game', async (_name, path, method) => {
+    const { key } = await t.account({ balance_usd: 100, trading: true, app_ids: [730, 570] });
+    const [listing] = await listingsFor(t, key, { delivery: 'instant' });
+    const placed = await buy(t, key, { listing_ids: [listing?.id] });
+    const refused = await t.call(path(placed.body.order_id), { key, method });
+    expect(refused.status).toBe(400);
+    expect(refused.body).toMatchObject({ code: 'unsupported_game', supported_app_ids: [730, 570] });
+  });
+
   it('removes a bought listing from /listings and brings a returned one back with a new listed_at', async () => {
     const { key, accountId } = await t.account();
     await t.sandbox(`/accounts/${accountId}`, { offers: 'decline', accept_after_seconds: 5 }, 'PATCH');

@@ -245,6 +245,29 @@ describe('reconciliation on a full inventory read', () => {
   });
 });
 
+describe('the statuses a P2P listing shows', () => {
+  it("are all values of the served document's enum, the designed ends sold, cancelled and delisted included", async () => {
+    const doc = (await t.call('/openapi.json')).body;
+    const documented: string[] = doc.components.schemas.P2PListing.properties.status.enum;
+    const seller = await sellerWith(t, item.name, 3);
+    const ids: string[] = [];
+    for (const assetId of seller.assetIds) ids.push((await listCopy(t, seller, assetId, item.marketUsd)).id);
+    const accepting = await t.account({ balance_usd: 1000, trading: true });
+    const declining = await t.account({ balance_usd: 1000, trading: true });
+    await t.sandbox(`/accounts/${declining.accountId}`, { offers: 'decline' }, 'PATCH');
+    expect((await buy(t, accepting.key, { listing_ids: [ids[0]] })).status).toBe(201);
+    expect((await buy(t, declining.key, { listing_ids: [ids[1]] })).status).toBe(201);
+    expect((await t.call(`/p2p/listings/${ids[2]}`, { key: seller.key, method: 'DELETE' })).status).toBe(200);
+    await advance(t, 90);
+    await advance(t, 8 * DAY);
+    const shown = (await t.call('/p2p/listings?limit=100', { key: seller.key })).body.data;
+    const statuses = Object.fromEntries(shown.map((l: any) => [l.id, l.status]));
+    expect(ids.map((id) => statuses[id])).toEqual(['sold', 'cancelled', 'delisted']);
+    for (const status of Object.values(statuses)) expect(documented).toContain(status);
+    expect(documented).toEqual(expect.arrayContaining(['sold', 'cancelled', 'delisted']));
+  });
+});
+
 // Last: the churn reshapes the catalogue the other tests read.
 describe('the market churn', () => {
   it('never takes a P2P listing off the shelf', async () => {

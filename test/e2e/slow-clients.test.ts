@@ -57,7 +57,7 @@ describe('slow clients of the service', () => {
   it('still refuses a body larger than the route accepts with 413 { code, detail }', async () => {
     const answer = await t.sandbox('/accounts', { label: 'x'.repeat(1_100_000) });
     expect(answer.status).toBe(413);
-    expect(answer.body).toEqual({ code: 'invalid_request', detail: expect.any(String) });
+    expect(answer.body).toEqual({ code: 'body_too_large', detail: expect.any(String) });
   });
 });
 

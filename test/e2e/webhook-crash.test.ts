@@ -62,9 +62,15 @@ describe('webhook deliveries through kill -9 of the service', () => {
         (await t.call('/orders', { key, method: 'POST', body: { listing_ids: [id] } })).body.order_id,
       );
     await until(async () => (await deliveries(key, hookId)).every((d) => d.attempts === 1));
-    // The queue drains slowly from here; the kill lands while part of it is recorded delivered.
-    receiver.answer(() => ({ status: 200, body: 'ok', delayMs: 40 }));
+    // A walk of the clock sends the retries due inside it before it answers, so the endpoint is
+    // paused while the clock makes them due and resumed after: the queue drains slowly from there,
+    // and the kill lands while part of it is recorded delivered.
+    const enable = (enabled: boolean) =>
+      t.call(`/webhooks/${hookId}`, { key, method: 'PATCH', body: { enabled } });
+    await enable(false);
     await t.sandbox('/clock', { advance_seconds: 10 });
+    receiver.answer(() => ({ status: 200, body: 'ok', delayMs: 40 }));
+    await enable(true);
     const deliveredBefore = await until(async () => {
       const done = (await deliveries(key, hookId)).filter((d) => d.status === 'delivered');
       return done.length >= 4 && done;

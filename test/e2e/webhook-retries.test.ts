@@ -1,5 +1,6 @@
 /**
- * The retry ladder on the service clock (exact attempt times, walked with POST /sandbox/clock),
+ * The retry ladder on the service clock (exact attempt times, walked with POST /sandbox/clock step
+ * by step or in one long jump),
  * a fresh budget on retry, disabling at 50 consecutive failures and resuming after re-enabling,
  * a secret rotated between queueing and sending, and per-endpoint isolation from a slow receiver.
  * Orders here are held ones: nothing else happens to them while the clock walks a day.
@@ -95,6 +96,26 @@ describe('webhook retries on the service clock', () => {
     expect(at('/ladder')).toHaveLength(13);
   });
 
+  it('walks every retry scheduled inside one long jump at its own instant', async () => {
+    const { key } = await t.account({ balance_usd: 100_000, trading: true });
+    receiver.answer((r) => (r.path === '/jump' ? { status: 500, body: 'down' } : { status: 200 }));
+    const hook = await register(t, key, `${receiver.origin}/jump`);
+    const start = clock.now();
+    await buyHeld(key, 1);
+    await until(async () => (await deliveriesOf(t, key, hook.id))[0]?.attempts === 1);
+    await advance(t, 1800);
+    // 10 s, then 30 s, 1 min, 5 min and 15 min after each failure: 40 s, 100 s, 400 s, 1,300 s.
+    const expected = [0, 10, 40, 100, 400, 1300].map((s) => start + s * 1000);
+    expect(at('/jump').map((r) => r.at)).toEqual(expected);
+    const [delivery] = await deliveriesOf(t, key, hook.id);
+    expect(delivery).toMatchObject({
+      status: 'pending',
+      attempts: 6,
+      last_attempt_at: new Date(start + 1_300_000).toISOString(),
+      next_attempt_at: new Date(start + 3_100_000).toISOString(),
+    });
+  });
+
   it('disables an endpoint at 50 consecutive failures, keeps its queue, and resumes it when re-enabled', async () => {
     const { key } = await t.account({ balance_usd: 100_000, trading: true });
     receiver.answer((r) => (r.path === '/flaky' ? { status: 503 } : { status: 200 }));
@@ -118,15 +139,17 @@ describe('webhook retries on the service clock', () => {
       last_error: 'receiver answered 503',
     });
     expect(at('/flaky')).toHaveLength(50);
+    // An order written while the endpoint is disabled is queued too, and sent after re-enabling.
+    await buyHeld(key, 1);
     const queued = await deliveriesOf(t, key, hook.id, 'pending');
-    expect(queued).toHaveLength(5);
+    expect(queued).toHaveLength(6);
     await advance(t, 86_400);
     expect(at('/flaky')).toHaveLength(50);
     receiver.answer(() => ({ status: 200, body: 'ok' }));
     const enabled = await t.call(`/webhooks/${hook.id}`, { key, method: 'PATCH', body: { enabled: true } });
     expect(enabled.body.data).toMatchObject({ enabled: true, consecutive_failures: 0 });
-    await until(async () => (await deliveriesOf(t, key, hook.id, 'delivered')).length === 5);
-    expect(at('/flaky')).toHaveLength(55);
+    await until(async () => (await deliveriesOf(t, key, hook.id, 'delivered')).length === 6);
+    expect(at('/flaky')).toHaveLength(56);
     const health = (await t.call('/webhooks', { key })).body.data[0];
     expect(health).toMatchObject({ enabled: true, consecutive_failures: 0 });
     expect(health.last_success_at).not.toBeNull();

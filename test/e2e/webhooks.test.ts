@@ -211,8 +211,14 @@ describe('webhooks', () => {
     expect(refused.body).toMatchObject({
       delivered: false,
       status_code: 418,
-      error: 'receiver answered 418',
+      error: 'receiver answered 418: short and stout',
+      response_body: 'short and stout',
     });
+    // The receiver's text is bounded: its first 1 KiB.
+    receiver.answer(() => ({ status: 500, body: `${'x'.repeat(1024)}tail` }));
+    const long = await t.call(`/webhooks/${hook.id}/test`, { key, method: 'POST' });
+    expect(long.body.response_body).toBe('x'.repeat(1024));
+    expect(long.body.error).toBe(`receiver answered 500: ${'x'.repeat(1024)}`);
     receiver.answer(() => ({ status: 204 }));
     const ok = await t.call(`/webhooks/${hook.id}/test`, { key, method: 'POST' });
     expect(ok.body).toMatchObject({ delivered: true, status_code: 204, error: null });
@@ -264,6 +270,42 @@ describe('webhooks', () => {
     await t.call(`/webhooks/${hook.id}`, { key, method: 'DELETE' });
   });
 
+  it('queues the events of a disabled endpoint and sends them in order once it is enabled again', async () => {
+    const { key: pauser } = await t.account({ balance_usd: 10_000, trading: true });
+    const hook = await register(t, pauser, `${receiver.origin}/paused`);
+    const off = await t.call(`/webhooks/${hook.id}`, {
+      key: pauser,
+      method: 'PATCH',
+      body: { enabled: false },
+    });
+    expect(off.body.data.enabled).toBe(false);
+    const [listing] = await listingsFor(t, pauser, { delivery: 'instant' });
+    const placed = await buy(t, pauser, { listing_ids: [listing?.id] });
+    const orderId: string = placed.body.order_id;
+    const atPlacement = (await t.call(`/orders/${orderId}`, { key: pauser })).text;
+    await advance(t, 31);
+    const completed = await t.call(`/orders/${orderId}`, { key: pauser });
+    expect(completed.body.status).toBe('completed');
+    const queued = await deliveriesOf(t, pauser, hook.id);
+    expect(queued.map((d) => [d.status, d.attempts])).toEqual([
+      ['pending', 0],
+      ['pending', 0],
+    ]);
+    await advance(t, 3600);
+    expect(eventsOfOrder(receiver, orderId)).toEqual([]);
+    const on = await t.call(`/webhooks/${hook.id}`, {
+      key: pauser,
+      method: 'PATCH',
+      body: { enabled: true },
+    });
+    expect(on.body.data.enabled).toBe(true);
+    const sent = await until(
+      () => eventsOfOrder(receiver, orderId).length === 2 && eventsOfOrder(receiver, orderId),
+    );
+    expect(sent.map(rawData)).toEqual([atPlacement, completed.text]);
+    await until(async () => (await deliveriesOf(t, pauser, hook.id, 'delivered')).length === 2);
+  });
+
   it('changes url, events, description and enabled with PATCH; a disabled endpoint is sent nothing', async () => {
     const { key: patcher } = await t.account({ balance_usd: 10_000, trading: true });
     const hook = await register(t, patcher, `${receiver.origin}/before`);
@@ -285,7 +327,9 @@ describe('webhooks', () => {
     });
     const [listing] = await listingsFor(t, patcher, { delivery: 'up_to_12h' });
     await buy(t, patcher, { listing_ids: [listing?.id] });
-    expect(await deliveriesOf(t, patcher, hook.id)).toEqual([]);
+    const [kept] = await deliveriesOf(t, patcher, hook.id);
+    expect(kept).toMatchObject({ status: 'pending', attempts: 0 });
+    expect(receiver.requests.filter((r) => r.path === '/after')).toEqual([]);
     for (const body of [{}, { events: ['webhook.test'] }, { enabled: 'yes' }]) {
       const refused = await t.call(`/webhooks/${hook.id}`, { key: patcher, method: 'PATCH', body });
       expect([refused.status, refused.body.code]).toEqual([400, 'invalid_request']);

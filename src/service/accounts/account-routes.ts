@@ -6,10 +6,11 @@ import { centsToUsd } from '../../contract/common.js';
 import type { Database } from '../../shared/database.js';
 import { authOf } from '../http/authenticate.js';
 import { AUTH_ERRORS, errorResponses } from '../http/openapi.js';
+import type { IncomingFunds } from './incoming-funds.js';
 import { readTransactions } from './transactions-query.js';
 
 /** Registers the account routes. */
-export function registerAccountRoutes(app: FastifyInstance, db: Database): void {
+export function registerAccountRoutes(app: FastifyInstance, db: Database, incoming: IncomingFunds): void {
   const api = app.withTypeProvider<ZodTypeProvider>();
   api.get(
     '/balance',
@@ -26,6 +27,7 @@ export function registerAccountRoutes(app: FastifyInstance, db: Database): void 
         balance_usd: centsToUsd(account.balanceCents),
         settled_usd: centsToUsd(account.settledCents),
         pending_usd: centsToUsd(account.balanceCents - account.settledCents),
+        pending_sale_usd: centsToUsd(await incoming.of(account.id)),
         currency: 'USD' as const,
         trading_enabled: key.trading,
         account_status: account.status,

@@ -23,7 +23,7 @@ export function accountsFeature(deps: AccountsFeatureDeps): Feature {
     (from) => deps.accounts.settlement.nextDueFrom(from),
   );
   return {
-    v1: (app) => registerAccountRoutes(app, deps.db),
+    v1: (app) => registerAccountRoutes(app, deps.db, deps.accounts.incoming),
     sandbox: (app) => registerAccountSandboxRoutes(app, deps.accounts, deps.allAppIds),
     tags: { account: 'The account behind the key: balance, settled funds and the ledger' },
   };

@@ -5,6 +5,7 @@ import { randomId } from '../core/api-keys.js';
 import type { Account, ApiKeyRecord, CallerDirectory } from '../core/caller.js';
 import type { UnitOfWork, UnitOfWorkRunner } from '../core/unit-of-work.js';
 import { type AccountSettings, AccountStore } from './account-store.js';
+import { IncomingFunds } from './incoming-funds.js';
 import { KeyStore, type NewKeyOptions } from './key-store.js';
 import { Ledger } from './ledger.js';
 import { Settlement } from './settlement.js';
@@ -30,6 +31,8 @@ export class Accounts implements CallerDirectory {
   readonly keys = new KeyStore();
   readonly ledger = new Ledger(this.store);
   readonly settlement: Settlement;
+  /** Money owed to accounts outside their balance (shown by GET /balance as pending, never spendable). */
+  readonly incoming = new IncomingFunds();
 
   constructor(
     db: Database,

@@ -21,10 +21,18 @@ export type DueTask = (now: number) => Promise<void>;
  */
 export type NextDue = (from: number) => Promise<number | null>;
 
+/**
+ * Resolves once the work a task's run started without waiting for it (webhook sends) is recorded.
+ * A walk waits for it at every stop, so what that work schedules (a retry) is a stop of the same
+ * walk, at its own time; the periodic pass never waits for it.
+ */
+export type SettleDue = () => Promise<void>;
+
 interface Registered {
   name: string;
   run: DueTask;
   next: NextDue | undefined;
+  settle: SettleDue | undefined;
 }
 
 /** Runs the registered tasks in registration order, one pass at a time. */
@@ -45,10 +53,11 @@ export class DueWork {
 
   /**
    * Adds a task; it runs on every pass from now on. With `next`, a walk stops at each of its due
-   * times and runs it there; without, it runs at every stop and at the end of a walk.
+   * times and runs it there; without, it runs at every stop and at the end of a walk. With
+   * `settle`, a walk waits for it after each run inside the jump before it looks for the next stop.
    */
-  register(name: string, run: DueTask, next?: NextDue): void {
-    this.tasks.push({ name, run, next });
+  register(name: string, run: DueTask, next?: NextDue, settle?: SettleDue): void {
+    this.tasks.push({ name, run, next, settle });
   }
 
   /** Runs one pass after the one in progress; resolves when it is done. A failing task does not stop the others. */
@@ -71,6 +80,7 @@ export class DueWork {
       let due: Registered[] = this.tasks;
       for (;;) {
         const at = await this.runTasks(due);
+        await this.settle(due);
         // Strictly after the pass: work that stays due at its time (a failing item) cannot hold
         // the walk in place; it runs again at the end.
         const next = await this.nextStop(at + 1);
@@ -79,6 +89,8 @@ export class DueWork {
         due = this.tasks.filter((task) => !task.next || next.tasks.includes(task));
       }
       if (offsetAfter > this.clock.offsetMs) this.clock.advance(offsetAfter - this.clock.offsetMs);
+      // The pass at the target is not settled: nothing after it needs to know what it schedules,
+      // and the move answers without waiting for receivers (like the periodic pass).
       await this.runTasks(this.tasks);
     });
   }
@@ -105,6 +117,17 @@ export class DueWork {
       }
     }
     return at;
+  }
+
+  /** Waits for the work the tasks' runs started, so what it schedules is known to the next question. */
+  private async settle(tasks: readonly Registered[]): Promise<void> {
+    for (const task of tasks) {
+      try {
+        await task.settle?.();
+      } catch (error) {
+        this.onError(task.name, error);
+      }
+    }
   }
 
   /** The earliest due time at or after `from` over the tasks that report one, and the tasks due then. */

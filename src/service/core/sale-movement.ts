@@ -2,7 +2,7 @@
 export interface SaleMovement {
   accountId: string;
   type: 'sale';
-  /** The credit in cents; zero for a row that only records a settlement. */
+  /** The credit in cents. */
   amountCents: number;
   /** How much of the account's pending funds the row moves into its settled part, in cents. */
   settledDeltaCents: number;

@@ -73,6 +73,19 @@ export function authOf(request: FastifyRequest): Caller {
   return request.auth;
 }
 
+/**
+ * The ban's refusal when the request's address is banned, else undefined: asked of requests for
+ * paths no route serves too, since a ban answers every request from its address.
+ */
+export function banRefusal(
+  request: FastifyRequest,
+  options: Pick<AuthenticateOptions, 'guard' | 'clock'>,
+): ApiError | undefined {
+  const now = options.clock.now();
+  const until = options.guard.bannedUntil(normalizeAddress(request.ip), now);
+  return until === null ? undefined : banned(until, now);
+}
+
 function checkAccess(request: FastifyRequest, options: AuthenticateOptions): void {
   const now = options.clock.now();
   const ip = request.clientIp;

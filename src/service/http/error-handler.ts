@@ -5,12 +5,17 @@
  */
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ApiError, isApiError } from '../../contract/api-error.js';
+import type { ErrorCode } from '../../contract/errors.js';
 
 /**
  * Installs the error and not-found handlers on the root instance (before any route, so that it
  * learns every route's methods: a known path with another method answers 405 with Allow).
+ * `refuseFirst` may answer a request with no route before its 404 or 405 (an address ban).
  */
-export function registerErrorHandling(app: FastifyInstance): void {
+export function registerErrorHandling(
+  app: FastifyInstance,
+  refuseFirst: (request: FastifyRequest) => ApiError | undefined = () => undefined,
+): void {
   const routes: { pattern: RegExp; methods: string[] }[] = [];
   app.addHook('onRoute', (route) => {
     routes.push({ pattern: routePattern(route.url), methods: [route.method].flat().map(String) });
@@ -19,14 +24,15 @@ export function registerErrorHandling(app: FastifyInstance): void {
     const path = request.url.split('?')[0] ?? '';
     const allowed = [...new Set(routes.filter((r) => r.pattern.test(path)).flatMap((r) => r.methods))].sort();
     const error =
-      allowed.length > 0
+      refuseFirst(request) ??
+      (allowed.length > 0
         ? new ApiError(
             'method_not_allowed',
             `${path.slice(0, 200)} takes ${allowed.join(', ')}, not ${request.method}`,
             {},
             { headers: { allow: allowed.join(', ') } },
           )
-        : new ApiError('not_found', `no route ${request.method} ${path.slice(0, 200)}`);
+        : new ApiError('not_found', `no route ${request.method} ${path.slice(0, 200)}`));
     void reply
       .code(error.status)
       .headers(error.headers)
@@ -62,9 +68,8 @@ export function toApiError(error: FastifyError, request: FastifyRequest): ApiErr
   if (isApiError(error)) return error;
   if (error.validation) return validationError(error);
   if (error.code?.startsWith('FST_ERR_CTP_') || error.code === 'FST_ERR_BAD_URL') {
-    // The body's size and media type keep their HTTP statuses; the shape is still ours.
-    const status = READ_STATUSES[error.code] ?? 400;
-    return new ApiError('invalid_request', requestProblem(error), {}, { status });
+    // The body's size and media type keep their HTTP statuses, each with its code of the table.
+    return new ApiError(READ_CODES[error.code] ?? 'invalid_request', requestProblem(error));
   }
   if (error.statusCode !== undefined && error.statusCode >= 400 && error.statusCode < 500) {
     return new ApiError('invalid_request', error.message);
@@ -78,9 +83,9 @@ export function toApiError(error: FastifyError, request: FastifyRequest): ApiErr
   );
 }
 
-const READ_STATUSES: Record<string, number> = {
-  FST_ERR_CTP_BODY_TOO_LARGE: 413,
-  FST_ERR_CTP_INVALID_MEDIA_TYPE: 415,
+const READ_CODES: Record<string, ErrorCode> = {
+  FST_ERR_CTP_BODY_TOO_LARGE: 'body_too_large',
+  FST_ERR_CTP_INVALID_MEDIA_TYPE: 'unsupported_media_type',
 };
 
 function validationError(error: FastifyError): ApiError {

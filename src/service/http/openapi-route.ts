@@ -7,7 +7,8 @@
  *   trading_not_enabled on trading routes, the codes of what the route requires of the account
  *   (`config.requires`), 429 rate_limit_exceeded unless `config.rate` is
  *   'none', 400 invalid_param with a query or path schema, 400 invalid_request with a body or
- *   header schema, 500; merged with the codes of the route's own `errorResponses(...)`, and
+ *   header schema, 413 body_too_large and 415 unsupported_media_type with a body schema, 431
+ *   headers_too_large on every route (refused before routing), 500; merged with the codes of the route's own `errorResponses(...)`, and
  *   `Retry-After` documented on every status one of whose codes carries it;
  * - `operationId`: method and path in camelCase (`GET /orders/:id` is `getOrdersById`) unless set;
  * - `tags`: the first path segment unless set (its description comes from the feature's `tags`);
@@ -108,9 +109,11 @@ function accessErrors(access: NonNullable<AccessConfig['access']>, rate: AccessC
 
 /** Codes a route's input validation answers. */
 function inputErrors(schema: FastifySchema): ErrorCode[] {
-  const codes: ErrorCode[] = [];
+  // Oversized request lines and headers are refused before routing, whatever the route.
+  const codes: ErrorCode[] = ['headers_too_large'];
   if (schema.querystring || schema.params) codes.push('invalid_param');
   if (schema.body || schema.headers) codes.push('invalid_request');
+  if (schema.body) codes.push('body_too_large', 'unsupported_media_type');
   return codes;
 }
 

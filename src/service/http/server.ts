@@ -4,7 +4,7 @@ import Fastify, { type FastifyInstance } from 'fastify';
 import { serializerCompiler } from 'fastify-type-provider-zod';
 import { answerClientError } from '../../shared/client-error-answer.js';
 import { type ClientTimeouts, slowClientOptions } from '../../shared/slow-clients.js';
-import { type AuthenticateOptions, registerAuthentication } from './authenticate.js';
+import { type AuthenticateOptions, banRefusal, registerAuthentication } from './authenticate.js';
 import { registerCors } from './cors.js';
 import { frameworkErrorAnswer, registerErrorHandling } from './error-handler.js';
 import type { Feature } from './feature.js';
@@ -51,7 +51,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   });
   app.setValidatorCompiler(validateInput);
   app.setSerializerCompiler(serializerCompiler);
-  registerErrorHandling(app);
+  registerErrorHandling(app, (request) => banRefusal(request, options.auth));
   await registerCors(app, options.corsOrigins ?? []);
   await app.register(swagger, {
     openapi: {

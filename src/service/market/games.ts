@@ -1,6 +1,5 @@
 /** The one place that says which games exist, in which order, and which can be bought in. */
-import { ApiError } from '../../contract/api-error.js';
-import { APP_IDS, DEFAULT_APP_ID, TRADABLE_APP_IDS } from '../../contract/common.js';
+import { APP_IDS, TRADABLE_APP_IDS } from '../../contract/common.js';
 import type { Game } from '../../contract/market.js';
 
 /** Every game of the marketplace, CS2 first. Rust is readable but not yet buyable. */
@@ -16,19 +15,4 @@ export const ALL_APP_IDS: number[] = GAMES.map((g) => g.appId);
 /** The games a set of readable app ids gives access to, in catalogue order. */
 export function gamesReadableBy(appIds: readonly number[]): Game[] {
   return GAMES.filter((g) => appIds.includes(g.appId));
-}
-
-/**
- * The app id a request reads: the default when left out, else one the key may use; any other
- * answers 400 unsupported_game with the ids it may use.
- */
-export function resolveAppId(requested: number | undefined, readable: readonly number[]): number {
-  const appId = requested ?? DEFAULT_APP_ID;
-  const supported = gamesReadableBy(readable).map((g) => g.appId);
-  if (!supported.includes(appId)) {
-    throw new ApiError('unsupported_game', `appId ${appId} is not available to this key`, {
-      supported_app_ids: supported,
-    });
-  }
-  return appId;
 }

@@ -2,7 +2,7 @@
 import { ApiError } from '../../contract/api-error.js';
 import { APP_IDS } from '../../contract/common.js';
 import type { ListingsQuery, StreamQuery } from '../../contract/listing.js';
-import { resolveAppId } from './games.js';
+import { resolveAppId } from '../http/app-id.js';
 import type { ListingFilter, ListingSearch } from './listing-index/listing-index.js';
 
 const CS2_ONLY_LISTING_PARAMS = [

@@ -11,11 +11,12 @@ import {
   pricesQuerySchema,
   publicPricesQuerySchema,
 } from '../../contract/market.js';
+import { resolveAppId } from '../http/app-id.js';
 import { authOf } from '../http/authenticate.js';
 import { withFastPath } from '../http/fast-validation.js';
 import { AUTH_ERRORS, errorResponses } from '../http/openapi.js';
 import type { Catalogue } from './catalogue.js';
-import { ALL_APP_IDS, gamesReadableBy, resolveAppId } from './games.js';
+import { ALL_APP_IDS, gamesReadableBy } from './games.js';
 import { parseListingsQuery } from './listing-index/fast-listings-query.js';
 import { ListingPageCache } from './listing-index/listing-page-cache.js';
 import { listingSearchOf } from './listing-search.js';

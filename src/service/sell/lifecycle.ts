@@ -1,10 +1,10 @@
 /**
  * What happens to a sell order after it is placed, each step one unit of work on the service
  * clock: the bots send their offers (pending → offer_sent), the seller answers them (→ received,
- * the credit posted as pending funds; or failed), rollbacks during the trade protection take the
- * credit back, and the end of the protection settles it (→ completed).
+ * the credit owed but not yet in the balance; or failed), rollbacks during the trade protection
+ * reduce what is owed, and the end of the protection pays it to the balance, settled, as one `sale`
+ * row (→ completed). Money the platform could still take back never reaches the balance.
  */
-import { centsToUsd } from '../../contract/common.js';
 import { SELL_LIMITS } from '../../contract/sell.js';
 import type { UnitOfWork, UnitOfWorkRunner } from '../core/unit-of-work.js';
 import type { ClosedOffer, SellFunds, SellPlatform } from './ports.js';
@@ -102,47 +102,28 @@ export class SellLifecycle {
     const lastAccepted = Math.max(...order.offers.map((o) => o.acceptedAt ?? 0));
     order.settlesAt = lastAccepted + TRADE_PROTECTION_MS;
     order.creditedCents = received;
-    await this.deps.funds.post(uow, {
-      accountId: order.accountId,
-      type: 'sale',
-      amountCents: received,
-      settledDeltaCents: 0,
-      orderId: order.id,
-      description: `Instant Sell ${order.id}: ${countOf(order.items, 'received')} received by the bots; pending until ${new Date(order.settlesAt).toISOString()} (trade protection)`,
-    });
     await this.store(uow, order, 'received');
   }
 
-  /** A rolled-back trade: its items are reversed and any credit for them is taken back. */
+  /** A rolled-back trade: its items are reversed and the order owes nothing for them. */
   private async reverse(uow: UnitOfWork, order: SellOrderRecord, items: SellItemRecord[]): Promise<void> {
     const reversed = items.filter((i) => i.status === 'received');
     for (const item of reversed) item.status = 'reversed';
     if (order.status !== 'received') return this.store(uow, order, null);
-    const back = sumOf(reversed, ['reversed']);
-    if (back > 0) {
-      await this.deps.funds.debit(uow, {
-        accountId: order.accountId,
-        type: 'sale',
-        amountCents: back,
-        orderId: order.id,
-        description: `Instant Sell ${order.id}: ${reversed.length} item${reversed.length === 1 ? '' : 's'} rolled back during the trade protection; credit reversed`,
-      });
-      order.creditedCents -= back;
-    }
+    order.creditedCents -= sumOf(reversed, ['reversed']);
     if (sumOf(order.items, ['received']) > 0) return this.store(uow, order, null);
     await this.fail(uow, order, 'all_reversed', 'rolled_back');
   }
 
-  /** The trade protection is over: the credit settles, recorded by a sale row of 0.00 that names it. */
+  /** The trade protection is over: the credit is paid to the balance, settled, as one `sale` row. */
   private async settle(uow: UnitOfWork, order: SellOrderRecord): Promise<void> {
-    await this.deps.funds.settle(uow, order.accountId, order.creditedCents);
     await this.deps.funds.post(uow, {
       accountId: order.accountId,
       type: 'sale',
-      amountCents: 0,
-      settledDeltaCents: 0,
+      amountCents: order.creditedCents,
+      settledDeltaCents: order.creditedCents,
       orderId: order.id,
-      description: `Instant Sell ${order.id}: ${centsToUsd(order.creditedCents).toFixed(2)} USD settled (trade protection over)`,
+      description: `Instant Sell ${order.id}: ${countOf(order.items, 'received')} received by the bots; paid after the trade protection`,
     });
     order.settledCents = order.creditedCents;
     await this.store(uow, order, 'protection_over');

@@ -63,13 +63,6 @@ export interface MarketPrices {
 
 /** The ledger as Instant Sell moves money on it. */
 export interface SellFunds {
-  /** Posts a `sale` movement: a credit (pending funds) or a zero row that records a settlement. */
+  /** Posts a `sale` movement: a sell order's credit, paid settled once its trade protection is over. */
   post(uow: UnitOfWork, movement: SaleMovement): Promise<unknown>;
-  /** Moves up to `cents` of the account's pending funds into its settled part; returns what settled. */
-  settle(uow: UnitOfWork, accountId: string, cents: number): Promise<number>;
-  /** Takes a credit back (pending funds first); refused whole when the balance cannot cover it. */
-  debit(
-    uow: UnitOfWork,
-    debit: { accountId: string; type: 'sale'; amountCents: number; orderId: string; description: string },
-  ): Promise<unknown>;
 }

@@ -32,6 +32,8 @@ export interface InstantSellPlatform {
 export interface OpenInstantSellDeps extends Omit<InstantSellDeps, 'platform'> {
   due: DueWork;
   platform: InstantSellPlatform;
+  /** Where the balance hears of money owed outside it: a received order's credit until it settles. */
+  incoming: { add(reader: (accountId: string) => Promise<number>): void };
 }
 
 /** Instant Sell opened: the feature's operations, and its plugins. */
@@ -40,9 +42,13 @@ export interface OpenInstantSell {
   feature: Feature;
 }
 
-/** Builds Instant Sell, registers its due task ('sell orders') on `due`, and returns it with its plugins. */
+/**
+ * Builds Instant Sell, registers its due task ('sell orders') on `due` and the credits inside the
+ * trade protection on `incoming`, and returns it with its plugins.
+ */
 export function openInstantSell(deps: OpenInstantSellDeps): OpenInstantSell {
   const sell = new InstantSell({ ...deps, platform: sellPlatform(deps.platform) });
+  deps.incoming.add((accountId) => sell.orders.creditInProtection(accountId));
   deps.due.register(
     'sell orders',
     (now) => sell.runDue(now),

@@ -111,6 +111,15 @@ export class SellOrderStore {
     return (await this.db.read(sql, params)).map(recordOf);
   }
 
+  /** Cents the account's received orders will pay once their trade protection is over (committed). */
+  async creditInProtection(accountId: string): Promise<number> {
+    const [row] = await this.db.read<{ cents: bigint | number | null }>(
+      `SELECT sum(credited_cents) AS cents FROM sell_orders WHERE account_id = $account AND status = 'received'`,
+      { account: accountId },
+    );
+    return Number(row?.cents ?? 0);
+  }
+
   /** The earliest time from `from` on at which an order has work due, or null. */
   nextDueFrom(from: number): Promise<number | null> {
     return readNextDue(

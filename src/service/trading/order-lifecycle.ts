@@ -98,13 +98,17 @@ export class OrderLifecycle {
     return { order, item };
   }
 
-  /** Releases a held order after its hold (409 not_claimable before); other live orders are left as they are. */
+  /**
+   * Releases a held order after its hold (409 not_claimable before, or once it has ended). An order
+   * that never held delivers by itself, so its claim is a harmless no-op in every state, as is the
+   * claim of any order still pending or delivering.
+   */
   claim(accountId: string, orderId: string, appId: number): Promise<OrderRecord> {
     return this.deps.units.run(async (uow) => {
       const order = await this.deps.store.getIn(uow, orderId);
       if (!order || order.accountId !== accountId || order.appId !== appId)
         throw refuse('not_found', `no order ${orderId} in game ${appId} on this account`);
-      if (order.status === 'delivering' || order.status === 'pending') return order;
+      if (order.status === 'delivering' || order.status === 'pending' || neverHeld(order)) return order;
       if (!isClaimable(order, uow.now))
         throw refuse(
           'not_claimable',
@@ -224,4 +228,9 @@ function relisted(item: ItemRecord, now: number): Listing {
     ...released,
     listed_at: listing.listed_at === null ? null : new Date(now).toISOString(),
   };
+}
+
+/** True when no item of the order came from a trade-locked listing: it delivers without a claim. */
+function neverHeld(order: OrderRecord): boolean {
+  return order.items.every((item) => item.listingDelivery !== 'hold');
 }

@@ -18,6 +18,7 @@ import {
 } from '../../contract/order.js';
 import type { Clock } from '../core/clock.js';
 import { refuse } from '../core/refuse.js';
+import { resolveAppId } from '../http/app-id.js';
 import { authOf } from '../http/authenticate.js';
 import { keysetPage, pageKeyset } from '../http/change-feed.js';
 import { AUTH_ERRORS, documentedResponse, errorResponses } from '../http/openapi.js';
@@ -111,7 +112,8 @@ export function registerTradingRoutes(
       const customId = idempotencyKey(request.headers['idempotency-key'], body.custom_id);
       const recipient = platform.resolveTradeUrl(body.trade_url);
       if ('problem' in recipient) throw refuse('invalid_trade_url', recipient.problem);
-      const { custom_id: _, ...rest } = body;
+      // appId is ignored, so it is no part of what tells two bodies apart either.
+      const { custom_id: _, appId: _ignored, ...rest } = body;
       const bought = await trading.buy({
         kind: 'market_buy',
         account,
@@ -138,12 +140,16 @@ export function registerTradingRoutes(
           'Newest first by default. With updated_after it is the change feed: only orders whose updated_at is strictly later, oldest change first (updated_at, then order_id), so a poller that asks from its greatest updated_at minus a few seconds and dedupes on (order_id, updated_at) sees every state an order passes through between its polls at most once per change. custom_id looks one order up and ignores the other filters.',
         tags: ['trading'],
         querystring: ordersQuerySchema,
-        response: { 200: orderPageSchema, ...errorResponses(...AUTH_ERRORS, 'invalid_param') },
+        response: {
+          200: orderPageSchema,
+          ...errorResponses(...AUTH_ERRORS, 'invalid_param', 'unsupported_game'),
+        },
       },
     },
     async (request) => {
       const { account } = authOf(request);
-      const { appId = DEFAULT_APP_ID, status, cursor, limit = 50, custom_id, updated_after } = request.query;
+      const { status, cursor, limit = 50, custom_id, updated_after } = request.query;
+      const appId = resolveAppId(request.query.appId, account.appIds);
       if (custom_id !== undefined) {
         const found = await trading.findByCustomId(account.id, custom_id, appId);
         return { data: found ? [view(found)] : [], meta: { next_cursor: null } };
@@ -164,14 +170,14 @@ export function registerTradingRoutes(
         querystring: orderInfoQuerySchema,
         response: {
           200: orderSchema,
-          ...errorResponses(...AUTH_ERRORS, 'invalid_param', ...ORDER_ERRORS.read),
+          ...errorResponses(...AUTH_ERRORS, 'invalid_param', 'unsupported_game', ...ORDER_ERRORS.read),
         },
       },
     },
     async (request) => {
       const { account } = authOf(request);
-      const { custom_id, appId = DEFAULT_APP_ID } = request.query;
-      return view(await trading.orderByCustomId(account.id, custom_id, appId));
+      const appId = resolveAppId(request.query.appId, account.appIds);
+      return view(await trading.orderByCustomId(account.id, request.query.custom_id, appId));
     },
   );
 
@@ -186,13 +192,14 @@ export function registerTradingRoutes(
         querystring: orderLookupQuerySchema,
         response: {
           200: orderSchema,
-          ...errorResponses(...AUTH_ERRORS, 'invalid_param', ...ORDER_ERRORS.read),
+          ...errorResponses(...AUTH_ERRORS, 'invalid_param', 'unsupported_game', ...ORDER_ERRORS.read),
         },
       },
     },
     async (request) => {
       const { account } = authOf(request);
-      return view(await trading.order(account.id, request.params.id, request.query.appId ?? DEFAULT_APP_ID));
+      const appId = resolveAppId(request.query.appId, account.appIds);
+      return view(await trading.order(account.id, request.params.id, appId));
     },
   );
 
@@ -208,13 +215,13 @@ export function registerTradingRoutes(
         querystring: orderLookupQuerySchema,
         response: {
           200: claimResponseSchema,
-          ...errorResponses(...AUTH_ERRORS, 'invalid_param', ...ORDER_ERRORS.claim),
+          ...errorResponses(...AUTH_ERRORS, 'invalid_param', 'unsupported_game', ...ORDER_ERRORS.claim),
         },
       },
     },
     async (request) => {
       const { account } = authOf(request);
-      const appId = request.query.appId ?? DEFAULT_APP_ID;
+      const appId = resolveAppId(request.query.appId, account.appIds);
       return view(await trading.claim(account.id, request.params.id, appId));
     },
   );

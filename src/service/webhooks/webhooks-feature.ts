@@ -36,6 +36,7 @@ export async function openWebhooks(deps: OpenWebhooksDeps): Promise<OpenWebhooks
     'webhooks',
     (now) => webhooks.runDue(now),
     (from) => webhooks.nextDueFrom(from),
+    () => webhooks.settle(),
   );
   const feature: Feature = {
     v1: (app) => registerWebhookRoutes(app, webhooks),

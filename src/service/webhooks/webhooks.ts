@@ -177,10 +177,13 @@ export class Webhooks {
     });
     const outcome = await this.sender.send(`test:${id}`, endpoint.url, endpoint.secret, eventId, payload);
     this.sender.forget(`test:${id}`);
+    // The receiver's own text says why it refused: the caller sees it here, not only in a record.
+    const said = outcome.body ? `: ${outcome.body}` : '';
     return {
       delivered: outcome.ok,
       status_code: outcome.status,
-      error: outcome.error,
+      error: outcome.error === null ? null : `${outcome.error}${outcome.status === null ? '' : said}`,
+      response_body: outcome.body,
       duration_ms: outcome.durationMs,
       event_id: eventId,
     };
@@ -216,11 +219,15 @@ export class Webhooks {
     return rearmed;
   }
 
-  /** Queues the order's order.updated event for every subscribed, enabled endpoint of its account. */
+  /**
+   * Queues the order's order.updated event for every subscribed endpoint of its account. A disabled
+   * endpoint queues too (only its attempts stop), so what changed while it was off goes out, in
+   * order, once it is enabled again.
+   */
   async orderWritten(uow: UnitOfWork, order: OrderSnapshot): Promise<void> {
     const targets = this.endpoints
       .ofAccountIn(uow, order.accountId)
-      .filter((e) => e.enabled && e.events.includes('order.updated'))
+      .filter((e) => e.events.includes('order.updated'))
       .map((e) => e.id);
     if (targets.length === 0) return;
     await this.deliveries.enqueue(uow, targets, orderUpdatedEvent(order.render(), uow.now));
@@ -236,10 +243,15 @@ export class Webhooks {
 
   /**
    * The earliest attempt due from `from` on, as recorded so far: a walk of the clock stops there.
-   * Sends are not waited for, so a retry becomes known once its failed attempt is recorded.
+   * A walk settles the sends of each stop first, so a retry they schedule is known here.
    */
   async nextDueFrom(from: number): Promise<number | null> {
     return this.deliveries.nextDueFrom(from);
+  }
+
+  /** Resolves once every lane has sent and recorded what was due (a walk of the clock waits for it). */
+  settle(): Promise<void> {
+    return this.dispatcher.idle();
   }
 
   /** Stops the worker (sends in flight stay queued). */
