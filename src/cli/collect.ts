@@ -37,6 +37,7 @@ function collectorOptionsOf(config: ConfigOf<typeof collectFlags>): CollectorOpt
   const { baseUrl, apiKey, readBudget, warehouse, warehouseMemory, exportCron, reportCron, ...rest } = config;
   return {
     api: { baseUrl, apiKey, readBudget },
+    freshness: rest.freshness,
     warehouse: { path: warehouse, memoryLimit: warehouseMemory },
     sources: {
       games: rest.games,

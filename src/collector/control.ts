@@ -2,7 +2,7 @@
  * The daemon's control endpoint, a small Fastify app on loopback: `GET /status`, `POST /sql`
  * (read-only queries through the daemon, which alone may open the warehouse while it runs; see
  * control-sql.ts), `POST /models/run` and `/models/test` (control-models.ts), `POST /export`
- * (control-export.ts) and `POST /report` (control-report.ts). Only the owner gets in (see
+ * (control-export.ts), `POST /report` (control-report.ts) and `GET /metrics` (metrics/). Only the owner gets in (see
  * control-access.ts); every error is `{ code, detail }`; slow clients are cut. Its address and
  * per-run token are written beside the warehouse (`<warehouse>.collector.json`, mode 600) so
  * `market status`, `sql`, `models`, `export` and `report` find it.
@@ -23,6 +23,8 @@ import { type ControlFile, controlFileOf } from './control-file.js';
 import { registerModelRoutes } from './control-models.js';
 import { registerReportRoute } from './control-report.js';
 import { registerSqlRoute } from './control-sql.js';
+import type { CollectorMetrics } from './metrics/collector-metrics.js';
+import { registerMetricsRoute } from './metrics/metrics-route.js';
 import { QueryDoor } from './read-only-query.js';
 import type { SourceStatus } from './source-status.js';
 
@@ -45,6 +47,8 @@ export interface ControlOptions {
   log?: Logger;
   /** Folders `POST /export` may write into (the locked-down warehouse can write nowhere else). */
   exportDirs: readonly string[];
+  /** The instruments served at `GET /metrics`; none, no route. */
+  metrics?: CollectorMetrics;
   /** Deadline of a query through `POST /sql`. @default 60_000 */
   queryTimeoutMs?: number;
   /** Deadlines of slow clients (tests shorten them). @default see ClientTimeouts */
@@ -113,6 +117,7 @@ function buildControlApp(
   registerModelRoutes(app, warehouse);
   registerExportRoute(app, warehouse, options.exportDirs);
   registerReportRoute(app, warehouse);
+  if (options.metrics) registerMetricsRoute(app, options.metrics);
   return app;
 }
 

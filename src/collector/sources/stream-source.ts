@@ -58,6 +58,7 @@ export class StreamSource {
     private readonly writer: BatchWriter,
     private readonly options: StreamSourceOptions = {},
   ) {
+    this.board.status.reconnects = 0;
     this.recovery = new ResyncRecovery(client, warehouse, writer, SOURCE, this.board, this.stopping.signal);
     // The stream's catch-ups read pages: their items are counted as `catch_up`, shown here too.
     this.watch = new PayloadWatch(warehouse, this.board, options.log, LISTING_KEYS, [SOURCE, 'catch_up']);
@@ -106,6 +107,7 @@ export class StreamSource {
         continue;
       }
       const startedAt = Date.now();
+      this.board.status.reconnects = (this.board.status.reconnects ?? 0) + 1;
       await this.writer.add({
         source: SOURCE,
         gaps: [{ kind: outcome.kind, startedAt, endedAt: null, rows: 0, detail: outcome.reason }],
@@ -137,6 +139,7 @@ export class StreamSource {
     try {
       return await this.connect(connection.signal, progress, () => {
         lastByteAt = Date.now();
+        this.board.succeeded(lastByteAt);
       });
     } catch (error) {
       if (silent) return { kind: 'watchdog_reconnect', reason: `no byte for ${watchdogMs} ms` };
