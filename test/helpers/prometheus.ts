@@ -4,6 +4,7 @@ import { once } from 'node:events';
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
+import { freePort } from './crash.js';
 
 const run = promisify(execFile);
 
@@ -101,16 +102,4 @@ export async function promQuery(origin: string, query: string): Promise<number |
   } catch {
     return null;
   }
-}
-
-/** A port free on 127.0.0.1 now. */
-async function freePort(): Promise<number> {
-  const { createServer } = await import('node:net');
-  const server = createServer();
-  server.listen(0, '127.0.0.1');
-  await once(server, 'listening');
-  const address = server.address();
-  server.close();
-  if (address === null || typeof address === 'string') throw new Error('no port');
-  return address.port;
 }
