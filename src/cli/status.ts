@@ -35,7 +35,7 @@ export async function status(read: Record<string, unknown>): Promise<void> {
   process.stdout.write(
     flags.json
       ? `${JSON.stringify(body, null, 2)}\n`
-      : `collector pid ${body.pid} (market status --help explains each figure)\n${formatStatus(body.sources)}\n`,
+      : `collector pid ${body.pid}${offset(body.upstreamOffsetSeconds)} (market status --help explains each figure)\n${formatStatus(body.sources)}\n`,
   );
 }
 
@@ -58,6 +58,12 @@ function check(sources: readonly SourceStatus[]): number {
 /** The source's freshness: its state and the age of its last success. */
 function freshness(s: SourceStatus): string {
   return s.freshness ? ` ${s.freshness.state} age=${s.freshness.ageSeconds.toFixed(0)}s` : '';
+}
+
+/** The upstream's measured clock offset, e.g. `, upstream clock +3.0s`, or nothing before it is measured. */
+function offset(seconds: number | null | undefined): string {
+  if (seconds === null || seconds === undefined) return '';
+  return `, upstream clock ${seconds >= 0 ? '+' : ''}${seconds.toFixed(1)}s`;
 }
 
 /** What a source's payloads carried: rejected and partly typed ones, fields the contract does not name. */

@@ -38,6 +38,8 @@ export interface ControlServer {
 /** The answer of `GET /status`. */
 export interface StatusAnswer {
   pid: number;
+  /** The upstream's clock minus the collector's, in seconds, as measured; null before an answer. */
+  upstreamOffsetSeconds?: number | null;
   sources: SourceStatus[];
 }
 
@@ -49,6 +51,8 @@ export interface ControlOptions {
   exportDirs: readonly string[];
   /** The instruments served at `GET /metrics`; none, no route. */
   metrics?: CollectorMetrics;
+  /** The upstream's measured clock offset (ms), shown by `GET /status`. */
+  upstreamOffsetMs?: () => number | null;
   /** Deadline of a query through `POST /sql`. @default 60_000 */
   queryTimeoutMs?: number;
   /** Deadlines of slow clients (tests shorten them). @default see ClientTimeouts */
@@ -112,13 +116,24 @@ function buildControlApp(
   app.setValidatorCompiler(validatorCompiler);
   registerControlErrors(app);
   registerControlAccess(app, token, () => `127.0.0.1:${(app.server.address() as AddressInfo).port}`);
-  app.get('/status', async (): Promise<StatusAnswer> => ({ pid: process.pid, sources: status() }));
+  app.get(
+    '/status',
+    async (): Promise<StatusAnswer> => ({
+      pid: process.pid,
+      upstreamOffsetSeconds: secondsOf(options.upstreamOffsetMs?.() ?? null),
+      sources: status(),
+    }),
+  );
   registerSqlRoute(app, door);
   registerModelRoutes(app, warehouse);
   registerExportRoute(app, warehouse, options.exportDirs);
   registerReportRoute(app, warehouse);
   if (options.metrics) registerMetricsRoute(app, options.metrics);
   return app;
+}
+
+function secondsOf(ms: number | null): number | null {
+  return ms === null ? null : ms / 1000;
 }
 
 /**

@@ -25,6 +25,7 @@ import { createPollTask } from './sources/poll-source.js';
 import { createFxTask, createPricesTask, createSnapshotTask } from './sources/price-sources.js';
 import { StreamSource } from './sources/stream-source.js';
 import { createSweepTask } from './sources/sweep-source.js';
+import { UpstreamClock } from './upstream-clock.js';
 import {
   createExportTask,
   createModelsTask,
@@ -59,7 +60,9 @@ export async function startCollector(options: CollectorOptions): Promise<Running
   const fatal =
     options.onFatal ??
     ((error: unknown) => log.fatal({ err: error }, 'cannot write the warehouse; a restart resumes'));
+  const upstreamClock = new UpstreamClock();
   const writer = new BatchWriter(warehouse, {
+    upstreamOffsetMs: () => upstreamClock.offsetMs(),
     maxDelayMs: file.flushMs,
     // A replay burst lands in writes of up to this many rows (not 2,000): fewer statements and
     // commits per event, while one write still commits within about a second.
@@ -70,10 +73,10 @@ export async function startCollector(options: CollectorOptions): Promise<Running
   const freshness: FreshnessRules = { ...defaultFreshness(sources), ...options.freshness };
   let everyBoard: () => StatusBoard[] = () => [];
   const status = () => everyBoard().map((b) => withFreshness(b, freshness, startedMs));
-  const metrics = new CollectorMetrics(status, warehouse.path);
+  const metrics = new CollectorMetrics(status, warehouse.path, upstreamClock);
   // Every request goes through the meter, labelled with the source it is made for.
   const dispatcher = new Agent({ keepAliveTimeout: 10_000, connect: { timeout: 30_000 } }).compose(
-    meterRequests(metrics),
+    meterRequests(metrics, upstreamClock),
   );
   const client = new MarketClient({
     baseUrl: api.baseUrl,
@@ -87,7 +90,11 @@ export async function startCollector(options: CollectorOptions): Promise<Running
   let stream: StreamSource | null = null;
   let snapshot: SourceTask | null = null;
   if (games.includes(APP_IDS.cs2)) {
-    stream = new StreamSource(client, warehouse, writer, { watchdogMs: sources.watchdogMs, log });
+    stream = new StreamSource(client, warehouse, writer, {
+      watchdogMs: sources.watchdogMs,
+      log,
+      upstreamOffsetMs: () => upstreamClock.offsetMs(),
+    });
     tasks.push(createPollTask(client, warehouse, writer, { intervalMs: sources.pollIntervalMs, log }));
     snapshot = createSnapshotTask(client, warehouse, writer, log);
   }
@@ -139,6 +146,7 @@ export async function startCollector(options: CollectorOptions): Promise<Running
   const control = await startControlServer(warehouse, status, {
     log,
     metrics,
+    upstreamOffsetMs: () => upstreamClock.offsetMs(),
     exportDirs: [exportDir],
     queryTimeoutMs: work.queryTimeoutMs,
   });

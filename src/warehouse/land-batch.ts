@@ -36,7 +36,7 @@ export async function landBatch(
     if (value !== undefined) await lander.land(context, value);
   }
   const rows = Object.values(tables).reduce((sum, n) => sum + n, 0);
-  await landLoad(context, rows);
+  await landLoad(context, rows, batch.upstreamOffsetMs ?? null);
   if (rows > 0 && liveSet) await markPending(context);
   return { loadId: context.loadId, source: batch.source, rows, tables };
 }
@@ -50,11 +50,24 @@ async function markPending(context: LandingContext): Promise<void> {
   );
 }
 
-/** Records the batch in `loads` with the number of rows it changed. */
-async function landLoad(context: LandingContext, rows: number): Promise<void> {
-  await run(
-    context,
-    `INSERT INTO loads (load_id, source, started_at, rows) VALUES ($load, $source, ${msToTimestamp('$now')}, $rows)`,
-    { load: context.loadId, source: context.source, now: context.now, rows },
-  );
+/**
+ * Records the batch in `loads` with the number of rows it changed and the upstream's clock offset
+ * (only named when measured: a file of a layout before migration 013 has no column for it).
+ */
+async function landLoad(context: LandingContext, rows: number, offsetMs: number | null): Promise<void> {
+  const params = { load: context.loadId, source: context.source, now: context.now, rows };
+  const at = msToTimestamp('$now');
+  if (offsetMs === null)
+    await run(
+      context,
+      `INSERT INTO loads (load_id, source, started_at, rows) VALUES ($load, $source, ${at}, $rows)`,
+      params,
+    );
+  else
+    await run(
+      context,
+      `INSERT INTO loads (load_id, source, started_at, rows, upstream_offset_ms)
+       VALUES ($load, $source, ${at}, $rows, $offset::BIGINT)`,
+      { ...params, offset: offsetMs },
+    );
 }

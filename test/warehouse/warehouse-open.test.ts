@@ -93,6 +93,7 @@ describe('Warehouse.open', () => {
       '010_raw_observations.sql',
       '011_live_set.sql',
       '012_raw_prices_account.sql',
+      '013_load_upstream_offset.sql',
     ]);
     await again.close();
   });

@@ -9,6 +9,7 @@ import { statSync } from 'node:fs';
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
 import { FRESHNESS_STATES } from '../freshness.js';
 import type { SourceStatus } from '../source-status.js';
+import type { UpstreamClock } from '../upstream-clock.js';
 import type { AnswerTiming, RequestObserver } from './request-meter.js';
 
 const PREFIX = 'market_collector_';
@@ -40,6 +41,8 @@ export class CollectorMetrics implements RequestObserver {
     private readonly status: () => SourceStatus[],
     /** The warehouse file, whose bytes (with its WAL) are reported. */
     warehousePath: string,
+    /** The upstream's clock as measured. */
+    upstream?: UpstreamClock,
   ) {
     const registers = [this.registry];
     collectDefaultMetrics({ register: this.registry });
@@ -120,6 +123,15 @@ export class CollectorMetrics implements RequestObserver {
       (s) => s.freshness?.errorSeconds,
     );
     this.freshnessStates();
+    new Gauge({
+      name: `${PREFIX}upstream_clock_offset_seconds`,
+      help: "The upstream's clock minus the collector's, measured from its Date headers",
+      registers,
+      collect() {
+        const offset = upstream?.offsetMs() ?? null;
+        if (offset !== null) this.set(offset / 1000);
+      },
+    });
     new Gauge({
       name: `${PREFIX}warehouse_bytes`,
       help: 'Bytes of the warehouse file and its write-ahead log',

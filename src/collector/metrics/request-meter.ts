@@ -8,14 +8,14 @@ import type { Duplex } from 'node:stream';
 import { DecoratorHandler, type Dispatcher } from 'undici';
 import { currentSource } from './source-context.js';
 
-/** What the meter reports each request to. */
+/** What the meter reports each request to (each observer hears what it implements). */
 export interface RequestObserver {
-  /** An answer arrived with `status`, `dateHeader` (the upstream's `Date`) and the times around it. */
-  answered(source: string, status: number, timing: AnswerTiming): void;
+  /** An answer arrived with `status`, the upstream's `Date` and the times around it. */
+  answered?(source: string, status: number, timing: AnswerTiming): void;
   /** The request failed before an answer (connection refused, reset, timed out). */
-  failed(source: string): void;
+  failed?(source: string): void;
   /** Bytes of an answer's body arrived. */
-  received(source: string, bytes: number): void;
+  received?(source: string, bytes: number): void;
 }
 
 /** When a request was sent and its answer's head arrived (epoch ms), with the upstream's `Date`. */
@@ -25,8 +25,19 @@ export interface AnswerTiming {
   dateHeader: string | undefined;
 }
 
-/** A dispatcher interceptor that reports every request to `observer`, labelled with its source. */
-export function meterRequests(observer: RequestObserver): Dispatcher.DispatcherComposeInterceptor {
+/** A dispatcher interceptor that reports every request to `observers`, labelled with its source. */
+export function meterRequests(...observers: RequestObserver[]): Dispatcher.DispatcherComposeInterceptor {
+  const observer: Required<RequestObserver> = {
+    answered: (...args) => {
+      for (const o of observers) o.answered?.(...args);
+    },
+    failed: (source) => {
+      for (const o of observers) o.failed?.(source);
+    },
+    received: (source, bytes) => {
+      for (const o of observers) o.received?.(source, bytes);
+    },
+  };
   return (dispatch) => (options, handler) => {
     const source = currentSource();
     return dispatch(options, new MeteredHandler(handler, source, observer));
@@ -44,7 +55,7 @@ class MeteredHandler implements Dispatcher.DispatchHandler {
   constructor(
     handler: Dispatcher.DispatchHandler,
     private readonly source: string,
-    private readonly observer: RequestObserver,
+    private readonly observer: Required<RequestObserver>,
   ) {
     this.inner = new DecoratorHandler(handler) as Required<Dispatcher.DispatchHandler>;
   }

@@ -35,6 +35,8 @@ export interface StreamSourceOptions {
   query?: string;
   /** Where a new upstream field is reported. */
   log?: Logger;
+  /** The upstream's measured clock offset (ms), so the lag compares times on one clock. @default 0 */
+  upstreamOffsetMs?: () => number | null;
 }
 
 const SOURCE = 'stream';
@@ -237,7 +239,11 @@ export class StreamSource {
     const last = events.findLast((e) => e.kind === 'new');
     const listedAt = last?.data === undefined ? undefined : listedAtOf(last.data);
     if (last && listedAt)
-      this.board.status.lagSeconds = Math.max(0, (last.receivedAt - Date.parse(listedAt)) / 1000);
+      // Both times on the upstream's clock: the receipt moved by its measured offset.
+      this.board.status.lagSeconds = Math.max(
+        0,
+        (last.receivedAt + (this.options.upstreamOffsetMs?.() ?? 0) - Date.parse(listedAt)) / 1000,
+      );
   }
 }
 

@@ -49,6 +49,11 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   app.setValidatorCompiler(validateInput);
   app.setSerializerCompiler(serializerCompiler);
   registerErrorHandling(app);
+  // The Date header tells the service clock (the sandbox's moves it), the time clients may measure it by.
+  const { clock } = options.auth;
+  app.addHook('onSend', async (_request, reply) => {
+    reply.header('date', new Date(clock.now()).toUTCString());
+  });
   await registerCors(app, options.corsOrigins ?? []);
   await app.register(swagger, {
     openapi: {
