@@ -140,7 +140,7 @@ function secondsOf(ms: number | null): number | null {
  * Writes `text` to `file` with mode 600, whatever was there before: written aside (created with
  * that mode), then renamed over, so no other user ever sees the token, even for a moment.
  */
-async function writeOwnerOnly(file: string, text: string): Promise<void> {
+export async function writeOwnerOnly(file: string, text: string): Promise<void> {
   const aside = `${file}.${randomUUID()}.tmp`;
   try {
     await writeFile(aside, text, { mode: 0o600, flag: 'wx' });

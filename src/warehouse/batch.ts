@@ -14,6 +14,8 @@ export interface WarehouseBatch extends LandedFields {
   source: string;
   /** The upstream's clock minus the collector's (ms) when the batch was collected, kept in `loads`. */
   upstreamOffsetMs?: number | null;
+  /** The account the batch's rows belong to (account source), kept in `loads`. */
+  accountId?: string;
 }
 
 /** What one committed batch landed. */

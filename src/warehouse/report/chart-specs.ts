@@ -65,7 +65,7 @@ export function describeChart(
     case 'net-flow':
       return {
         title: 'Daily net flow',
-        caption: `Money in minus money out per day of the account the collector's key reads (every account it has landed, summed), the opening deposit included on its first day (fct_account_daily).${days(window) <= 1 ? ' The window lies within one day: one bar.' : ''}`,
+        caption: `Money in minus money out per day of the collector's own account (the one its key reads now; other accounts the warehouse holds stay out), the opening deposit included on its first day (fct_account_daily).${days(window) <= 1 ? ' The window lies within one day: one bar.' : ''}`,
       };
     case 'order-outcomes':
       return {
