@@ -131,6 +131,12 @@ export const serveFlags = {
     onOff,
     { fallback: false },
   ),
+  metricsToken: flag(
+    '--metrics-token <token>',
+    'serve GET /metrics (Prometheus) to callers sending Authorization: Bearer <token>; off without it',
+    z.string().min(16, 'the metrics token needs 16 characters or more').optional(),
+    { env: 'MARKET_METRICS_TOKEN' },
+  ),
   webhookCa: flag(
     '--webhook-ca <pem>',
     'sandbox only: PEM file of the CA trusted for loopback webhook receivers',

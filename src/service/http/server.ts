@@ -1,6 +1,6 @@
 /** Assembles the Fastify application: OpenAPI, error mapping, the /v1 API and the sandbox. */
 import swagger from '@fastify/swagger';
-import Fastify, { type FastifyInstance } from 'fastify';
+import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import { serializerCompiler } from 'fastify-type-provider-zod';
 import { type ClientTimeouts, slowClientOptions } from '../../shared/slow-clients.js';
 import { type AuthenticateOptions, registerAuthentication } from './authenticate.js';
@@ -28,6 +28,8 @@ export interface AppOptions {
   corsOrigins?: string[];
   /** Deadlines of a client's headers and body, and of idle keep-alive connections. @default see ClientTimeouts */
   timeouts?: ClientTimeouts;
+  /** Hears of every answered request, of every route (the operator's metrics). */
+  onResponse?: (request: FastifyRequest, reply: FastifyReply) => void;
 }
 
 /** The longest path parameter the router takes (a longer one is 400 invalid_param). */
@@ -54,6 +56,9 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   app.addHook('onSend', async (_request, reply) => {
     reply.header('date', new Date(clock.now()).toUTCString());
   });
+  const { onResponse } = options;
+  // On the root before any scope is registered, so every route's answers are heard.
+  if (onResponse) app.addHook('onResponse', async (request, reply) => onResponse(request, reply));
   await registerCors(app, options.corsOrigins ?? []);
   await app.register(swagger, {
     openapi: {
