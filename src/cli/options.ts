@@ -192,9 +192,9 @@ export const collectFlags = {
   ),
   statusSeconds: flag(
     '--status-seconds <n>',
-    'seconds between status log lines on stderr; 0 for none',
+    'seconds between status log lines on stderr while nothing changes (a change is logged at once); 0 for none',
     z.coerce.number().min(0),
-    { fallback: '30' },
+    { fallback: '300' },
   ),
   snapshotCron: flag(
     '--snapshot-cron <expr>',

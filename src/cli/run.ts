@@ -12,10 +12,11 @@ import { ALL_APP_IDS } from '../service/market/games.js';
 import { startService } from '../service/service.js';
 import { startDemoTrader } from './demo-trader.js';
 import { parseFlags } from './flags.js';
-import { createLogger, logStatusEvery } from './logger.js';
+import { createLogger } from './logger.js';
 import { loopbackTls } from './loopback-tls.js';
 import { mainJobAccounts } from './main-job-accounts.js';
 import { runFlags } from './options.js';
+import { logStatus } from './status-log.js';
 import { stopOnSignal } from './stop-on-signal.js';
 
 /** A stop closes everything within this; a supervisor's own limit is often 10 s. */
@@ -84,7 +85,7 @@ export async function run(flags: Record<string, unknown>): Promise<void> {
     apiKey: trader.rawKey,
     log,
   });
-  const stopStatus = logStatusEvery(log, 30, collector.status);
+  const stopStatus = logStatus(log, 300, collector.status);
   stopOnSignal(
     'the service, the collector and the demo trader',
     async () => {
