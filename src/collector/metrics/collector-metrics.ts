@@ -6,7 +6,8 @@
  * on their status boards are read from them at each scrape, so nothing is counted twice.
  */
 import { statSync } from 'node:fs';
-import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
+import { Counter, Gauge, Histogram } from 'prom-client';
+import { registryWithProcessMetrics } from '../../shared/prometheus-registry.js';
 import { FRESHNESS_STATES } from '../freshness.js';
 import type { SourceStatus } from '../source-status.js';
 import type { UpstreamClock } from '../upstream-clock.js';
@@ -17,19 +18,12 @@ const PREFIX = 'market_collector_';
 /** Durations of warehouse work: a refresh of a small warehouse takes a second, a report a minute. */
 const WORK_BUCKETS = [0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300, 600];
 
-/** prom-client's default gauges whose names end in `_total`. */
-const NAMED_LIKE_COUNTERS = [
-  'nodejs_active_handles_total',
-  'nodejs_active_requests_total',
-  'nodejs_active_resources_total',
-];
-
 /** A counter per source read from the boards at each scrape. */
 type BoardCount = (s: SourceStatus) => number | undefined;
 
 /** The collector's registry and the instruments the daemon feeds. */
 export class CollectorMetrics implements RequestObserver {
-  readonly registry = new Registry();
+  readonly registry = registryWithProcessMetrics();
   private readonly requests: Counter<'source' | 'status'>;
   private readonly rateLimited: Counter<'source'>;
   private readonly retries: Counter<'source'>;
@@ -45,10 +39,6 @@ export class CollectorMetrics implements RequestObserver {
     upstream?: UpstreamClock,
   ) {
     const registers = [this.registry];
-    collectDefaultMetrics({ register: this.registry });
-    // Gauges named like counters, which `promtool check metrics` refuses; the same figures stay
-    // per type in nodejs_active_handles, _requests and _resources.
-    for (const name of NAMED_LIKE_COUNTERS) this.registry.removeSingleMetric(name);
     this.requests = new Counter({
       name: `${PREFIX}requests_total`,
       help: 'Requests to the API by source and answer status (error: no answer)',

@@ -5,7 +5,8 @@
  * metrics. Off unless `market serve --metrics-token` (or MARKET_METRICS_TOKEN) is given.
  */
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { Counter, collectDefaultMetrics, Gauge, Registry } from 'prom-client';
+import { Counter, Gauge, type Registry } from 'prom-client';
+import { registryWithProcessMetrics } from '../../shared/prometheus-registry.js';
 import type { Clock } from '../core/clock.js';
 import type { DueWork } from '../core/due-work.js';
 import type { EventLog } from '../market/stream/event-log.js';
@@ -13,13 +14,6 @@ import type { StreamRegistry } from '../market/stream/stream-registry.js';
 import type { DeliveryStore } from '../webhooks/delivery-store.js';
 
 const PREFIX = 'market_service_';
-
-/** prom-client's default gauges whose names end in `_total`, which `promtool check metrics` refuses. */
-const NAMED_LIKE_COUNTERS = [
-  'nodejs_active_handles_total',
-  'nodejs_active_requests_total',
-  'nodejs_active_resources_total',
-];
 
 /** What the instruments read at each scrape. */
 export interface MeasuredParts {
@@ -32,13 +26,11 @@ export interface MeasuredParts {
 
 /** The service's registry, and the hook that counts requests. */
 export class ServiceMetrics {
-  readonly registry = new Registry();
+  readonly registry = registryWithProcessMetrics();
   private readonly requests: Counter<'route' | 'method' | 'status'>;
 
   constructor(parts: MeasuredParts) {
     const registers = [this.registry];
-    collectDefaultMetrics({ register: this.registry });
-    for (const name of NAMED_LIKE_COUNTERS) this.registry.removeSingleMetric(name);
     this.requests = new Counter({
       name: `${PREFIX}http_requests_total`,
       help: 'Requests answered, by route pattern, method and status',
