@@ -102,7 +102,7 @@ export function createAccountTask(
     async run(signal) {
       if (board.status.stopped) return 0;
       await watch.ready();
-      const { account_id: accountId } = await client.account.balance();
+      const { account_id: accountId } = await client.account.balance({ signal });
       const landing: Landing = {
         warehouse,
         writer,
