@@ -9,6 +9,7 @@ import { netFlowQuery } from '../../src/warehouse/report/account-sections.js';
 import { reportWindow } from '../../src/warehouse/report/report-window.js';
 import { startTestCollector } from '../helpers/collector.js';
 import { startTestService, type TestService } from '../helpers/service.js';
+import { buy, ledgerOf, listingsFor } from '../helpers/trading.js';
 
 let t: TestService;
 let collector: RunningCollector | null = null;
@@ -21,21 +22,34 @@ afterAll(async () => {
   await t?.close();
 });
 
-/** Collects `key`'s account until its ledger rows (the opening deposit) landed, then stops. */
+/** Buys one Dota 2 listing with `key`, then collects its account until the ledger and the order landed. */
 async function collectAccount(key: string, accountId: string): Promise<void> {
+  const [listing] = await listingsFor(t, key, { appId: 570, delivery: 'instant' });
+  const placed = await buy(t, key, { listing_ids: [listing?.id], appId: 570 });
+  expect(placed.status, placed.text).toBe(201);
   collector = await startTestCollector(t, key, { sources: { games: [570], accountIntervalMs: 300 } });
   const active = collector;
+  const ledger = await ledgerOf(t, key);
+  const landed = async (table: string) => {
+    const [row] = await active.warehouse.query(
+      `SELECT count(*) AS n FROM ${table} JOIN loads USING (load_id) WHERE account_id = '${accountId}'`,
+    );
+    return Number(row?.n);
+  };
   await vi.waitFor(
     async () => {
-      const [row] = await active.warehouse.query(
-        `SELECT count(*) AS n FROM account_transactions JOIN loads USING (load_id) WHERE account_id = '${accountId}'`,
-      );
-      expect(Number(row?.n)).toBeGreaterThan(0);
+      expect(await landed('account_transactions')).toBe(ledger.length);
+      expect(await landed('account_states')).toBeGreaterThan(0);
     },
     { timeout: 30_000, interval: 200 },
   );
   await active.stop();
   collector = null;
+}
+
+/** GET /balance of the key's account, in USD. */
+async function balanceOf(key: string): Promise<number> {
+  return Number((await t.call('/balance', { key })).body.balance_usd);
 }
 
 describe('two accounts in one warehouse', () => {
@@ -53,19 +67,29 @@ describe('two accounts in one warehouse', () => {
     expect(new Set(results.map((r) => r.model))).toEqual(new Set(accountModels));
     const failed = results.filter((r) => r.failures > 0 && !r.warn);
     expect(failed).toEqual([]);
+    // Each account closes at its own balance, from its own opening deposit.
     const daily = await warehouse.query(
-      `SELECT account_id, sum(net_flow_usd)::DOUBLE AS net, max(closing_balance_usd)::DOUBLE AS closing,
-         min(opening_balance_usd)::DOUBLE AS opening
+      `SELECT account_id, sum(net_flow_usd)::DOUBLE AS net, arg_max(closing_balance_usd, day)::DOUBLE AS closing,
+         arg_min(opening_balance_usd, day)::DOUBLE AS opening
        FROM fct_account_daily GROUP BY account_id ORDER BY account_id`,
     );
+    const firstBalance = await balanceOf(first.key);
+    const secondBalance = await balanceOf(second.key);
     expect(daily).toEqual(
       [
-        { account_id: first.accountId, net: 500, closing: 500, opening: 0 },
-        { account_id: second.accountId, net: 300, closing: 300, opening: 0 },
+        { account_id: first.accountId, net: firstBalance, closing: firstBalance, opening: 0 },
+        { account_id: second.accountId, net: secondBalance, closing: secondBalance, opening: 0 },
       ].sort((a, b) => a.account_id.localeCompare(b.account_id)),
+    );
+    // One order each, under its own account.
+    const orders = await warehouse.query(
+      'SELECT account_id, count(*)::INTEGER AS n FROM fct_order_outcomes GROUP BY account_id ORDER BY account_id',
+    );
+    expect(orders).toEqual(
+      [first.accountId, second.accountId].sort().map((account_id) => ({ account_id, n: 1 })),
     );
     const window = reportWindow('1d', Date.now() + 60_000);
     const flow = await warehouse.query(netFlowQuery(window).sql);
-    expect(flow.map((r) => Number(r.net_flow_usd))).toEqual([300]);
+    expect(flow.map((r) => Number(r.net_flow_usd))).toEqual([secondBalance]);
   });
 });
