@@ -11,6 +11,12 @@ const SAMPLES = 15;
 /** A `Date` header drops the milliseconds: on average the true time is half a second later. */
 const TRUNCATION_MS = 500;
 
+/**
+ * Offsets under a second cannot be told from none with whole-second headers: they count as 0, so
+ * a deployment whose clock agrees with the collector's is never moved by the measure's noise.
+ */
+const RESOLUTION_MS = 1000;
+
 /** The measured offset of the upstream's clock: upstream time minus the collector's, in ms. */
 export class UpstreamClock implements RequestObserver {
   private readonly samples: number[] = [];
@@ -27,8 +33,12 @@ export class UpstreamClock implements RequestObserver {
     this.median = sorted[Math.floor(sorted.length / 2)] ?? null;
   }
 
-  /** Upstream minus collector time in ms (positive: the upstream runs ahead), null before an answer. */
+  /**
+   * Upstream minus collector time in ms (positive: the upstream runs ahead), 0 within the headers'
+   * resolution, null before an answer.
+   */
   offsetMs(): number | null {
-    return this.median === null ? null : Math.round(this.median);
+    if (this.median === null) return null;
+    return Math.abs(this.median) < RESOLUTION_MS ? 0 : Math.round(this.median);
   }
 }
