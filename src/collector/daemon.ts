@@ -78,6 +78,7 @@ export async function startCollector(options: CollectorOptions): Promise<Running
   const dispatcher = new Agent({ keepAliveTimeout: 10_000, connect: { timeout: 30_000 } }).compose(
     meterRequests(metrics, upstreamClock),
   );
+  let dispatcherClosed = false;
   const client = new MarketClient({
     baseUrl: api.baseUrl,
     apiKey: api.apiKey,
@@ -161,7 +162,11 @@ export async function startCollector(options: CollectorOptions): Promise<Running
       await writer.close();
       await warehouse.close();
       await client.close();
-      await dispatcher.close();
+      // Like the client's, a second stop closes nothing twice (undici refuses to).
+      if (!dispatcherClosed) {
+        dispatcherClosed = true;
+        await dispatcher.close();
+      }
     },
   };
 }
