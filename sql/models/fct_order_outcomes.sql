@@ -1,4 +1,4 @@
--- Every order of the key's account with its outcome: the path of statuses it was seen in, how
+-- Every order of each account (`account_id`, the one its states were collected for) with its outcome: the path of statuses it was seen in, how
 -- long the first offer and the completion took (as observed: the first landed state showing them),
 -- the hold, the return reason and refund, and the cheapest ask of its first item's group when it
 -- was bought (the newest minAsk list generated at or before ordered_at) with the slippage paid over it.
@@ -10,13 +10,14 @@
 -- test: accepted_values(status: 'pending', 'delivering', 'hold', 'completed', 'cancelled', 'failed')
 -- test: row_count(= SELECT count(DISTINCT object_id) FROM account_states WHERE kind = 'order')
 WITH states AS (
-  SELECT object_id AS order_id, app_id, status, updated_at, body,
-    lag(status) OVER (PARTITION BY object_id ORDER BY updated_at) AS previous_status
-  FROM account_states
-  WHERE kind = 'order'
+  SELECT a.object_id AS order_id, a.app_id, a.status, a.updated_at, a.body, l.account_id AS account_id,
+    lag(a.status) OVER (PARTITION BY a.object_id ORDER BY a.updated_at) AS previous_status
+  FROM account_states a
+  LEFT JOIN loads l USING (load_id)
+  WHERE a.kind = 'order'
 ),
 orders AS (
-  SELECT order_id, any_value(app_id) AS app_id,
+  SELECT order_id, any_value(app_id) AS app_id, any_value(account_id) AS account_id,
     arg_max(body, updated_at) AS body,
     arg_max(status, updated_at) AS status,
     string_agg(status, ' > ' ORDER BY updated_at) FILTER (WHERE previous_status IS DISTINCT FROM status) AS status_path,
@@ -26,7 +27,7 @@ orders AS (
   GROUP BY order_id
 ),
 shaped AS (
-  SELECT order_id, app_id, status, status_path, first_offer_seen_at, completed_at,
+  SELECT order_id, account_id, app_id, status, status_path, first_offer_seen_at, completed_at,
     CAST(CAST(json_extract_string(body, '$.created_at') AS TIMESTAMPTZ) AT TIME ZONE 'UTC' AS TIMESTAMP) AS ordered_at,
     CAST(CAST(json_extract_string(body, '$.hold_until') AS TIMESTAMPTZ) AT TIME ZONE 'UTC' AS TIMESTAMP) AS hold_until,
     CAST(json_extract(body, '$.item_count') AS INTEGER) AS item_count,
@@ -39,7 +40,7 @@ shaped AS (
      FROM (SELECT unnest(CAST(json_extract(body, '$.items') AS JSON[])) AS i)) AS return_reason
   FROM orders
 )
-SELECT s.order_id, s.app_id, s.ordered_at, s.status, s.status_path, s.delivery, s.item_count,
+SELECT s.order_id, s.account_id, s.app_id, s.ordered_at, s.status, s.status_path, s.delivery, s.item_count,
   s.charged_total_usd, s.refund_usd, s.return_reason, s.market_hash_name, s.first_item_price_usd,
   date_diff('second', s.ordered_at, s.first_offer_seen_at) AS seconds_to_first_offer,
   date_diff('second', s.ordered_at, s.completed_at) AS seconds_to_completion,

@@ -1,4 +1,4 @@
--- Every copy the key's account sold through P2P: the listed price, the payout and commission, how
+-- Every copy each account (`account_id`, the one its states were collected for) sold through P2P: the listed price, the payout and commission, how
 -- long it was listed, and, when the account bought the item through the service (the newest of its
 -- completed orders of that market_hash_name placed before the listing), the price it paid and the
 -- realized margin (payout minus that price).
@@ -11,16 +11,17 @@
 -- test: expression(payout_usd = listed_price_usd - commission_usd)
 -- test: expression(days_listed >= 0)
 WITH sold AS (
-  SELECT object_id AS listing_id,
-    arg_max(body, updated_at) AS body,
-    min(updated_at) FILTER (WHERE status = 'sold') AS sold_at
-  FROM account_states
-  WHERE kind = 'p2p_listing'
-  GROUP BY object_id
-  HAVING bool_or(status = 'sold') AND arg_max(status, updated_at) = 'sold'
+  SELECT a.object_id AS listing_id, any_value(l.account_id) AS account_id,
+    arg_max(a.body, a.updated_at) AS body,
+    min(a.updated_at) FILTER (WHERE a.status = 'sold') AS sold_at
+  FROM account_states a
+  LEFT JOIN loads l USING (load_id)
+  WHERE a.kind = 'p2p_listing'
+  GROUP BY a.object_id
+  HAVING bool_or(a.status = 'sold') AND arg_max(a.status, a.updated_at) = 'sold'
 ),
 shaped AS (
-  SELECT listing_id, sold_at,
+  SELECT listing_id, account_id, sold_at,
     json_extract_string(body, '$.market_hash_name') AS market_hash_name,
     json_extract_string(body, '$.asset_id') AS asset_id,
     CAST(CAST(json_extract(body, '$.price_usd') AS DOUBLE) AS DECIMAL(18, 2)) AS listed_price_usd,
@@ -29,7 +30,7 @@ shaped AS (
     CAST(CAST(json_extract_string(body, '$.created_at') AS TIMESTAMPTZ) AT TIME ZONE 'UTC' AS TIMESTAMP) AS listed_at
   FROM sold
 )
-SELECT s.listing_id, s.market_hash_name, s.asset_id, s.listed_price_usd, s.commission_usd, s.payout_usd,
+SELECT s.listing_id, s.account_id, s.market_hash_name, s.asset_id, s.listed_price_usd, s.commission_usd, s.payout_usd,
   s.listed_at, s.sold_at,
   round(date_diff('second', s.listed_at, s.sold_at) / 86400.0, 2) AS days_listed,
   b.first_item_price_usd AS bought_price_usd,
@@ -38,5 +39,6 @@ FROM shaped s
 LEFT JOIN LATERAL (
   SELECT arg_max(o.first_item_price_usd, o.ordered_at) AS first_item_price_usd
   FROM fct_order_outcomes o
-  WHERE o.market_hash_name = s.market_hash_name AND o.status = 'completed' AND o.ordered_at <= s.listed_at
+  WHERE o.account_id IS NOT DISTINCT FROM s.account_id AND o.market_hash_name = s.market_hash_name
+    AND o.status = 'completed' AND o.ordered_at <= s.listed_at
 ) b ON true

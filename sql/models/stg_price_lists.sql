@@ -2,6 +2,9 @@
 -- per ETag) and the per-game minAsk lists of /prices (once per list). `list_id` names the list:
 -- the snapshot's ETag, or the list's generation time. A row whose price did not type (see
 -- typing_notes in price_snapshots_typed / minask_prices_typed) has no price to offer and stays out.
+-- `generated_at` is on the collector's clock: the upstream's stamp less the clock offset measured
+-- with its load (`loads.upstream_offset_ms`), and never after the fetch (the offset is measured to
+-- about a second), so ages against local times stay true when the upstream's clock is off.
 -- A table typed once from the raw lines as they land (an incremental build types only the lines
 -- landed since the last one), so the models over it never parse the price lists again.
 -- The unique key holds ingested_at: the rows an incremental build reads again (landed in the
@@ -11,18 +14,22 @@
 -- test: not_null(app_id, source, list_id, fetched_at, market_hash_name, min_ask_usd, listed_count)
 -- test: accepted_values(source: 'snapshot', 'prices')
 -- test: expression(min_ask_usd > 0 AND listed_count > 0)
-SELECT 730 AS app_id, 'snapshot' AS source, etag AS list_id, generated_at, fetched_at, market_hash_name, wear,
-  doppler_phase, min_ask_usd, listed_count, ingested_at
-FROM price_snapshots
+SELECT 730 AS app_id, 'snapshot' AS source, etag AS list_id,
+  least(generated_at - to_milliseconds(coalesce(l.upstream_offset_ms, 0)), fetched_at) AS generated_at,
+  fetched_at, market_hash_name, wear, doppler_phase, min_ask_usd, listed_count, p.ingested_at
+FROM price_snapshots p
+LEFT JOIN loads l USING (load_id)
 WHERE min_ask_usd IS NOT NULL
 {% if is_incremental %}
-  AND ingested_at >= {{ since }}
+  AND p.ingested_at >= {{ since }}
 {% endif %}
 UNION ALL
-SELECT app_id, 'prices', strftime(generated_at, '%Y-%m-%dT%H:%M:%S.%g'), generated_at, fetched_at, market_hash_name,
-  wear, doppler_phase, min_ask_usd, listed_count, ingested_at
-FROM minask_prices
+SELECT app_id, 'prices', strftime(generated_at, '%Y-%m-%dT%H:%M:%S.%g'),
+  least(generated_at - to_milliseconds(coalesce(l.upstream_offset_ms, 0)), fetched_at) AS generated_at,
+  fetched_at, market_hash_name, wear, doppler_phase, min_ask_usd, listed_count, p.ingested_at
+FROM minask_prices p
+LEFT JOIN loads l USING (load_id)
 WHERE min_ask_usd IS NOT NULL
 {% if is_incremental %}
-  AND ingested_at >= {{ since }}
+  AND p.ingested_at >= {{ since }}
 {% endif %}

@@ -3,11 +3,12 @@ import type { CollectorOptions } from '../collector/collector-options.js';
 import { startCollector } from '../collector/daemon.js';
 import { CliError } from './cli-error.js';
 import { type ConfigOf, parseFlags } from './flags.js';
-import { createLogger, logStatusEvery } from './logger.js';
+import { createLogger } from './logger.js';
 import { collectFlags } from './options.js';
+import { logStatus } from './status-log.js';
 import { stopOnSignal } from './stop-on-signal.js';
 
-/** Starts the daemon and prints a status line on stderr every `--status-seconds`. */
+/** Starts the daemon and logs its status on stderr when it changes, else every `--status-seconds`. */
 export async function collect(flags: Record<string, unknown>): Promise<void> {
   const config = parseFlags(collectFlags, flags);
   const log = createLogger('collector', config.logLevel, config.logFormat);
@@ -25,7 +26,7 @@ export async function collect(flags: Record<string, unknown>): Promise<void> {
     throw new CliError((error as Error).message);
   }
   log.info({ baseUrl: config.baseUrl, warehouse: config.warehouse }, 'collecting');
-  const stopStatus = logStatusEvery(log, config.statusSeconds, collector.status);
+  const stopStatus = logStatus(log, config.statusSeconds, collector.status);
   stopOnSignal('the collector', async () => {
     stopStatus();
     await collector.stop();
@@ -37,6 +38,7 @@ function collectorOptionsOf(config: ConfigOf<typeof collectFlags>): CollectorOpt
   const { baseUrl, apiKey, readBudget, warehouse, warehouseMemory, exportCron, reportCron, ...rest } = config;
   return {
     api: { baseUrl, apiKey, readBudget },
+    freshness: rest.freshness,
     warehouse: { path: warehouse, memoryLimit: warehouseMemory },
     sources: {
       games: rest.games,

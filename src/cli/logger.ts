@@ -1,11 +1,12 @@
 /**
  * The logger of the commands that run a daemon, on stderr: JSON lines (pino) for machines, or one
- * short human line per entry on a terminal. The collector's periodic status is a 2 KB object in
- * JSON; on a terminal it becomes one summary line, and `market status` has the details.
+ * short human line per entry on a terminal. The collector's status (status-log.ts) is a small
+ * summary object in JSON, one line on a terminal; `market status` has the details.
  */
 import pino, { type DestinationStream, type Logger } from 'pino';
 import type { SourceStatus } from '../collector/source-status.js';
 import type { LOG_FORMATS, LOG_LEVELS } from './config.js';
+import { describeStatus, type StatusSummary } from './status-log.js';
 
 /** A logger at `level` writing to stderr in `format`, its lines named `name`. */
 export function createLogger(
@@ -15,13 +16,6 @@ export function createLogger(
 ): Logger {
   const text = format === 'text' || (format === 'auto' && process.stderr.isTTY === true);
   return pino({ name, level }, text ? textDestination : process.stderr);
-}
-
-/** Logs the collector's status every `seconds` (none for 0); returns what stops it. */
-export function logStatusEvery(log: Logger, seconds: number, status: () => SourceStatus[]): () => void {
-  if (seconds <= 0) return () => undefined;
-  const timer = setInterval(() => log.info({ sources: status() }, 'status'), seconds * 1000);
-  return () => clearInterval(timer);
 }
 
 const LEVEL_NAMES: Record<number, string> = {
@@ -47,13 +41,18 @@ interface LogEntry {
   msg?: string;
   err?: { message?: string };
   sources?: SourceStatus[];
+  status?: StatusSummary;
 }
 
 /** `HH:MM:SS level name: message` (info without its level), with the error's message when there is one. */
 export function humanLine(entry: LogEntry): string {
   const time = new Date(entry.time).toISOString().slice(11, 19);
   const level = entry.level === 30 ? '' : `${LEVEL_NAMES[entry.level] ?? entry.level} `;
-  const text = entry.sources ? summarizeStatus(entry.sources) : (entry.msg ?? '');
+  const text = entry.status
+    ? describeStatus(entry.status)
+    : entry.sources
+      ? summarizeStatus(entry.sources)
+      : (entry.msg ?? '');
   const error = entry.err?.message ? `: ${entry.err.message}` : '';
   return `${time} ${level}${entry.name ?? ''}: ${text}${error}`;
 }

@@ -6,6 +6,7 @@
  */
 import { z } from 'zod';
 import { COLLECTOR_DEFAULTS } from '../collector/collector-options.js';
+import { type FreshnessRules, parseFreshnessRule } from '../collector/freshness.js';
 import { isDay } from '../warehouse/export/export-plan.js';
 import { isWindow } from '../warehouse/report/report-window.js';
 import { cron, cronOrOff, int, list, logFormat, logLevel, memorySize, onOff, secondsAsMs } from './config.js';
@@ -130,6 +131,12 @@ export const serveFlags = {
     onOff,
     { fallback: false },
   ),
+  metricsToken: flag(
+    '--metrics-token <token>',
+    'serve GET /metrics (Prometheus) to callers sending Authorization: Bearer <token>; off without it',
+    z.string().min(16, 'the metrics token needs 16 characters or more').optional(),
+    { env: 'MARKET_METRICS_TOKEN' },
+  ),
   webhookCa: flag(
     '--webhook-ca <pem>',
     'sandbox only: PEM file of the CA trusted for loopback webhook receivers',
@@ -140,6 +147,19 @@ export const serveFlags = {
 };
 
 const everyGame = sources.games.join(',');
+
+/** `--freshness SOURCE=WARN/ERROR`, repeatable, as rules per source. */
+const freshnessRules = z
+  .array(z.string())
+  .default([])
+  .transform((texts, context): FreshnessRules => {
+    try {
+      return Object.fromEntries(texts.map(parseFreshnessRule));
+    } catch (error) {
+      context.addIssue({ code: 'custom', message: (error as Error).message });
+      return z.NEVER;
+    }
+  });
 
 /**
  * `market collect`. Keys name the collector's options they fill (`pollIntervalMs` is read from
@@ -172,9 +192,9 @@ export const collectFlags = {
   ),
   statusSeconds: flag(
     '--status-seconds <n>',
-    'seconds between status log lines on stderr; 0 for none',
+    'seconds between status log lines on stderr while nothing changes (a change is logged at once); 0 for none',
     z.coerce.number().min(0),
-    { fallback: '30' },
+    { fallback: '300' },
   ),
   snapshotCron: flag(
     '--snapshot-cron <expr>',
@@ -213,6 +233,11 @@ export const collectFlags = {
   watchdogMs: flag('--watchdog-seconds <n>', 'silence after which the stream is reconnected', secondsAsMs, {
     fallback: seconds(sources.watchdogMs),
   }),
+  freshness: flag(
+    '--freshness <SOURCE=WARN/ERROR...>',
+    'ages in seconds past which a source (stream, poll, sweep, sweep:730, prices, fx, account, snapshot) is in warn and in error, e.g. stream=60/300; repeatable; the defaults fit each schedule',
+    freshnessRules,
+  ),
   readBudget: flag(
     '--read-budget <n>',
     'requests per rolling minute this collector allows itself on the key',
@@ -258,6 +283,11 @@ export const runFlags = { port, db, listings, ...warehouseFlags, logFormat: form
 export const statusFlags = {
   warehouse: warehouseFlags.warehouse,
   json: flag('--json', 'print JSON', z.boolean().optional()),
+  check: flag(
+    '--check',
+    'print one line per source not ok and exit 0 (all ok), 1 (a warn) or 2 (an error, or no collector)',
+    z.boolean().optional(),
+  ),
 };
 
 /** `market sql`. */

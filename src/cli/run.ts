@@ -13,9 +13,11 @@ import { startService } from '../service/service.js';
 import { projectPath } from '../shared/project-root.js';
 import { startDemoTrader } from './demo-trader.js';
 import { parseFlags } from './flags.js';
-import { createLogger, logStatusEvery } from './logger.js';
+import { createLogger } from './logger.js';
 import { loopbackTls } from './loopback-tls.js';
+import { mainJobAccounts } from './main-job-accounts.js';
 import { runFlags } from './options.js';
+import { logStatus } from './status-log.js';
 import { stopOnSignal } from './stop-on-signal.js';
 
 /** A stop closes everything within this; a supervisor's own limit is often 10 s. */
@@ -44,12 +46,26 @@ export async function run(flags: Record<string, unknown>): Promise<void> {
       appIds: ALL_APP_IDS,
       steamId: newPlatformId(),
     });
-  // The user's account is theirs alone: the demo trader's orders never move its balance.
-  const { rawKey } = await newAccount('you');
-  // The demo trader and the collector use keys of their own on the trader's account (limits count
-  // per key): the collector's account source lands the trader's activity.
-  const trader = await newAccount('demo trader');
-  const { rawKey: collectorKey } = await accounts.createKey(trader.account.id, { label: 'collector' });
+  // Kept across restarts: new accounts at every start would add up in the warehouse's account models.
+  const { accounts: kept } = await mainJobAccounts(
+    join(dataDir, 'main-job-accounts.json'),
+    accounts,
+    async () => {
+      // The user's account is theirs alone: the demo trader's orders never move its balance.
+      const you = await newAccount('you');
+      // The demo trader and the collector use keys of their own on the trader's account (limits count
+      // per key): the collector's account source lands the trader's activity.
+      const trader = await newAccount('demo trader');
+      const collector = await accounts.createKey(trader.account.id, { label: 'collector' });
+      return {
+        you: { accountId: you.account.id, rawKey: you.rawKey },
+        trader: { accountId: trader.account.id, rawKey: trader.rawKey },
+        collectorKey: collector.rawKey,
+      };
+    },
+  );
+  const { rawKey } = kept.you;
+  const { collectorKey, trader } = kept;
   const warehousePath = config.warehouse;
   const exportDir = join(dirname(warehousePath), 'exports');
   const reportDir = join(dirname(warehousePath), 'reports');
@@ -66,11 +82,11 @@ export async function run(flags: Record<string, unknown>): Promise<void> {
   });
   const demo = startDemoTrader({
     baseUrl: service.baseUrl,
-    accountId: trader.account.id,
+    accountId: trader.accountId,
     apiKey: trader.rawKey,
     log,
   });
-  const stopStatus = logStatusEvery(log, 30, collector.status);
+  const stopStatus = logStatus(log, 300, collector.status);
   stopOnSignal(
     'the service, the collector and the demo trader',
     async () => {
@@ -86,7 +102,7 @@ export async function run(flags: Record<string, unknown>): Promise<void> {
     howToUse({
       baseUrl: service.baseUrl,
       rawKey,
-      traderAccount: trader.account.id,
+      traderAccount: trader.accountId,
       warehousePath,
       exportDir,
       reportDir,

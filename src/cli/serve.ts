@@ -24,6 +24,7 @@ export async function serve(flags: Record<string, unknown>): Promise<void> {
     retention: { retentionMs: config.logRetentionHours * 3_600_000, maxRows: config.logMaxRows },
     logger: { level: config.logLevel, stream: process.stderr },
     webhooks: webhookOptions(config),
+    ...(config.metricsToken ? { metricsToken: config.metricsToken } : {}),
   });
   stopOnSignal('the service', () => service.close());
   process.stdout.write(`${service.baseUrl}\n`);

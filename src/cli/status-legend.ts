@@ -5,6 +5,8 @@ export const STATUS_LEGEND = `
 Every figure counts from the collector's start. One line per source:
   connected      running (for the stream: connected to it); disconnected: reconnecting
   STOPPED (why)  stopped for good, e.g. a key that cannot read that feed
+  ok|warn|error  freshness: the age of the last success against the source's warn and error
+  age=Ns         ages (market collect --freshness); --check prints the sources not ok
   received=N     items the API sent: stream events and catch-up rows, listings of polls and
                  sweeps, minAsk and FX rows, ledger rows and account states, snapshots
   landed=N       rows committed to the warehouse. A sweep also lands a row for each listing it

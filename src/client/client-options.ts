@@ -69,4 +69,6 @@ export interface MarketClientOptions {
   sleep?: Sleep;
   /** Source of the backoff jitter, uniform in [0, 1). @default Math.random */
   random?: () => number;
+  /** Hears of each transient failure about to be retried (after its wait), e.g. to count retries. */
+  onRetry?: (error: unknown) => void;
 }

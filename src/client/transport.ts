@@ -95,6 +95,7 @@ export class Transport {
   private readonly budget: KeyBudget;
   private readonly releaseBudget: () => void;
   private closed = false;
+  private readonly onRetry: ((error: unknown) => void) | undefined;
 
   constructor(options: MarketClientOptions) {
     this.baseUrl = options.baseUrl.replace(/\/+$/, '');
@@ -104,6 +105,7 @@ export class Transport {
     this.clock = options.clock ?? { now: Date.now };
     this.sleep = options.sleep ?? ((ms, signal) => delay(ms, undefined, { signal }));
     this.random = options.random ?? Math.random;
+    this.onRetry = options.onRetry;
     const claim = claimBudget(
       this.baseUrl,
       this.apiKey ?? '',
@@ -264,6 +266,7 @@ export class Transport {
           if (found !== null) return found;
         }
         if (decision.delayMs === null) throw error;
+        this.onRetry?.(error);
         await untilAborted(this.sleep(decision.delayMs, signal), signal);
       }
     }

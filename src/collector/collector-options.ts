@@ -4,6 +4,7 @@
  */
 import type { Logger } from 'pino';
 import { APP_IDS } from '../contract/common.js';
+import type { FreshnessRules } from './freshness.js';
 
 /** The API deployment collected. */
 export interface ApiOptions {
@@ -78,6 +79,11 @@ export interface CollectorOptions {
   warehouse?: WarehouseFileOptions;
   sources?: SourceOptions;
   work?: WarehouseWorkOptions;
+  /**
+   * Warn and error ages per source name (`sweep:730`) or kind (`sweep`), over the defaults that fit
+   * each source's schedule (see freshness.ts).
+   */
+  freshness?: FreshnessRules;
   /** Called when the daemon cannot go on (a failed write); it should exit so a restart resumes. */
   onFatal?: (error: unknown) => void;
   /** Where failures and warnings go. @default pino at level warn on stderr */

@@ -2,7 +2,7 @@
  * The daemon's control endpoint, a small Fastify app on loopback: `GET /status`, `POST /sql`
  * (read-only queries through the daemon, which alone may open the warehouse while it runs; see
  * control-sql.ts), `POST /models/run` and `/models/test` (control-models.ts), `POST /export`
- * (control-export.ts) and `POST /report` (control-report.ts). Only the owner gets in (see
+ * (control-export.ts), `POST /report` (control-report.ts) and `GET /metrics` (metrics/). Only the owner gets in (see
  * control-access.ts); every error is `{ code, detail }`; slow clients are cut. Its address and
  * per-run token are written beside the warehouse (`<warehouse>.collector.json`, mode 600) so
  * `market status`, `sql`, `models`, `export` and `report` find it.
@@ -25,6 +25,8 @@ import { type ControlFile, controlFileOf } from './control-file.js';
 import { registerModelRoutes } from './control-models.js';
 import { registerReportRoute } from './control-report.js';
 import { registerSqlRoute } from './control-sql.js';
+import type { CollectorMetrics } from './metrics/collector-metrics.js';
+import { registerMetricsRoute } from './metrics/metrics-route.js';
 import { QueryDoor } from './read-only-query.js';
 import type { SourceStatus } from './source-status.js';
 
@@ -38,6 +40,8 @@ export interface ControlServer {
 /** The answer of `GET /status`. */
 export interface StatusAnswer {
   pid: number;
+  /** The upstream's clock minus the collector's, in seconds, as measured; null before an answer. */
+  upstreamOffsetSeconds?: number | null;
   sources: SourceStatus[];
 }
 
@@ -47,6 +51,10 @@ export interface ControlOptions {
   log?: Logger;
   /** Folders `POST /export` may write into (the locked-down warehouse can write nowhere else). */
   exportDirs: readonly string[];
+  /** The instruments served at `GET /metrics`; none, no route. */
+  metrics?: CollectorMetrics;
+  /** The upstream's measured clock offset (ms), shown by `GET /status`. */
+  upstreamOffsetMs?: () => number | null;
   /** Deadline of a query through `POST /sql`. @default 60_000 */
   queryTimeoutMs?: number;
   /** Deadlines of slow clients (tests shorten them). @default see ClientTimeouts */
@@ -106,19 +114,31 @@ function buildControlApp(
   app.setValidatorCompiler(validatorCompiler);
   registerControlErrors(app);
   registerControlAccess(app, token, () => `127.0.0.1:${(app.server.address() as AddressInfo).port}`);
-  app.get('/status', async (): Promise<StatusAnswer> => ({ pid: process.pid, sources: status() }));
+  app.get(
+    '/status',
+    async (): Promise<StatusAnswer> => ({
+      pid: process.pid,
+      upstreamOffsetSeconds: secondsOf(options.upstreamOffsetMs?.() ?? null),
+      sources: status(),
+    }),
+  );
   registerSqlRoute(app, door);
   registerModelRoutes(app, warehouse);
   registerExportRoute(app, warehouse, options.exportDirs);
   registerReportRoute(app, warehouse);
+  if (options.metrics) registerMetricsRoute(app, options.metrics);
   return app;
+}
+
+function secondsOf(ms: number | null): number | null {
+  return ms === null ? null : ms / 1000;
 }
 
 /**
  * Writes `text` to `file` with mode 600, whatever was there before: written aside (created with
  * that mode), then renamed over, so no other user ever sees the token, even for a moment.
  */
-async function writeOwnerOnly(file: string, text: string): Promise<void> {
+export async function writeOwnerOnly(file: string, text: string): Promise<void> {
   const aside = `${file}.${randomUUID()}.tmp`;
   try {
     await writeFile(aside, text, { mode: 0o600, flag: 'wx' });

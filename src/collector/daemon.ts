@@ -6,20 +6,26 @@
  */
 import { resolve } from 'node:path';
 import pino from 'pino';
+import { Agent } from 'undici';
 import { MarketClient } from '../client/index.js';
 import { APP_IDS } from '../contract/common.js';
 import type { Job } from '../shared/jobs/index.js';
 import { BatchWriter, Warehouse } from '../warehouse/index.js';
 import { COLLECTOR_DEFAULTS, type CollectorOptions } from './collector-options.js';
 import { type ControlServer, startControlServer } from './control.js';
+import { defaultFreshness, type FreshnessRules, freshnessOf, thresholdsOf } from './freshness.js';
 import { lockDownWarehouse } from './lock-down.js';
+import { CollectorMetrics } from './metrics/collector-metrics.js';
+import { meterRequests } from './metrics/request-meter.js';
+import { currentSource, inSource } from './metrics/source-context.js';
 import { type SourceTask, startSourceJob } from './source-job.js';
-import type { SourceStatus } from './source-status.js';
+import type { SourceStatus, StatusBoard } from './source-status.js';
 import { createAccountTask } from './sources/account-source.js';
 import { createPollTask } from './sources/poll-source.js';
 import { createFxTask, createPricesTask, createSnapshotTask } from './sources/price-sources.js';
 import { StreamSource } from './sources/stream-source.js';
 import { createSweepTask } from './sources/sweep-source.js';
+import { UpstreamClock } from './upstream-clock.js';
 import {
   createExportTask,
   createModelsTask,
@@ -31,7 +37,9 @@ import {
 export interface RunningCollector {
   warehouse: Warehouse;
   control: ControlServer;
+  /** Each source's status, with its freshness now. */
   status(): SourceStatus[];
+  metrics: CollectorMetrics;
   stop(): Promise<void>;
 }
 
@@ -52,24 +60,42 @@ export async function startCollector(options: CollectorOptions): Promise<Running
   const fatal =
     options.onFatal ??
     ((error: unknown) => log.fatal({ err: error }, 'cannot write the warehouse; a restart resumes'));
+  const upstreamClock = new UpstreamClock();
   const writer = new BatchWriter(warehouse, {
+    upstreamOffsetMs: () => upstreamClock.offsetMs(),
     maxDelayMs: file.flushMs,
     // A replay burst lands in writes of up to this many rows (not 2,000): fewer statements and
     // commits per event, while one write still commits within about a second.
     maxWriteRows: 20_000,
     onError: fatal,
   });
+  const startedMs = Date.now();
+  const freshness: FreshnessRules = { ...defaultFreshness(sources), ...options.freshness };
+  let everyBoard: () => StatusBoard[] = () => [];
+  const status = () => everyBoard().map((b) => withFreshness(b, freshness, startedMs));
+  const metrics = new CollectorMetrics(status, warehouse.path, upstreamClock);
+  // Every request goes through the meter, labelled with the source it is made for.
+  const dispatcher = new Agent({ keepAliveTimeout: 10_000, connect: { timeout: 30_000 } }).compose(
+    meterRequests(metrics, upstreamClock),
+  );
+  let dispatcherClosed = false;
   const client = new MarketClient({
     baseUrl: api.baseUrl,
     apiKey: api.apiKey,
     limits: { read: api.readBudget },
+    dispatcher,
+    onRetry: () => metrics.retried(currentSource()),
   });
   const { games } = sources;
   const tasks: SourceTask[] = [];
   let stream: StreamSource | null = null;
   let snapshot: SourceTask | null = null;
   if (games.includes(APP_IDS.cs2)) {
-    stream = new StreamSource(client, warehouse, writer, { watchdogMs: sources.watchdogMs, log });
+    stream = new StreamSource(client, warehouse, writer, {
+      watchdogMs: sources.watchdogMs,
+      log,
+      upstreamOffsetMs: () => upstreamClock.offsetMs(),
+    });
     tasks.push(createPollTask(client, warehouse, writer, { intervalMs: sources.pollIntervalMs, log }));
     snapshot = createSnapshotTask(client, warehouse, writer, log);
   }
@@ -86,11 +112,12 @@ export async function startCollector(options: CollectorOptions): Promise<Running
       createAccountTask(client, warehouse, writer, { games, log, intervalMs: sources.accountIntervalMs }),
     );
 
-  await stream?.start();
+  await inSource('stream', () => stream?.start());
   const jobs: Job[] = tasks.map((task) => startSourceJob(task, log));
   if (snapshot) jobs.push(startSourceJob(snapshot, log, { cron: sources.snapshotCron }));
   const { modelsCron } = work;
-  const models = modelsCron === null ? null : createModelsTask(warehouse);
+  const models =
+    modelsCron === null ? null : createModelsTask(warehouse, (ms) => metrics.workDone('models', ms));
   if (models && modelsCron !== null)
     jobs.push(startSourceJob(models, log, { cron: modelsCron, failure: 'model refresh failed' }));
   /** A task on a cron schedule that first runs at its first tick, not at start. */
@@ -98,7 +125,7 @@ export async function startCollector(options: CollectorOptions): Promise<Running
     if (cron) jobs.push(startSourceJob(make(), log, { cron, runAtStart: false, failure }));
   };
   // Their boards count every export and report of this process, scheduled or not.
-  const boards = watchWarehouseWork(warehouse);
+  const boards = watchWarehouseWork(warehouse, (kind, ms) => metrics.workDone(kind, ms));
   scheduled(
     work.exportCron,
     () => createExportTask(warehouse, exportDir, boards.exports),
@@ -109,7 +136,7 @@ export async function startCollector(options: CollectorOptions): Promise<Running
     () => createReportTask(warehouse, reportDir, boards.reports),
     'scheduled report failed',
   );
-  const everyBoard = () => [
+  everyBoard = () => [
     ...(stream ? [stream.board] : []),
     ...(snapshot ? [snapshot.board] : []),
     ...tasks.map((t) => t.board),
@@ -117,9 +144,10 @@ export async function startCollector(options: CollectorOptions): Promise<Running
     boards.exports,
     boards.reports,
   ];
-  const status = () => everyBoard().map((b) => ({ ...b.status }));
   const control = await startControlServer(warehouse, status, {
     log,
+    metrics,
+    upstreamOffsetMs: () => upstreamClock.offsetMs(),
     exportDirs: [exportDir],
     queryTimeoutMs: work.queryTimeoutMs,
   });
@@ -127,12 +155,26 @@ export async function startCollector(options: CollectorOptions): Promise<Running
     warehouse,
     control,
     status,
+    metrics,
     async stop() {
       // The control endpoint first: it interrupts the queries in progress.
       await Promise.all([control.close(), ...jobs.map((job) => job.stop()), stream?.stop()]);
       await writer.close();
       await warehouse.close();
       await client.close();
+      // Like the client's, a second stop closes nothing twice (undici refuses to).
+      if (!dispatcherClosed) {
+        dispatcherClosed = true;
+        await dispatcher.close();
+      }
     },
   };
+}
+
+/** The board's status with its freshness now (warehouse work has no thresholds, so none). */
+function withFreshness(board: StatusBoard, rules: FreshnessRules, startedMs: number): SourceStatus {
+  const status = board.snapshot();
+  const thresholds = thresholdsOf(rules, status.name);
+  if (thresholds) status.freshness = freshnessOf(thresholds, board.lastSuccessMs, startedMs, Date.now());
+  return status;
 }

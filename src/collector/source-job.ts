@@ -8,6 +8,7 @@ import { isTransient } from '../client/index.js';
 import { isApiError } from '../contract/api-error.js';
 import { type FailureKind, type Job, startJob } from '../shared/jobs/index.js';
 import { isKeyRefused, keyRefusedReason } from './key-refusal.js';
+import { inSource } from './metrics/source-context.js';
 import type { StatusBoard } from './source-status.js';
 
 /** A repeating piece of collection or warehouse work. */
@@ -44,13 +45,14 @@ export function startSourceJob(task: SourceTask, log: Logger, options: SourceJob
     runAtStart: options.runAtStart ?? true,
     run: (signal) => {
       board.status.connected = true;
-      return task.run(signal);
+      return inSource(board.status.name, () => task.run(signal));
     },
     classify: (error) => {
       handled = task.handle?.(error) ?? false;
       return handled ? 'retry' : classify(error);
     },
     onSuccess: (rows) => {
+      board.succeeded();
       board.status.landed += rows;
     },
     onError: (error, kind) => {

@@ -1,4 +1,5 @@
-/** What each source reports about itself, for the status line and `market status`. */
+/** What each source reports about itself, for the status line, `market status` and `/metrics`. */
+import type { Freshness } from './freshness.js';
 
 /** The state of one source. */
 export interface SourceStatus {
@@ -21,6 +22,14 @@ export interface SourceStatus {
   partlyTyped?: number;
   /** Fields of the payloads the contract does not name, each with when it was first seen and how often. */
   newFields?: NewField[];
+  /** When the source last succeeded (a run ended, or the stream read a byte), ISO 8601 UTC; null before. */
+  lastSuccessAt?: string | null;
+  /** The age of the last success against the source's thresholds; absent for warehouse work. */
+  freshness?: Freshness;
+  /** Connections of the stream lost and opened again. */
+  reconnects?: number;
+  /** Failures recorded (failed runs, lost connections). */
+  failures?: number;
 }
 
 /** A field the upstream sends that the contract does not name. */
@@ -49,8 +58,23 @@ export class StatusBoard {
     };
   }
 
+  /** Epoch ms of the last success, null before the first. */
+  lastSuccessMs: number | null = null;
+
+  /** Records a success now (cheap: the stream calls it on every read). */
+  succeeded(nowMs = Date.now()): void {
+    this.lastSuccessMs = nowMs;
+  }
+
+  /** A copy of the status, with the time of the last success. */
+  snapshot(): SourceStatus {
+    const at = this.lastSuccessMs === null ? null : new Date(this.lastSuccessMs).toISOString();
+    return { ...this.status, lastSuccessAt: at };
+  }
+
   /** Records an error (its message only). */
   error(error: unknown): void {
+    this.status.failures = (this.status.failures ?? 0) + 1;
     this.status.lastError = error instanceof Error ? error.message : String(error);
     this.status.lastErrorAt = new Date().toISOString();
   }

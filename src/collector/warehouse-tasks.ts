@@ -15,16 +15,21 @@ const DAY_MS = 86_400_000;
  * The boards of the exports and reports of `warehouse`: `export` counts the rows and `report` the
  * charts of every one this process makes, scheduled or asked for through the control endpoint.
  */
-export function watchWarehouseWork(warehouse: Warehouse): { exports: StatusBoard; reports: StatusBoard } {
+export function watchWarehouseWork(
+  warehouse: Warehouse,
+  onDone?: (kind: 'export' | 'report', durationMs: number) => void,
+): { exports: StatusBoard; reports: StatusBoard } {
   const exports = new StatusBoard('export');
   const reports = new StatusBoard('report');
   exports.status.connected = true;
   reports.status.connected = true;
   onExport(warehouse, (summary) => {
     exports.status.landed += summary.models.reduce((sum, m) => sum + m.rows, 0);
+    onDone?.('export', summary.durationMs);
   });
   onReport(warehouse, (summary) => {
     reports.status.landed += summary.svgs.length;
+    onDone?.('report', summary.durationMs);
   });
   return { exports, reports };
 }
@@ -42,13 +47,17 @@ export function createExportTask(warehouse: Warehouse, dir: string, board: Statu
   };
 }
 
-/** The model refresh task: status named `models`, `landed` counts rows of the models built. */
-export function createModelsTask(warehouse: Warehouse): SourceTask {
+/**
+ * The model refresh task: status named `models`, `landed` counts rows of the models built;
+ * `onDone` hears how long each refresh took.
+ */
+export function createModelsTask(warehouse: Warehouse, onDone?: (durationMs: number) => void): SourceTask {
   return {
     board: new StatusBoard('models'),
     async run(signal) {
       // A stop interrupts a build in progress: it rolls back, and the next start builds again.
       const summary = await warehouse.refreshModels({ signal });
+      onDone?.(summary.durationMs);
       return summary.models.reduce((sum, m) => sum + (m.rows ?? 0), 0);
     },
   };

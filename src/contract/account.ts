@@ -8,6 +8,10 @@ import { cursorSchema, queryInteger, timestampSchema, usdSchema } from './common
  */
 export const balanceSchema = z
   .object({
+    account_id: z
+      .string()
+      .optional()
+      .meta({ description: 'the account the key belongs to (added in v1; older deployments omit it)' }),
     balance_usd: usdSchema.meta({ description: 'total balance' }),
     settled_usd: usdSchema.meta({ description: 'part of the balance outside the reversal window' }),
     pending_usd: usdSchema.meta({ description: 'balance_usd minus settled_usd' }),

@@ -28,6 +28,8 @@ import { PriceList } from './market/prices/price-list.js';
 import { PriceSnapshot } from './market/prices/price-snapshot.js';
 import type { RetentionOptions } from './market/stream/event-log.js';
 import { StreamRegistry } from './market/stream/stream-registry.js';
+import { registerMetricsRoute } from './metrics/metrics-route.js';
+import { ServiceMetrics } from './metrics/service-metrics.js';
 import { openFeatures } from './open-features.js';
 import type { P2P } from './p2p/p2p.js';
 import { Platform } from './platform/platform.js';
@@ -79,6 +81,8 @@ export interface ServiceOptions {
   webhooks?: WebhookOptions;
   /** Deadlines of slow clients (tests shorten them). @default headers 30 s, whole request 45 s */
   timeouts?: ClientTimeouts;
+  /** Serves `GET /metrics` (Prometheus) to callers sending this token; none: no metrics. */
+  metricsToken?: string;
 }
 
 /** The assembled parts, for tools and tests that look inside a running service. */
@@ -136,6 +140,7 @@ export async function openService(options: ServiceOptions = {}): Promise<OpenSer
   try {
     await restoreClock(db, clock);
     const parts = await openParts(db, clock, options);
+    const metrics = options.metricsToken ? metricsOf(parts, clock) : null;
     const app = await buildApp({
       auth: { accounts: parts.accounts, guard: new FailedAuthGuard(), limiter: parts.limiter, clock },
       features: features(parts, options),
@@ -144,7 +149,9 @@ export async function openService(options: ServiceOptions = {}): Promise<OpenSer
       logger: options.logger ?? false,
       corsOrigins: options.corsOrigins ?? [],
       ...(options.timeouts ? { timeouts: options.timeouts } : {}),
+      ...(metrics ? { onResponse: (request, reply) => metrics.observe(request, reply) } : {}),
     });
+    if (metrics && options.metricsToken) registerMetricsRoute(app, metrics, options.metricsToken);
     parts.reportDueFailure = (task, error) => app.log.error({ err: error }, `due work "${task}" failed`);
     return {
       app,
@@ -198,6 +205,17 @@ type Parts = ServiceParts & {
   /** Where failures of due work are reported (the app's log once it exists). */
   reportDueFailure: (task: string, error: unknown) => void;
 };
+
+/** The operator's instruments over the parts they read. */
+function metricsOf(parts: Parts, clock: AdjustableClock): ServiceMetrics {
+  return new ServiceMetrics({
+    clock,
+    streams: parts.streams,
+    log: parts.catalogue.log,
+    deliveries: parts.webhooks.deliveries,
+    due: parts.due,
+  });
+}
 
 /** Loads the stores and builds the parts the features share. */
 async function openParts(db: Database, clock: AdjustableClock, options: ServiceOptions): Promise<Parts> {

@@ -26,6 +26,8 @@ export interface BatchWriterOptions {
   refreshRows?: number;
   /** Called with the error of a flush started by size or time (the batches' own promises reject too). */
   onError?: (error: unknown) => void;
+  /** The upstream's measured clock offset (ms), stamped on every load written. @default none */
+  upstreamOffsetMs?: () => number | null;
 }
 
 interface Pending {
@@ -51,6 +53,7 @@ export class BatchWriter {
   /** Rows landed since the live set's state was last brought up to date. */
   private unrefreshedRows = 0;
   private readonly onError: ((error: unknown) => void) | undefined;
+  private readonly upstreamOffsetMs: (() => number | null) | undefined;
   private pending: Pending[] = [];
   private pendingRows = 0;
   private timer: NodeJS.Timeout | undefined;
@@ -69,6 +72,7 @@ export class BatchWriter {
     this.maxWriteRows = options.maxWriteRows ?? 2000;
     this.refreshRows = options.refreshRows ?? 100_000;
     this.onError = options.onError;
+    this.upstreamOffsetMs = options.upstreamOffsetMs;
   }
 
   /** Queues `batch`; resolves once it is committed, rejects if the flush that carried it failed. */
@@ -106,6 +110,12 @@ export class BatchWriter {
     return last;
   }
 
+  /** The batches with the upstream's clock offset of now (none when not measured). */
+  private stamped(batches: WarehouseBatch[]): WarehouseBatch[] {
+    const offset = this.upstreamOffsetMs?.() ?? null;
+    return offset === null ? batches : batches.map((b) => ({ ...b, upstreamOffsetMs: offset }));
+  }
+
   /**
    * Writes the oldest queued batches, up to `maxWriteRows` rows, in one transaction after the write
    * in flight; then brings the live set's state up to date, in a transaction of its own.
@@ -114,7 +124,7 @@ export class BatchWriter {
     const taken = this.takeForWrite();
     this.writing = true;
     const flushed = this.lastFlush
-      .then(() => this.warehouse.write(mergeBatches(taken.map((p) => p.batch))))
+      .then(() => this.warehouse.write(this.stamped(mergeBatches(taken.map((p) => p.batch)))))
       .then(
         (summary) => {
           for (const p of taken) p.resolve();

@@ -12,6 +12,10 @@ import { ALL_LANDERS, type LandedFields } from './landers.js';
 export interface WarehouseBatch extends LandedFields {
   /** e.g. `stream`, `poll:730`, `sweep:570`, `snapshot`, `prices:730`, `fx`. */
   source: string;
+  /** The upstream's clock minus the collector's (ms) when the batch was collected, kept in `loads`. */
+  upstreamOffsetMs?: number | null;
+  /** The account the batch's rows belong to (account source), kept in `loads`. */
+  accountId?: string;
 }
 
 /** What one committed batch landed. */

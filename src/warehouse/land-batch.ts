@@ -36,7 +36,7 @@ export async function landBatch(
     if (value !== undefined) await lander.land(context, value);
   }
   const rows = Object.values(tables).reduce((sum, n) => sum + n, 0);
-  await landLoad(context, rows);
+  await landLoad(context, rows, batch);
   if (rows > 0 && liveSet) await markPending(context);
   return { loadId: context.loadId, source: batch.source, rows, tables };
 }
@@ -50,11 +50,29 @@ async function markPending(context: LandingContext): Promise<void> {
   );
 }
 
-/** Records the batch in `loads` with the number of rows it changed. */
-async function landLoad(context: LandingContext, rows: number): Promise<void> {
-  await run(
-    context,
-    `INSERT INTO loads (load_id, source, started_at, rows) VALUES ($load, $source, ${msToTimestamp('$now')}, $rows)`,
-    { load: context.loadId, source: context.source, now: context.now, rows },
-  );
+/**
+ * Records the batch in `loads` with the number of rows it changed, the upstream's clock offset and
+ * the account it belongs to (each named only when known: a file of a layout before migrations 013
+ * and 014 has no column for them).
+ */
+async function landLoad(context: LandingContext, rows: number, batch: WarehouseBatch): Promise<void> {
+  const params: Record<string, string | number> = {
+    load: context.loadId,
+    source: context.source,
+    now: context.now,
+    rows,
+  };
+  const columns = ['load_id', 'source', 'started_at', 'rows'];
+  const values = ['$load', '$source', msToTimestamp('$now'), '$rows'];
+  if (batch.upstreamOffsetMs != null) {
+    columns.push('upstream_offset_ms');
+    values.push('$offset::BIGINT');
+    params.offset = batch.upstreamOffsetMs;
+  }
+  if (batch.accountId !== undefined) {
+    columns.push('account_id');
+    values.push('$account');
+    params.account = batch.accountId;
+  }
+  await run(context, `INSERT INTO loads (${columns.join(', ')}) VALUES (${values.join(', ')})`, params);
 }

@@ -21,13 +21,20 @@ export function mergeBatches(batches: readonly WarehouseBatch[]): WarehouseBatch
   for (const batch of batches) {
     const last = merged.at(-1);
     if (last && canMerge(last, batch)) appendInto(last, batch);
-    else merged.push(appendInto({ source: batch.source }, batch));
+    else
+      merged.push(
+        appendInto(
+          { source: batch.source, ...(batch.accountId === undefined ? {} : { accountId: batch.accountId }) },
+          batch,
+        ),
+      );
   }
   return merged;
 }
 
 function canMerge(a: WarehouseBatch, b: WarehouseBatch): boolean {
-  if (a.source !== b.source) return false;
+  // Rows of two accounts land in loads of their own.
+  if (a.source !== b.source || a.accountId !== b.accountId) return false;
   if (ONCE.some(({ field }) => a[field] !== undefined && b[field] !== undefined)) return false;
   return lastOrdered(a) <= firstOrdered(b);
 }

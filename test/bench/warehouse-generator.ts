@@ -251,7 +251,7 @@ async function landPrices(
 async function landLoads(connection: DuckDBConnection, w0: number, w1: number): Promise<void> {
   const within = (column: string) => `${column} >= bts(${w0}) AND ${column} < bts(${w1})`;
   await connection.run(
-    `INSERT INTO loads
+    `INSERT INTO loads (load_id, source, started_at, rows)
      SELECT load_id, source, started_at, sum(n) FROM (
        SELECT load_id, 'stream' AS source, ingested_at AS started_at, count(*) AS n
        FROM raw_listing_events WHERE ${within('received_at')} GROUP BY ALL

@@ -66,6 +66,14 @@ describe('the daemon logger', () => {
     expect(out).toMatch(/^\d\d:\d\d:\d\d warn collector: fx failed: connection refused\n$/);
   });
 
+  it('writes the status summary as one line naming the sources in trouble', () => {
+    const status = { landed: 4052, feeds: 3, streamLagSeconds: 0.4, down: ['fx'], warn: ['poll:730 (75s)'] };
+    const out = stderrOf(true, () => createLogger('collector', 'info', 'text').info({ status }, 'status'));
+    expect(out).toMatch(
+      /^\d\d:\d\d:\d\d collector: status: 4052 rows landed from 3 sources, stream lag 0\.4s; down: fx; stale: poll:730 \(75s\) \(details: market status\)\n$/,
+    );
+  });
+
   it('says all sources run when none is down', () => {
     expect(summarizeStatus([source('stream', 3)])).toBe(
       'status: 3 rows landed from 1 sources; all running (details: market status)',

@@ -99,7 +99,7 @@ describe('market collect options', () => {
   it("defaults to the collector's own defaults, in the collector's units", () => {
     const config = parseFlags(collectFlags, parse(collectFlags, required));
     const { sources, work, api } = COLLECTOR_DEFAULTS;
-    expect(config).toMatchObject({ ...sources, readBudget: api.readBudget, ...work, statusSeconds: 30 });
+    expect(config).toMatchObject({ ...sources, readBudget: api.readBudget, ...work, statusSeconds: 300 });
     expect(config.pollIntervalMs).toBe(30_000);
     expect(config.exportCron).toBeUndefined();
   });

@@ -236,7 +236,9 @@ describe('market run (npm start)', () => {
     const userOrders = new Set(userLedger.data.map((t) => t.order_id).filter(Boolean));
     expect(userOrders.size).toBe(1);
     const text = await runMarket(['status', '--warehouse', warehouse]);
-    expect(text.stdout).toMatch(/^stream\s+(connected|disconnected) received=\d+ landed=\d+/m);
+    expect(text.stdout).toMatch(
+      /^stream\s+(connected|disconnected) (ok|warn|error) age=\d+s received=\d+ landed=\d+/m,
+    );
     expect(text.stdout).toMatch(/^models\s+built=\d+ rows/m);
     expect(text.stdout).toMatch(/^export\s+exported=\d+ rows/m);
     const help = await runMarket(['status', '--help']);

@@ -142,6 +142,7 @@ describe('sandbox', () => {
     expect(res.body.api_key).toMatch(/^svc_pub_/);
     const balance = await t.call('/balance', { key: res.body.api_key });
     expect(balance.body).toMatchObject({ balance_usd: 100, settled_usd: 100, trading_enabled: true });
+    expect(balance.body.account_id).toBe(res.body.account_id);
   });
 
   it('funds a balance, settled or inside the reversal window, and writes the ledger', async () => {

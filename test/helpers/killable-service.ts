@@ -15,6 +15,8 @@ export interface KillableService {
   kill(): Promise<void>;
   /** Stops the process with SIGTERM and waits for it to exit. */
   stop(): Promise<void>;
+  /** Sends `signal` to the running process (SIGSTOP freezes it, SIGCONT wakes it). */
+  signal(signal: NodeJS.Signals): void;
   /** The running process as the test helpers see it: `call`, `sandbox` and `account` only. */
   readonly t: TestService;
   /** `http://host:port` of the running process. */
@@ -78,12 +80,16 @@ export async function killableService(flags: string[]): Promise<KillableService>
       origin = (await waitForLine(child, /^http:\/\/.+\/v1$/)).replace(/\/v1$/, '');
     },
     kill: () => end('SIGKILL'),
+    signal(signal) {
+      child?.kill(signal);
+    },
     stop: () => end('SIGTERM'),
     t,
     get origin() {
       return origin;
     },
     async cleanUp() {
+      child?.kill('SIGCONT');
       await end('SIGKILL');
       await rm(dir, { recursive: true, force: true });
     },

@@ -93,6 +93,8 @@ describe('Warehouse.open', () => {
       '010_raw_observations.sql',
       '011_live_set.sql',
       '012_raw_prices_account.sql',
+      '013_load_upstream_offset.sql',
+      '014_load_account.sql',
     ]);
     await again.close();
   });

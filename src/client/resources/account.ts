@@ -19,9 +19,10 @@ export type TransactionPage = z.infer<typeof transactionPageSchema>;
 export class AccountResource {
   constructor(private readonly transport: Transport) {}
 
-  /** `GET /balance`: balance, settled funds and trading status. */
-  balance(): Promise<Balance> {
-    return this.transport.json({ path: '/balance', schema: balanceSchema });
+  /** `GET /balance`: balance, settled funds, trading status and (from newer deployments) the account id. */
+  balance(options: RequestOptions = {}): Promise<Balance> {
+    checkOptionalObject('account.balance', 'options', options);
+    return this.transport.json({ path: '/balance', schema: balanceSchema, signal: options.signal });
   }
 
   /** `GET /transactions`: one page of the balance ledger, newest first. */

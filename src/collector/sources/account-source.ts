@@ -47,11 +47,18 @@ interface Feed {
   idKey: string;
 }
 
-/** Where the task lands its rows and reports them. */
+/** Where the task lands its rows and reports them, and whose account they are. */
 interface Landing {
   warehouse: Warehouse;
   writer: BatchWriter;
   board: StatusBoard;
+  /** The key's account (`GET /balance`), landed with every row; undefined when the API does not say. */
+  accountId?: string;
+}
+
+/** The key of a watermark in the source's state: one per account, so two keys' accounts never share one. */
+function stateKey(accountId: string | undefined, key: string): string {
+  return accountId === undefined ? key : `${accountId}/${key}`;
 }
 
 /** Creates the account task over the games the collector follows. */
@@ -63,7 +70,6 @@ export function createAccountTask(
 ): SourceTask {
   const board = new StatusBoard(SOURCE);
   const watch = new PayloadWatch(warehouse, board, options.log, ACCOUNT_KEYS);
-  const landing: Landing = { warehouse, writer, board };
   const maxPages = options.maxPages ?? 10;
   const feeds: Feed[] = [
     ...options.games.map(
@@ -96,10 +102,18 @@ export function createAccountTask(
     async run(signal) {
       if (board.status.stopped) return 0;
       await watch.ready();
+      const { account_id: accountId } = await client.account.balance({ signal });
+      const landing: Landing = {
+        warehouse,
+        writer,
+        board,
+        ...(accountId === undefined ? {} : { accountId }),
+      };
       const state = await warehouse.readState(SOURCE);
+      const watermark = (key: string) => Number(state[stateKey(accountId, key)] ?? 0);
       let landed = 0;
       try {
-        landed += await landLedger(client, landing, Number(state.ledger ?? 0), signal);
+        landed += await landLedger(client, landing, watermark('ledger'), signal);
       } catch (error) {
         if (!refused(error)) throw error;
         board.status.stopped = `the key cannot read the account (${(error as Error).message})`;
@@ -108,7 +122,7 @@ export function createAccountTask(
       for (const feed of feeds) {
         if (signal.aborted) break;
         try {
-          landed += await follow(feed, landing, Number(state[feed.key] ?? 0), maxPages, signal);
+          landed += await follow(feed, landing, watermark(feed.key), maxPages, signal);
         } catch (error) {
           // A key without P2P or Instant Sell access reads the rest; the refusal stays on the board.
           if (!refused(error)) throw error;
@@ -127,7 +141,7 @@ export function createAccountTask(
  */
 async function landLedger(
   client: MarketClient,
-  { warehouse, writer, board }: Landing,
+  { warehouse, writer, board, accountId }: Landing,
   watermark: number,
   signal: AbortSignal,
 ): Promise<number> {
@@ -158,7 +172,12 @@ async function landLedger(
      UNION ALL SELECT transaction_id FROM legacy_account_transactions${since}`,
   );
   const fresh = rows.filter((row) => row.id === null || !landed.has(row.id));
-  await writer.add({ source: SOURCE, ledger: fresh, state: { ledger: String(next) } });
+  await writer.add({
+    source: SOURCE,
+    ...(accountId === undefined ? {} : { accountId }),
+    ledger: fresh,
+    state: { [stateKey(accountId, 'ledger')]: String(next) },
+  });
   return new Set(fresh.map((row) => row.id)).size;
 }
 
@@ -168,7 +187,7 @@ async function landLedger(
  */
 async function follow(
   feed: Feed,
-  { warehouse, writer, board }: Landing,
+  { warehouse, writer, board, accountId }: Landing,
   watermark: number,
   maxPages: number,
   signal: AbortSignal,
@@ -205,7 +224,12 @@ async function follow(
     const keyOf = (row: AccountStateRow) => `${row.id} ${timeOf(row.updatedAt)}`;
     const fresh = rows.filter((row) => row.id === null || !known.has(keyOf(row)));
     if (rows.length > 0)
-      await writer.add({ source: SOURCE, accountStates: fresh, state: { [feed.key]: String(watermark) } });
+      await writer.add({
+        source: SOURCE,
+        ...(accountId === undefined ? {} : { accountId }),
+        accountStates: fresh,
+        state: { [stateKey(accountId, feed.key)]: String(watermark) },
+      });
     for (const row of fresh) known.add(keyOf(row));
     landed += fresh.length;
     cursor = page.meta.next_cursor;

@@ -35,6 +35,8 @@ export interface StreamSourceOptions {
   query?: string;
   /** Where a new upstream field is reported. */
   log?: Logger;
+  /** The upstream's measured clock offset (ms), so the lag compares times on one clock. @default 0 */
+  upstreamOffsetMs?: () => number | null;
 }
 
 const SOURCE = 'stream';
@@ -58,6 +60,7 @@ export class StreamSource {
     private readonly writer: BatchWriter,
     private readonly options: StreamSourceOptions = {},
   ) {
+    this.board.status.reconnects = 0;
     this.recovery = new ResyncRecovery(client, warehouse, writer, SOURCE, this.board, this.stopping.signal);
     // The stream's catch-ups read pages: their items are counted as `catch_up`, shown here too.
     this.watch = new PayloadWatch(warehouse, this.board, options.log, LISTING_KEYS, [SOURCE, 'catch_up']);
@@ -106,6 +109,7 @@ export class StreamSource {
         continue;
       }
       const startedAt = Date.now();
+      this.board.status.reconnects = (this.board.status.reconnects ?? 0) + 1;
       await this.writer.add({
         source: SOURCE,
         gaps: [{ kind: outcome.kind, startedAt, endedAt: null, rows: 0, detail: outcome.reason }],
@@ -137,6 +141,7 @@ export class StreamSource {
     try {
       return await this.connect(connection.signal, progress, () => {
         lastByteAt = Date.now();
+        this.board.succeeded(lastByteAt);
       });
     } catch (error) {
       if (silent) return { kind: 'watchdog_reconnect', reason: `no byte for ${watchdogMs} ms` };
@@ -234,7 +239,11 @@ export class StreamSource {
     const last = events.findLast((e) => e.kind === 'new');
     const listedAt = last?.data === undefined ? undefined : listedAtOf(last.data);
     if (last && listedAt)
-      this.board.status.lagSeconds = Math.max(0, (last.receivedAt - Date.parse(listedAt)) / 1000);
+      // Both times on the upstream's clock: the receipt moved by its measured offset.
+      this.board.status.lagSeconds = Math.max(
+        0,
+        (last.receivedAt + (this.options.upstreamOffsetMs?.() ?? 0) - Date.parse(listedAt)) / 1000,
+      );
   }
 }
 

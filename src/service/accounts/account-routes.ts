@@ -24,6 +24,7 @@ export function registerAccountRoutes(app: FastifyInstance, db: Database, incomi
     async (request) => {
       const { account, key } = authOf(request);
       return {
+        account_id: account.id,
         balance_usd: centsToUsd(account.balanceCents),
         settled_usd: centsToUsd(account.settledCents),
         pending_usd: centsToUsd(account.balanceCents - account.settledCents),

@@ -60,6 +60,16 @@ export class DueWork {
     this.tasks.push({ name, run, next, settle });
   }
 
+  /** The earliest due time of the tasks that tell theirs (epoch ms), or null when none is due. */
+  async earliestDue(): Promise<number | null> {
+    let earliest: number | null = null;
+    for (const task of this.tasks) {
+      const at = task.next ? await task.next(0) : null;
+      if (at !== null && (earliest === null || at < earliest)) earliest = at;
+    }
+    return earliest;
+  }
+
   /** Runs one pass after the one in progress; resolves when it is done. A failing task does not stop the others. */
   runDue(): Promise<void> {
     return this.enqueue(() => this.runTasks(this.tasks));

@@ -121,6 +121,13 @@ export class DeliveryStore {
     });
   }
 
+  /** Pending deliveries (committed), for the operator's metrics. */
+  pendingCount(): number {
+    let count = 0;
+    for (const rows of this.pending.values()) count += rows.size;
+    return count;
+  }
+
   /** Endpoints with a pending delivery due by `now` (committed). */
   dueWebhooks(now: number): string[] {
     return [...this.pending].flatMap(([webhookId, rows]) =>

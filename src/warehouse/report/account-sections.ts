@@ -9,19 +9,28 @@ import type { ReportWindow } from './report-window.js';
 const dayFrom = (window: ReportWindow) => `CAST(${timestampSql(window.fromMs)} AS DATE)`;
 
 /**
- * Per day of the window, summed over the accounts of the warehouse, the money trading moved
- * (purchases, refunds, sales, fees) and apart from it the money put in or taken out (deposits,
- * withdrawals, bonuses, adjustments): an opening deposit drowned the trading of the first day.
+/**
+ * The collector's own account: the one its latest account load was collected for. A warehouse of
+ * loads before the account was kept has none, and then matches the rows without one.
+ */
+const OWN_ACCOUNT = `(SELECT account_id FROM loads WHERE source = 'account' AND account_id IS NOT NULL
+  ORDER BY started_at DESC LIMIT 1)`;
+
+/**
+ * Per day of the window, for the collector's own account, the money trading moved (purchases,
+ * refunds, sales, fees) and apart from it the money put in or taken out (deposits, withdrawals,
+ * bonuses, adjustments): an opening deposit drowned the trading of the first day.
  */
 export function netFlowQuery(window: ReportWindow): SectionQuery {
   return {
-    needs: { fct_account_daily: ['day', 'net_flow_usd', 'other_usd'] },
+    needs: { fct_account_daily: ['day', 'net_flow_usd', 'other_usd', 'account_id'] },
     sql: `WITH days AS (
   SELECT CAST(day AS TIMESTAMP) AS t,
     CAST(sum(net_flow_usd - other_usd) AS DECIMAL(18, 2)) AS trading,
     CAST(sum(other_usd) AS DECIMAL(18, 2)) AS deposits
   FROM fct_account_daily
-  WHERE day BETWEEN ${dayFrom(window)} AND CAST(${timestampSql(window.toMs)} AS DATE)
+  WHERE account_id IS NOT DISTINCT FROM ${OWN_ACCOUNT}
+    AND day BETWEEN ${dayFrom(window)} AND CAST(${timestampSql(window.toMs)} AS DATE)
   GROUP BY ALL
 )
 SELECT t, '${FLOWS.trading}' AS flow, trading AS amount_usd FROM days
@@ -34,14 +43,15 @@ ORDER BY t, flow DESC`,
 /** The two flows of the net flow chart, as its legend names them. */
 export const FLOWS = { trading: 'trading', deposits: 'deposits and withdrawals' } as const;
 
-/** Orders per grain of the window by outcome: their status, or `returned: <reason>` for returned ones. */
+/** Orders of the collector's own account per grain of the window by outcome: their status, or `returned: <reason>`. */
 export function orderOutcomesQuery(window: ReportWindow): SectionQuery {
   return {
-    needs: { fct_order_outcomes: ['ordered_at', 'status', 'return_reason'] },
+    needs: { fct_order_outcomes: ['ordered_at', 'status', 'return_reason', 'account_id'] },
     sql: `SELECT CAST(date_trunc('${window.grain}', ordered_at) AS TIMESTAMP) AS t,
   coalesce('returned: ' || return_reason, status) AS outcome, count(*) AS orders
 FROM fct_order_outcomes
-WHERE ordered_at BETWEEN ${timestampSql(window.fromMs)} AND ${timestampSql(window.toMs)}
+WHERE account_id IS NOT DISTINCT FROM ${OWN_ACCOUNT}
+  AND ordered_at BETWEEN ${timestampSql(window.fromMs)} AND ${timestampSql(window.toMs)}
 GROUP BY ALL
 ORDER BY t, outcome`,
   };

@@ -105,7 +105,7 @@ export function describeChart(
     case 'net-flow':
       return {
         title: 'Daily net flow of trading, and deposits apart',
-        caption: `Money in minus money out per day of the account the collector's key reads (every account it has landed, summed): what trading moved (purchases, refunds, sales, fees) and, apart from it, deposits, withdrawals, bonuses and adjustments such as the opening deposit (fct_account_daily).${days(window) <= 1 ? ' The window lies within one day: one pair of bars.' : ''}`,
+        caption: `Money in minus money out per day of the collector's own account (the one its key reads now; other accounts the warehouse holds stay out): what trading moved (purchases, refunds, sales, fees) and, apart from it, deposits, withdrawals, bonuses and adjustments such as the opening deposit (fct_account_daily).${days(window) <= 1 ? ' The window lies within one day: one pair of bars.' : ''}`,
       };
     case 'order-outcomes':
       return {

@@ -80,25 +80,31 @@ describe('the report of an empty or young warehouse', () => {
     );
   });
 
-  it('draws the account charts from fct_account_daily and fct_order_outcomes once they exist', async () => {
+  it('draws the account charts of the collector’s own account from fct_account_daily and fct_order_outcomes', async () => {
     clock.now = T0 + 3 * 86_400_000;
     await warehouse.withConnection(async (c) => {
-      // A 100 USD opening deposit on the first day; trading moved -89.50 + -2.25 that day.
+      // A 100 USD opening deposit on acc_1's first day; its trading moved -89.50 that day. The
+      // collector's latest account load names its own account: acc_1 (acc_2 was collected before;
+      // both long before the window, which the first load would otherwise shorten).
+      await c.run(`INSERT INTO loads (load_id, source, started_at, rows, account_id) VALUES
+        ('l1', 'account', TIMESTAMP '2026-10-01 09:00:00', 1, 'acc_2'),
+        ('l2', 'account', TIMESTAMP '2026-10-02 09:00:00', 1, 'acc_1')`);
       await c.run(`CREATE TABLE fct_account_daily AS SELECT * FROM (VALUES
         ('acc_1', DATE '2026-11-01', 10.50, 100.00), ('acc_2', DATE '2026-11-01', -2.25, 0.00),
         ('acc_1', DATE '2026-11-02', -4.00, 0.00))
         t(account_id, day, net_flow_usd, other_usd)`);
       await c.run(`CREATE TABLE fct_order_outcomes AS SELECT * FROM (VALUES
-        ('o1', TIMESTAMP '2026-11-01 10:00:00', 'completed', NULL),
-        ('o2', TIMESTAMP '2026-11-01 11:00:00', 'failed', 'trade_timeout'),
-        ('o3', TIMESTAMP '2026-11-02 09:00:00', 'completed', NULL))
-        t(order_id, ordered_at, status, return_reason)`);
+        ('o1', 'acc_1', TIMESTAMP '2026-11-01 10:00:00', 'completed', NULL),
+        ('o2', 'acc_1', TIMESTAMP '2026-11-01 11:00:00', 'failed', 'trade_timeout'),
+        ('o3', 'acc_1', TIMESTAMP '2026-11-02 09:00:00', 'completed', NULL),
+        ('o4', 'acc_2', TIMESTAMP '2026-11-02 09:00:00', 'failed', 'declined'))
+        t(order_id, account_id, ordered_at, status, return_reason)`);
     });
     const summary = await buildReport(warehouse, { out: join(dir, 'reports'), window: '7d' });
     const page = readReportPage(summary.html);
     expect(page.errors).toEqual([]);
     expect(page.specs.get('net-flow')?.data.values).toEqual([
-      { t: '2026-11-01T00:00:00.000Z', flow: 'trading', amount_usd: -91.75 },
+      { t: '2026-11-01T00:00:00.000Z', flow: 'trading', amount_usd: -89.5 },
       { t: '2026-11-01T00:00:00.000Z', flow: 'deposits and withdrawals', amount_usd: 100 },
       { t: '2026-11-02T00:00:00.000Z', flow: 'trading', amount_usd: -4 },
       { t: '2026-11-02T00:00:00.000Z', flow: 'deposits and withdrawals', amount_usd: 0 },
@@ -125,7 +131,7 @@ describe('the report of an empty or young warehouse', () => {
     );
     const summary = await buildReport(warehouse, { out: join(dir, 'reports') });
     expect(summary.missing.find((m) => m.chart === 'net-flow')?.reason).toBe(
-      'the model fct_account_daily has no column net_flow_usd, other_usd',
+      'the model fct_account_daily has no column net_flow_usd, other_usd, account_id',
     );
   });
 

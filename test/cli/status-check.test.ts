@@ -1,0 +1,66 @@
+/**
+ * `market status --check` as cron, systemd or Nagios run it: 0 while every source is fresh, 2 once
+ * the upstream stops answering for longer than a source's error age (the service frozen with
+ * SIGSTOP, the poll source's error age cut to 3 s with `--freshness`), 0 again when it returns;
+ * 2 with no collector at all.
+ */
+import type { ChildProcess } from 'node:child_process';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { runMarket, spawnCollector } from '../helpers/cli.js';
+import { holdsWarehouse, stopChild } from '../helpers/crash.js';
+import { type KillableService, killableService } from '../helpers/killable-service.js';
+
+let service: KillableService;
+let dir: string;
+let warehouse: string;
+const children = new Set<ChildProcess>();
+
+beforeAll(async () => {
+  service = await killableService(['--listings', '200']);
+  await service.start();
+  dir = await mkdtemp(join(tmpdir(), 'market-check-'));
+});
+afterAll(async () => {
+  for (const child of children) child.kill('SIGKILL');
+  await service?.cleanUp();
+  if (dir) await rm(dir, { recursive: true, force: true });
+});
+
+/** `market status --check` on the warehouse: its exit code and lines. */
+async function check(): Promise<{ code: number | null; stdout: string }> {
+  const { code, stdout } = await runMarket(['status', '--check', '--warehouse', warehouse]);
+  return { code, stdout };
+}
+
+describe('market status --check', () => {
+  it('exits 2 with no collector', async () => {
+    warehouse = join(dir, 'none.duckdb');
+    const answer = await check();
+    expect(answer.code).toBe(2);
+    expect(answer.stdout).toMatch(/^collector error: no collector is running on /);
+  });
+
+  it('goes from 0 to 2 while the upstream is frozen past the error age, and back to 0', async () => {
+    warehouse = join(dir, 'warehouse.duckdb');
+    const { key } = await service.t.account({ balance_usd: 10 });
+    const collector = spawnCollector(`${service.origin}/v1`, key, warehouse, [
+      ...['--games', '730', '--models-cron', 'off', '--freshness', 'poll=1/3'],
+    ]);
+    children.add(collector);
+    await holdsWarehouse(warehouse);
+    await vi.waitFor(async () => expect((await check()).code).toBe(0), { timeout: 30_000, interval: 500 });
+    service.signal('SIGSTOP');
+    try {
+      await vi.waitFor(async () => expect((await check()).code).toBe(2), { timeout: 30_000, interval: 500 });
+      const frozen = await check();
+      expect(frozen.stdout).toMatch(/^poll:730 error: last success \d+s ago \(error past 3s\)/m);
+    } finally {
+      service.signal('SIGCONT');
+    }
+    await vi.waitFor(async () => expect((await check()).code).toBe(0), { timeout: 60_000, interval: 500 });
+    await stopChild(collector, 'SIGTERM', children);
+  });
+});

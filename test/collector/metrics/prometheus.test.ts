@@ -1,0 +1,102 @@
+/**
+ * The collector's `/metrics` on its control endpoint: behind the run's token, in Prometheus' text
+ * format as `promtool check metrics` reads it, and scraped by a real Prometheus whose HTTP API sees
+ * the landed-payloads counter grow (where `prometheus` and `promtool` are installed).
+ */
+import { readFile } from 'node:fs/promises';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import type { ControlFile } from '../../../src/collector/control-file.js';
+import { controlFileOf } from '../../../src/collector/control-file.js';
+import type { RunningCollector } from '../../../src/collector/daemon.js';
+import { churnUntil } from '../../helpers/churn.js';
+import { startTestCollector } from '../../helpers/collector.js';
+import {
+  promQuery,
+  promtool,
+  startPrometheus,
+  type TestPrometheus,
+  which,
+} from '../../helpers/prometheus.js';
+import { startTestService, type TestService } from '../../helpers/service.js';
+
+let t: TestService;
+let collector: RunningCollector;
+let control: ControlFile;
+
+beforeAll(async () => {
+  t = await startTestService({ listings: 300, rateLimits: { read: 1_000_000 } });
+  const { key } = await t.account({ balance_usd: 50 });
+  collector = await startTestCollector(t, key);
+  control = JSON.parse(await readFile(controlFileOf(collector.warehouse.path), 'utf8')) as ControlFile;
+  // Wait for the first Dota 2 sweep and FX rates to land.
+  const landed = (name: string) => collector.status().find((s) => s.name === name)?.landed ?? 0;
+  await vi.waitFor(() => expect(Math.min(landed('sweep:570'), landed('fx'))).toBeGreaterThan(0), {
+    timeout: 30_000,
+  });
+});
+afterAll(async () => {
+  await collector?.stop();
+  await t?.close();
+});
+
+/** `GET /metrics` of the control endpoint, with the run's token unless told otherwise. */
+async function scrape(token: string | null = control.token) {
+  const response = await fetch(`http://127.0.0.1:${control.port}/metrics`, {
+    headers: token === null ? {} : { authorization: `Bearer ${token}` },
+  });
+  return { status: response.status, type: response.headers.get('content-type'), text: await response.text() };
+}
+
+describe('GET /metrics', () => {
+  it('answers the instruments of every source in the text format, with the token only', async () => {
+    const refused = await scrape(null);
+    expect(refused.status).toBe(401);
+    expect(JSON.parse(refused.text)).toEqual({ code: 'unauthorized', detail: expect.any(String) });
+    const answer = await scrape();
+    expect(answer.status).toBe(200);
+    expect(answer.type).toMatch(/^text\/plain; version=0\.0\.4/);
+    const landed = /^market_collector_payloads_landed_total\{source="sweep:570"\} (\d+)$/m.exec(answer.text);
+    expect(Number(landed?.[1])).toBeGreaterThan(0);
+    expect(answer.text).toMatch(/^market_collector_requests_total\{source="sweep:570",status="200"\} [1-9]/m);
+    expect(answer.text).toMatch(/^market_collector_received_bytes_total\{source="poll:730"\} [1-9]/m);
+    expect(answer.text).toMatch(/^market_collector_freshness_state\{source="stream",state="ok"\} 1$/m);
+    expect(answer.text).toMatch(/^market_collector_freshness_error_seconds\{source="stream"\} 300$/m);
+    expect(answer.text).toMatch(/^market_collector_last_success_timestamp_seconds\{source="fx"\} \d/m);
+    expect(answer.text).toMatch(/^market_collector_stream_reconnects_total\{source="stream"\} 0$/m);
+    expect(answer.text).toMatch(/^market_collector_warehouse_bytes [1-9]/m);
+    expect(answer.text).toMatch(/^# TYPE market_collector_model_refresh_duration_seconds histogram$/m);
+    expect(answer.text).toMatch(/^process_resident_memory_bytes [1-9]/m);
+  });
+
+  it('passes promtool check metrics', async (context) => {
+    if (!(await which('promtool')))
+      return context.skip('promtool is not installed (apt-get install prometheus)');
+    const { code, output } = await promtool(['check', 'metrics'], (await scrape()).text);
+    expect(output).toBe('');
+    expect(code).toBe(0);
+  });
+});
+
+describe('a real Prometheus', () => {
+  let prometheus: TestPrometheus | null = null;
+  afterAll(() => prometheus?.stop());
+
+  it('scrapes the collector and sees its landed payloads grow', async (context) => {
+    if (!(await which('prometheus')))
+      return context.skip('prometheus is not installed (apt-get install prometheus)');
+    prometheus = await startPrometheus(t.dir, control.port, control.token);
+    const { origin } = prometheus;
+    const job = 'job="market_collector"';
+    // Two scrapes that succeeded, through the token of the scrape config.
+    await vi.waitFor(
+      async () => expect(await promQuery(origin, `sum_over_time(up{${job}}[5m])`)).toBeGreaterThanOrEqual(2),
+      { timeout: 30_000, interval: 500 },
+    );
+    await churnUntil(t, { changes: 40, rate: 100, appId: 730 });
+    const grown = `sum(max_over_time(market_collector_payloads_landed_total{${job}}[5m]) - min_over_time(market_collector_payloads_landed_total{${job}}[5m]))`;
+    await vi.waitFor(async () => expect(await promQuery(origin, grown)).toBeGreaterThan(0), {
+      timeout: 30_000,
+      interval: 500,
+    });
+  });
+});
