@@ -1,13 +1,6 @@
 /** The trading routes: POST /orders and /market/buy, reading orders, claims, and withdrawals (website only). */
 import { createHash } from 'node:crypto';
-import type {
-  FastifyBaseLogger,
-  FastifyInstance,
-  FastifyReply,
-  RawReplyDefaultExpression,
-  RawRequestDefaultExpression,
-  RawServerDefault,
-} from 'fastify';
+import type { FastifyInstance, FastifyReply } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { APP_IDS, DEFAULT_APP_ID, usdToCents } from '../../contract/common.js';
@@ -31,6 +24,7 @@ import { refuse } from '../core/refuse.js';
 import { resolveAppId } from '../http/app-id.js';
 import { authOf } from '../http/authenticate.js';
 import { keysetPage, pageKeyset } from '../http/change-feed.js';
+import type { ZodApi } from '../http/feature.js';
 import { AUTH_ERRORS, documentedResponse, errorResponses } from '../http/openapi.js';
 import type { BuyRequest } from './order-placement.js';
 import { type OrderRecord, orderJson } from './order-record.js';
@@ -57,15 +51,6 @@ interface RouteDeps {
   view: (order: OrderRecord) => Order;
 }
 
-/** The app with zod schemas typing each route's input. */
-type Api = FastifyInstance<
-  RawServerDefault,
-  RawRequestDefaultExpression,
-  RawReplyDefaultExpression,
-  FastifyBaseLogger,
-  ZodTypeProvider
->;
-
 /** Registers the trading routes. */
 export function registerTradingRoutes(
   app: FastifyInstance,
@@ -85,7 +70,7 @@ export function registerTradingRoutes(
 }
 
 /** POST /orders: buys listings of one game, delivered to the key owner. */
-function createOrder(api: Api, { trading }: RouteDeps): void {
+function createOrder(api: ZodApi, { trading }: RouteDeps): void {
   api.post(
     '/orders',
     {
@@ -121,7 +106,7 @@ function createOrder(api: Api, { trading }: RouteDeps): void {
 }
 
 /** POST /market/buy: buys CS2 listings for an end user by trade URL. */
-function buyForTradeUrl(api: Api, { trading, platform }: RouteDeps): void {
+function buyForTradeUrl(api: ZodApi, { trading, platform }: RouteDeps): void {
   api.post(
     '/market/buy',
     {
@@ -161,7 +146,7 @@ function buyForTradeUrl(api: Api, { trading, platform }: RouteDeps): void {
 }
 
 /** GET /orders: the account's orders in one game, or the change feed. */
-function listOrders(api: Api, { trading, view }: RouteDeps): void {
+function listOrders(api: ZodApi, { trading, view }: RouteDeps): void {
   api.get(
     '/orders',
     {
@@ -194,7 +179,7 @@ function listOrders(api: Api, { trading, view }: RouteDeps): void {
 }
 
 /** GET /orders/info: one order by the custom_id it was created with. */
-function getOrderByCustomId(api: Api, { trading, view }: RouteDeps): void {
+function getOrderByCustomId(api: ZodApi, { trading, view }: RouteDeps): void {
   api.get(
     '/orders/info',
     {
@@ -218,7 +203,7 @@ function getOrderByCustomId(api: Api, { trading, view }: RouteDeps): void {
 }
 
 /** GET /orders/{id}: one order. */
-function getOrder(api: Api, { trading, view }: RouteDeps): void {
+function getOrder(api: ZodApi, { trading, view }: RouteDeps): void {
   api.get(
     '/orders/:id',
     {
@@ -243,7 +228,7 @@ function getOrder(api: Api, { trading, view }: RouteDeps): void {
 }
 
 /** POST /orders/{id}/claim: releases a held order. */
-function claimOrder(api: Api, { trading, view }: RouteDeps): void {
+function claimOrder(api: ZodApi, { trading, view }: RouteDeps): void {
   api.post(
     '/orders/:id/claim',
     {
@@ -269,7 +254,7 @@ function claimOrder(api: Api, { trading, view }: RouteDeps): void {
 }
 
 /** POST /withdrawals: always 501, withdrawals are made on the website. */
-function refuseWithdrawals(api: Api): void {
+function refuseWithdrawals(api: ZodApi): void {
   api.post(
     '/withdrawals',
     {
