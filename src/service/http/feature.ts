@@ -3,7 +3,7 @@
  * plugin, and the descriptions of the OpenAPI tags its routes use.
  *
  * How a /v1 route is written so that the OpenAPI document describes it fully (checked by
- * `test/e2e/openapi-lint.test.ts` with Redocly and Spectral):
+ * `test/e2e/openapi-lint.int.test.ts` with Redocly and Spectral):
  * - `config: { access, rate }` says who may call it ('public', 'key' (default) or 'trading') and
  *   which rate limit it counts against ('read' (default), 'orders', 'p2p_write', 'sell_write' or 'none'). Its
  *   security, its 401/403/429 responses and a sentence of its description follow from these.
