@@ -9,34 +9,13 @@ const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const TEST_NAME = '*.{test,spec}.?(c|m)[jt]s?(x)';
 
 /**
- * Tests that start a service, listen on a socket or spawn a process. Whole folders first; then the
- * files of other folders that do so (a new one of those belongs here too). Every other test file,
- * in any folder present or future, is a unit test.
+ * Tests that start a service, listen on a socket or spawn a process say so in their name
+ * (`*.int.test.ts`); every other test file, in any folder present or future, is a unit test.
  */
-const INTEGRATION = [
-  'test/e2e/**',
-  'test/collector/**',
-  'test/cli/**',
-  'test/browser/**',
-  'test/client/budget.test.ts',
-  'test/client/errors.test.ts',
-  'test/client/market-client.test.ts',
-  'test/client/orders.test.ts',
-  'test/client/orders-service.test.ts',
-  'test/client/p2p-service.test.ts',
-  'test/client/instant-sell-service.test.ts',
-  'test/client/webhooks-service.test.ts',
-  'test/client/examples.test.ts',
-  'test/client/selling-retries.test.ts',
-  'test/client/retries.test.ts',
-  'test/warehouse/atomicity.test.ts',
-  'test/warehouse/export.test.ts',
-  'test/warehouse/warehouse-open.test.ts',
-  'test/service/platform/service-wiring.test.ts',
-];
+const INTEGRATION_NAME = '*.int.{test,spec}.?(c|m)[jt]s?(x)';
 
 /** Files that take far longer than any other: they start first, so none is left running alone at the end. */
-const LONGEST = ['test/collector/no-loss.test.ts', 'test/cli/slow-clients.test.ts'];
+const LONGEST = ['test/collector/no-loss.int.test.ts', 'test/cli/slow-clients.int.test.ts'];
 
 /** Vitest's order (the last run's durations, else file size), except that the longest files go first. */
 class LongestFirst extends BaseSequencer {
@@ -63,14 +42,14 @@ export default defineConfig({
         test: {
           name: 'unit',
           include: [`test/**/${TEST_NAME}`],
-          exclude: [...configDefaults.exclude, ...INTEGRATION],
+          exclude: [...configDefaults.exclude, `test/**/${INTEGRATION_NAME}`],
         },
       },
       {
         extends: true,
         test: {
           name: 'integration',
-          include: INTEGRATION.map((glob) => (glob.endsWith('/**') ? `${glob}/${TEST_NAME}` : glob)),
+          include: [`test/**/${INTEGRATION_NAME}`],
           exclude: [...configDefaults.exclude],
         },
       },

@@ -1,12 +1,13 @@
 /**
  * The flags of every `market` command, one table per command (see flags.ts): commander reads flags
  * over `MARKET_*` variables over defaults (and shows both in `--help`), the command parses what it
- * read with the same table. The collector's defaults come from the collector itself. One file of
+ * read with the same table. The collector's and the service's defaults come from themselves. One file of
  * about 400 lines on purpose: it is the CLI's whole surface, read (and reviewed) as one list.
  */
 import { z } from 'zod';
 import { COLLECTOR_DEFAULTS } from '../collector/collector-options.js';
 import { type FreshnessRules, parseFreshnessRule } from '../collector/freshness.js';
+import { SERVICE_DEFAULTS } from '../service/service-options.js';
 import { isDay } from '../warehouse/export/export-plan.js';
 import { isWindow } from '../warehouse/report/report-window.js';
 import { cron, cronOrOff, int, list, logFormat, logLevel, memorySize, onOff, secondsAsMs } from './config.js';
@@ -33,15 +34,15 @@ const warehouseFlags = {
 
 const db = flag('--db <path>', 'service database file', z.string().min(1), {
   env: 'MARKET_DB',
-  fallback: 'data/market.duckdb',
+  fallback: SERVICE_DEFAULTS.dbPath,
 });
 const port = flag('--port <port>', 'port of the service; 0 picks a free one', int(0, 65535), {
   env: 'MARKET_PORT',
-  fallback: '8080',
+  fallback: String(SERVICE_DEFAULTS.port),
 });
 const listings = flag('--listings <n>', 'listings generated into a new database', int(0, 5_000_000), {
   env: 'MARKET_LISTINGS',
-  fallback: '20000',
+  fallback: String(SERVICE_DEFAULTS.listings),
 });
 const level = (fallback: string) =>
   flag('--log-level <level>', 'pino level of the JSON logs on stderr, or silent', logLevel, {
@@ -59,13 +60,13 @@ const format = flag(
 export const serveFlags = {
   host: flag('--host <host>', 'address to listen on', z.string(), {
     env: 'MARKET_HOST',
-    fallback: '127.0.0.1',
+    fallback: SERVICE_DEFAULTS.host,
   }),
   port,
   db,
   seed: flag('--seed <n>', 'seed of the generated catalogue', int(0, 2 ** 31 - 1), {
     env: 'MARKET_SEED',
-    fallback: '1',
+    fallback: String(SERVICE_DEFAULTS.seed),
   }),
   listings,
   // A value, not a plain switch, so that MARKET_SANDBOX=0 means off.
@@ -92,7 +93,7 @@ export const serveFlags = {
     '--churn-rate <n>',
     'listings appearing or leaving per second',
     z.coerce.number().min(0).max(10_000),
-    { env: 'MARKET_CHURN_RATE', fallback: '4' },
+    { env: 'MARKET_CHURN_RATE', fallback: String(SERVICE_DEFAULTS.churnRate) },
   ),
   churnPaused: flag('--churn-paused', 'start with the market simulator paused', onOff, { fallback: false }),
   readLimit: flag(

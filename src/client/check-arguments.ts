@@ -3,7 +3,7 @@
  * sentence naming the method, the argument and a call that works, instead of a TypeError from
  * inside the client. Values the server validates (prices, lengths, enums) are left to the server.
  */
-import { ClientArgumentError } from './client-argument-error.js';
+import { ClientArgumentError } from './errors.js';
 
 /** Throws unless `value` is a plain object; `example` is a call that works. */
 export function checkObject(call: string, name: string, value: unknown, example: string): void {

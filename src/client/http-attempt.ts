@@ -7,8 +7,7 @@ import { type Dispatcher, request } from 'undici';
 import type { ApiError } from '../contract/api-error.js';
 import { isApiError } from '../contract/api-error.js';
 import { errorFromResponse } from './error-response.js';
-import { NetworkError } from './network-error.js';
-import { isUnexpectedResponseError, UnexpectedResponseError } from './unexpected-response-error.js';
+import { isUnexpectedResponseError, NetworkError, UnexpectedResponseError } from './errors.js';
 
 /** The methods the API uses. */
 export type HttpMethod = 'GET' | 'POST' | 'PATCH' | 'DELETE';

@@ -4,7 +4,6 @@
  * The transport, the key's budget and the retry policy stay inside.
  */
 export { ApiError, isApiError } from '../contract/api-error.js';
-export { ClientArgumentError, isClientArgumentError } from './client-argument-error.js';
 export {
   type BudgetLimits,
   type BudgetOptions,
@@ -14,8 +13,18 @@ export {
   type RequestOptions,
   type Sleep,
 } from './client-options.js';
+export {
+  ClientArgumentError,
+  isClientArgumentError,
+  isNetworkError,
+  isUnexpectedResponseError,
+  isWebhookVerificationError,
+  NetworkError,
+  UnexpectedResponseError,
+  WebhookVerificationError,
+  type WebhookVerificationReason,
+} from './errors.js';
 export { MarketClient } from './market-client.js';
-export { isNetworkError, NetworkError } from './network-error.js';
 export { paginate } from './paginate.js';
 export type {
   ChangeFeedParams,
@@ -54,10 +63,4 @@ export type {
 export type { CreateWebhookInput, WebhookDeleted, WebhooksResource } from './resources/webhooks.js';
 export { isTransient } from './retry-policy.js';
 export type { StreamFetch } from './transport.js';
-export { isUnexpectedResponseError, UnexpectedResponseError } from './unexpected-response-error.js';
 export { type VerifyWebhookOptions, verifyWebhook } from './verify-webhook.js';
-export {
-  isWebhookVerificationError,
-  WebhookVerificationError,
-  type WebhookVerificationReason,
-} from './webhook-verification-error.js';

@@ -4,9 +4,8 @@
  * snapshot downloads, so that all collectors together stay inside the key's published limits.
  */
 import PQueue from 'p-queue';
-import { ClientArgumentError } from './client-argument-error.js';
 import type { BudgetLimits, ClientClock, Sleep } from './client-options.js';
-import { isNetworkError } from './network-error.js';
+import { ClientArgumentError, isNetworkError } from './errors.js';
 import { RollingWindow } from './rolling-window.js';
 
 /** The budget of one key: reads and snapshot downloads, each in its own rolling window. */

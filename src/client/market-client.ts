@@ -3,8 +3,8 @@
  * (every answer parsed with the contract, retries and a per-key budget built in), and nothing else.
  */
 import { checkObject, checkOptionalCount } from './check-arguments.js';
-import { ClientArgumentError } from './client-argument-error.js';
 import type { MarketClientOptions } from './client-options.js';
+import { ClientArgumentError } from './errors.js';
 import { AccountResource } from './resources/account.js';
 import { InstantSellResource } from './resources/instant-sell.js';
 import { LenientResource } from './resources/lenient.js';

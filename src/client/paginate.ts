@@ -1,5 +1,5 @@
 /** Walks a keyset-paged read from a cursor to the last page. */
-import { UnexpectedResponseError } from './unexpected-response-error.js';
+import { UnexpectedResponseError } from './errors.js';
 
 /**
  * Yields every page, passing each page's next cursor back unchanged until it is null.

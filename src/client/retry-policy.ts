@@ -5,7 +5,7 @@
  */
 import { isApiError } from '../contract/api-error.js';
 import { backoffWaitMs } from '../shared/jobs/backoff.js';
-import { isNetworkError } from './network-error.js';
+import { isNetworkError } from './errors.js';
 
 /** First backoff step in milliseconds. @default 500 */
 export const BACKOFF_BASE_MS = 500;

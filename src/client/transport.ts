@@ -14,6 +14,7 @@ import {
   type RequestOptions,
   type Sleep,
 } from './client-options.js';
+import { UnexpectedResponseError } from './errors.js';
 import {
   type AttemptOptions,
   getStream,
@@ -25,7 +26,6 @@ import {
 import { claimBudget, type KeyBudget } from './key-budget.js';
 import { toQueryString } from './query-params.js';
 import { decideRetry, retryAfterMs } from './retry-policy.js';
-import { UnexpectedResponseError } from './unexpected-response-error.js';
 
 /** Which window of the key's budget a request counts in; `none` for /health and for POSTs. */
 export type RateClass = 'read' | 'snapshot' | 'none';

@@ -6,7 +6,7 @@
 import { timingSafeEqual } from 'node:crypto';
 import { WEBHOOK_LIMITS, type WebhookEvent } from '../contract/webhook.js';
 import { webhookSignature } from '../contract/webhook-signature.js';
-import { WebhookVerificationError } from './webhook-verification-error.js';
+import { WebhookVerificationError } from './errors.js';
 
 /** Options of {@link verifyWebhook}. */
 export interface VerifyWebhookOptions {

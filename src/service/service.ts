@@ -7,7 +7,6 @@ import type { FastifyInstance } from 'fastify';
 import { closeWithin } from '../shared/close-within.js';
 import { Database } from '../shared/database.js';
 import { projectPath } from '../shared/project-root.js';
-import type { ClientTimeouts } from '../shared/slow-clients.js';
 import { Accounts } from './accounts/accounts.js';
 import { accountsFeature } from './accounts/accounts-feature.js';
 import { type AdjustableClock, createClock } from './core/clock.js';
@@ -16,7 +15,7 @@ import { DueWork } from './core/due-work.js';
 import { UnitOfWorkRunner } from './core/unit-of-work.js';
 import { FailedAuthGuard } from './http/failed-auth.js';
 import type { Feature } from './http/feature.js';
-import { DEFAULT_RATE_LIMITS, type RateLimits, RollingWindowLimiter } from './http/rate-limiter.js';
+import { DEFAULT_RATE_LIMITS, RollingWindowLimiter } from './http/rate-limiter.js';
 import { registerCoreSandboxRoutes } from './http/sandbox-routes.js';
 import { buildApp } from './http/server.js';
 import { Catalogue } from './market/catalogue.js';
@@ -26,7 +25,6 @@ import { marketFeature } from './market/market-feature.js';
 import { FxRates } from './market/prices/fx-rates.js';
 import { PriceList } from './market/prices/price-list.js';
 import { PriceSnapshot } from './market/prices/price-snapshot.js';
-import type { RetentionOptions } from './market/stream/event-log.js';
 import { StreamRegistry } from './market/stream/stream-registry.js';
 import { registerMetricsRoute } from './metrics/metrics-route.js';
 import { ServiceMetrics } from './metrics/service-metrics.js';
@@ -34,56 +32,13 @@ import { openFeatures } from './open-features.js';
 import type { P2P } from './p2p/p2p.js';
 import { Platform } from './platform/platform.js';
 import { platformFeature } from './platform/platform-feature.js';
+import { SERVICE_DEFAULTS, type ServiceOptions } from './service-options.js';
 import { MarketChurn } from './sim/churn.js';
 import { catalogueSeeder } from './sim/generator.js';
 import { simulatorFeature } from './sim/simulator-feature.js';
 import { startTimers } from './timers.js';
 import type { Trading } from './trading/trading.js';
-import type { WebhookOptions, Webhooks } from './webhooks/webhooks.js';
-
-/** Options of a running service; every one has a default that runs on one machine. */
-export interface ServiceOptions {
-  /** DuckDB file of the service. @default 'data/market.duckdb' */
-  dbPath?: string;
-  /** @default '127.0.0.1' */
-  host?: string;
-  /** 0 picks a free port. @default 8080 */
-  port?: number;
-  /** Seed of the generated catalogue (used only when the database is new). @default 1 */
-  seed?: number;
-  /** Listings generated into a new database. @default 20000 */
-  listings?: number;
-  /** Enables the /sandbox operator endpoints. @default false */
-  sandbox?: boolean;
-  /** Proxies whose X-Forwarded-For is believed. @default [] */
-  trustProxy?: string[];
-  /** Per-key limits per rolling minute. @default the specification's */
-  rateLimits?: Partial<RateLimits>;
-  /** Listings appearing or leaving per second. @default 4 */
-  churnRate?: number;
-  /** Starts with churn paused. @default false */
-  churnPaused?: boolean;
-  /** How often the price list is rebuilt, in ms. @default 60000 */
-  priceIntervalMs?: number;
-  /** How long and how much of the listing event log is kept. @default 24 hours, 2,000,000 events */
-  retention?: RetentionOptions;
-  /** Interval of the stream's `: heartbeat` comments. @default 25000 */
-  heartbeatMs?: number;
-  /** Bytes a stream client may fall behind before it is disconnected. @default 8 MiB */
-  maxStreamBacklogBytes?: number;
-  /** The clock; tests pass their own. @default real time */
-  clock?: AdjustableClock;
-  /** pino options, or false. @default false */
-  logger?: boolean | object;
-  /** Browser origins allowed to call the API (CORS). @default [] (none) */
-  corsOrigins?: string[];
-  /** Webhook delivery; `allowLoopback` is refused without `sandbox`. @default public HTTPS only */
-  webhooks?: WebhookOptions;
-  /** Deadlines of slow clients (tests shorten them). @default headers 30 s, whole request 45 s */
-  timeouts?: ClientTimeouts;
-  /** Serves `GET /metrics` (Prometheus) to callers sending this token; none: no metrics. */
-  metricsToken?: string;
-}
+import type { Webhooks } from './webhooks/webhooks.js';
 
 /** The assembled parts, for tools and tests that look inside a running service. */
 export interface ServiceParts {
@@ -136,7 +91,7 @@ export async function openService(options: ServiceOptions = {}): Promise<OpenSer
   const clock = options.clock ?? createClock();
   if (options.webhooks?.allowLoopback && !options.sandbox)
     throw new Error('the webhook loopback allowance is for the sandbox only');
-  const db = await Database.open(options.dbPath ?? 'data/market.duckdb', projectPath('sql', 'service'));
+  const db = await Database.open(options.dbPath ?? SERVICE_DEFAULTS.dbPath, projectPath('sql', 'service'));
   try {
     await restoreClock(db, clock);
     const parts = await openParts(db, clock, options);
@@ -174,16 +129,17 @@ export async function openService(options: ServiceOptions = {}): Promise<OpenSer
 export async function startService(options: ServiceOptions = {}): Promise<RunningService> {
   const opened = await openService(options);
   const { app, context: parts } = opened;
+  const { host = SERVICE_DEFAULTS.host, port: askedPort = SERVICE_DEFAULTS.port } = options;
   try {
-    await app.listen({ host: options.host ?? '127.0.0.1', port: options.port ?? 8080 });
+    await app.listen({ host, port: askedPort });
   } catch (error) {
     await opened.close();
     throw error;
   }
   const stopTimers = startTimers(parts, options, (error, what) => app.log.error({ err: error }, what));
   const address = app.server.address();
-  const port = typeof address === 'object' && address ? address.port : (options.port ?? 8080);
-  const origin = `http://${formatHost(options.host ?? '127.0.0.1')}:${port}`;
+  const port = typeof address === 'object' && address ? address.port : askedPort;
+  const origin = `http://${formatHost(host)}:${port}`;
   return {
     baseUrl: `${origin}/v1`,
     origin,
@@ -219,17 +175,21 @@ function metricsOf(parts: Parts, clock: AdjustableClock): ServiceMetrics {
 
 /** Loads the stores and builds the parts the features share. */
 async function openParts(db: Database, clock: AdjustableClock, options: ServiceOptions): Promise<Parts> {
-  const seed = options.seed ?? 1;
+  const seed = options.seed ?? SERVICE_DEFAULTS.seed;
   const units = new UnitOfWorkRunner(db, () => clock.now());
   const accounts = new Accounts(db, units);
   await accounts.load(db);
   const platform = new Platform({ db, units, clock });
   await platform.load();
-  const seeder = catalogueSeeder({ seed, count: options.listings ?? 20_000, nowMs: clock.now() });
+  const seeder = catalogueSeeder({
+    seed,
+    count: options.listings ?? SERVICE_DEFAULTS.listings,
+    nowMs: clock.now(),
+  });
   const catalogue = await Catalogue.open(db, units, seeder, options.retention ?? {});
   const churn = new MarketChurn(catalogue, clock, {
     seed,
-    ratePerSecond: options.churnRate ?? 4,
+    ratePerSecond: options.churnRate ?? SERVICE_DEFAULTS.churnRate,
     paused: options.churnPaused ?? false,
   });
   // Locks that ended while the service was down (or before a new catalogue's "now") end first,

@@ -3,7 +3,8 @@
  * for route-level tests where a socket adds nothing. It answers like {@link startTestService}.
  */
 import { type AdjustableClock, createClock } from '../../src/service/core/clock.js';
-import { openService, type ServiceOptions } from '../../src/service/service.js';
+import { openService } from '../../src/service/service.js';
+import type { ServiceOptions } from '../../src/service/service-options.js';
 import type { TestResponse, TestService } from './service.js';
 
 /** The calls of a test service that need no socket. */

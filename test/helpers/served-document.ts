@@ -1,6 +1,6 @@
 /** A test service for one test file and the OpenAPI document it serves. */
 import { afterAll } from 'vitest';
-import type { ServiceOptions } from '../../src/service/service.js';
+import type { ServiceOptions } from '../../src/service/service-options.js';
 import { startTestService, type TestService } from './service.js';
 
 /**

@@ -3,7 +3,8 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type AdjustableClock, createClock } from '../../src/service/core/clock.js';
-import { type RunningService, type ServiceOptions, startService } from '../../src/service/service.js';
+import { type RunningService, startService } from '../../src/service/service.js';
+import type { ServiceOptions } from '../../src/service/service-options.js';
 
 /** A response read whole. */
 export interface TestResponse {

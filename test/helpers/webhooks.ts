@@ -2,7 +2,7 @@
 import { createHash } from 'node:crypto';
 import { vi } from 'vitest';
 import { type AdjustableClock, createClock } from '../../src/service/core/clock.js';
-import type { ServiceOptions } from '../../src/service/service.js';
+import type { ServiceOptions } from '../../src/service/service-options.js';
 import { startTestService, type TestResponse, type TestService } from './service.js';
 import type { ReceivedRequest, WebhookReceiver } from './webhook-receiver.js';
 

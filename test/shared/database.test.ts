@@ -82,8 +82,11 @@ describe('Database.transaction', () => {
     const db = await Database.open(':memory:');
     await db.run('CREATE TABLE t (n INTEGER)');
     const order: string[] = [];
+    let askedSecond = () => {};
+    const secondAsked = new Promise<void>((resolve) => (askedSecond = resolve));
+    // The first holds its transaction open until the second has been asked for.
     const slow = db.transaction(async (tx) => {
-      await new Promise((resolve) => setTimeout(resolve, 20));
+      await secondAsked;
       await tx.run('INSERT INTO t VALUES (1)');
       order.push('slow');
     });
@@ -92,6 +95,7 @@ describe('Database.transaction', () => {
       await tx.run('INSERT INTO t VALUES (2)');
       throw new Error('boom');
     });
+    askedSecond();
     await slow;
     await expect(failing).rejects.toThrow('boom');
     expect(order).toEqual(['slow', 'failing']);
@@ -121,12 +125,17 @@ describe('Database.transaction', () => {
   it('waits for the writes and borrowed connections in progress before closing', async () => {
     const db = await Database.open(':memory:');
     let done = false;
+    let closeCalled = () => {};
+    const closing = new Promise<void>((resolve) => (closeCalled = resolve));
+    // The borrowed connection is still in use when close is called.
     const borrowed = db.withConnection(async (connection) => {
-      await new Promise((resolve) => setTimeout(resolve, 20));
+      await closing;
       await connection.run('SELECT 1');
       done = true;
     });
-    await db.close();
+    const closed = db.close();
+    closeCalled();
+    await closed;
     await borrowed;
     expect(done).toBe(true);
   });

@@ -24,8 +24,8 @@ import {
   checkOptionalObject,
   checkString,
 } from '../check-arguments.js';
-import { ClientArgumentError } from '../client-argument-error.js';
 import type { RequestOptions } from '../client-options.js';
+import { ClientArgumentError } from '../errors.js';
 import { metaPages, metaRows } from '../paginate.js';
 import type { P2PListingsParams } from '../query-params.js';
 import type { Transport } from '../transport.js';

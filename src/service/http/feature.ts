@@ -3,7 +3,7 @@
  * plugin, and the descriptions of the OpenAPI tags its routes use.
  *
  * How a /v1 route is written so that the OpenAPI document describes it fully (checked by
- * `test/e2e/openapi-lint.test.ts` with Redocly and Spectral):
+ * `test/e2e/openapi-lint.int.test.ts` with Redocly and Spectral):
  * - `config: { access, rate }` says who may call it ('public', 'key' (default) or 'trading') and
  *   which rate limit it counts against ('read' (default), 'orders', 'p2p_write', 'sell_write' or 'none'). Its
  *   security, its 401/403/429 responses and a sentence of its description follow from these.
@@ -16,9 +16,29 @@
  *   a body (a 304). Retry-After on errors is documented from the error table.
  * - `schema.tags` and `schema.operationId` are optional: the first path segment and the method
  *   plus path in camelCase are used otherwise. A tag needs a description in the feature's `tags`.
- * See `openapi-route.ts` for exactly what is derived.
+ * See `openapi-route.ts` for exactly what is derived. A feature's register function reads as the
+ * list of its routes, each registered by a function named for what it does (see `ZodApi`).
  */
-import type { FastifyInstance } from 'fastify';
+import type {
+  FastifyBaseLogger,
+  FastifyInstance,
+  RawReplyDefaultExpression,
+  RawRequestDefaultExpression,
+  RawServerDefault,
+} from 'fastify';
+import type { ZodTypeProvider } from 'fastify-type-provider-zod';
+
+/**
+ * The app with zod schemas typing each route's input: what a function that registers one named
+ * route takes (`app.withTypeProvider<ZodTypeProvider>()`).
+ */
+export type ZodApi = FastifyInstance<
+  RawServerDefault,
+  RawRequestDefaultExpression,
+  RawReplyDefaultExpression,
+  FastifyBaseLogger,
+  ZodTypeProvider
+>;
 
 /** A feature's plugins; each registers its routes on the scope it is given. */
 export interface Feature {

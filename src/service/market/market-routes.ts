@@ -14,6 +14,7 @@ import {
 import { resolveAppId } from '../http/app-id.js';
 import { authOf } from '../http/authenticate.js';
 import { withFastPath } from '../http/fast-validation.js';
+import type { ZodApi } from '../http/feature.js';
 import { AUTH_ERRORS, errorResponses } from '../http/openapi.js';
 import type { Catalogue } from './catalogue.js';
 import { ALL_APP_IDS, gamesReadableBy } from './games.js';
@@ -33,8 +34,15 @@ export interface MarketRouteDeps {
 /** Registers the market-data routes. */
 export function registerMarketRoutes(app: FastifyInstance, deps: MarketRouteDeps): void {
   const api = app.withTypeProvider<ZodTypeProvider>();
-  const pages = new ListingPageCache(deps.catalogue.index);
+  listGames(api);
+  listListings(api, deps);
+  getPrices(api, deps);
+  getPublicPrices(api, deps);
+  getCurrency(api, deps);
+}
 
+/** GET /games: the games this key may read. */
+function listGames(api: ZodApi): void {
   api.get(
     '/games',
     {
@@ -46,7 +54,11 @@ export function registerMarketRoutes(app: FastifyInstance, deps: MarketRouteDeps
     },
     async (request) => ({ games: gamesReadableBy(authOf(request).account.appIds) }),
   );
+}
 
+/** GET /listings: live buyable listings, keyset-paged, answered from prepared pages. */
+function listListings(api: ZodApi, deps: MarketRouteDeps): void {
+  const pages = new ListingPageCache(deps.catalogue.index);
   api.get(
     '/listings',
     {
@@ -71,7 +83,10 @@ export function registerMarketRoutes(app: FastifyInstance, deps: MarketRouteDeps
       return reply.type('application/json; charset=utf-8').send(body as never);
     },
   );
+}
 
+/** GET /prices: the minAsk price list. */
+function getPrices(api: ZodApi, deps: MarketRouteDeps): void {
   api.get(
     '/prices',
     {
@@ -100,7 +115,10 @@ export function registerMarketRoutes(app: FastifyInstance, deps: MarketRouteDeps
       return priceListOf(deps.prices, { ...request.query, appId });
     },
   );
+}
 
+/** GET /public/prices: the minAsk price list without a key. */
+function getPublicPrices(api: ZodApi, deps: MarketRouteDeps): void {
   api.get(
     '/public/prices',
     {
@@ -118,7 +136,10 @@ export function registerMarketRoutes(app: FastifyInstance, deps: MarketRouteDeps
     async (request) =>
       priceListOf(deps.prices, { ...request.query, appId: resolveAppId(request.query.appId, ALL_APP_IDS) }),
   );
+}
 
+/** GET /currency: FX rates per 1 USD. */
+function getCurrency(api: ZodApi, deps: MarketRouteDeps): void {
   api.get(
     '/currency',
     {

@@ -15,6 +15,7 @@ import {
 import { authOf } from '../http/authenticate.js';
 import type { Capability } from '../http/capabilities.js';
 import { keysetPage, pageKeyset } from '../http/change-feed.js';
+import type { ZodApi } from '../http/feature.js';
 import { documentedResponse, errorResponses } from '../http/openapi.js';
 import type { InstantSell } from './instant-sell.js';
 import { SELL_ORDER_ERRORS } from './placement.js';
@@ -35,7 +36,15 @@ const REPLAY_HEADERS = {
 /** Registers the Instant Sell routes. */
 export function registerSellRoutes(app: FastifyInstance, sell: InstantSell): void {
   const api = app.withTypeProvider<ZodTypeProvider>();
+  getSellStatus(api, sell);
+  createSellQuote(api, sell);
+  createSellOrder(api, sell);
+  listSellOrders(api, sell);
+  getSellOrder(api, sell);
+}
 
+/** GET /sell/status: whether Instant Sell is open to the account. */
+function getSellStatus(api: ZodApi, sell: InstantSell): void {
   api.get(
     '/sell/status',
     {
@@ -47,7 +56,10 @@ export function registerSellRoutes(app: FastifyInstance, sell: InstantSell): voi
     },
     async (request) => sell.status(authOf(request).account),
   );
+}
 
+/** POST /sell/quotes: quotes the inventory behind a trade URL. */
+function createSellQuote(api: ZodApi, sell: InstantSell): void {
   api.post(
     '/sell/quotes',
     {
@@ -66,7 +78,10 @@ export function registerSellRoutes(app: FastifyInstance, sell: InstantSell): voi
     },
     async (request, reply) => reply.code(201).send(await sell.quote(authOf(request).account, request.body)),
   );
+}
 
+/** POST /sell/orders: sells a quote's eligible items to the bots. */
+function createSellOrder(api: ZodApi, sell: InstantSell): void {
   api.post(
     '/sell/orders',
     {
@@ -94,7 +109,10 @@ export function registerSellRoutes(app: FastifyInstance, sell: InstantSell): voi
       return reply.code(placed.replay ? 200 : 201).send(sellOrderJson(placed.order));
     },
   );
+}
 
+/** GET /sell/orders: the account's sell orders. */
+function listSellOrders(api: ZodApi, sell: InstantSell): void {
   api.get(
     '/sell/orders',
     {
@@ -120,7 +138,10 @@ export function registerSellRoutes(app: FastifyInstance, sell: InstantSell): voi
       return keysetPage('s', keyset, rows, limit, sellOrderJson);
     },
   );
+}
 
+/** GET /sell/orders/{id}: one sell order. */
+function getSellOrder(api: ZodApi, sell: InstantSell): void {
   api.get(
     '/sell/orders/:id',
     {

@@ -19,7 +19,15 @@ import {
   orderJson,
 } from './order-record.js';
 import type { OrderStore } from './order-store.js';
-import type { Funds, LastStep, ListingSource, LiveListing, TradePlatform, UserListings } from './ports.js';
+import type {
+  AccountSettings,
+  Funds,
+  LastStep,
+  ListingSource,
+  LiveListing,
+  TradePlatform,
+  UserListings,
+} from './ports.js';
 import { sendOffer } from './send-offer.js';
 import type { TradingSettings } from './trading-settings.js';
 
@@ -53,11 +61,14 @@ export interface BuyRequest {
   autoclaim: boolean | undefined;
   /** Tells two requests with one key apart (the route derives it from what was sent). */
   fingerprint: string;
-  /** Where the items go. */
-  steamId: string;
+  /** Where the items go: the trade URL's owner, or the buyer's linked account (null when none is linked). */
+  steamId: string | null;
   /** External delivery is funded from settled money only. */
   settledOnly: boolean;
 }
+
+/** A buy that passed the buyer's checks: its items have somewhere to go. */
+export type CheckedBuy = BuyRequest & { steamId: string };
 
 /** What placing an order uses. */
 export interface PlacementDeps {
@@ -65,10 +76,10 @@ export interface PlacementDeps {
   units: UnitOfWorkRunner;
   listings: ListingSource;
   funds: Funds;
-  settings: { update(uow: UnitOfWork, id: string, change: { autoclaim: boolean }): Promise<unknown> };
+  accounts: Pick<AccountSettings, 'update'>;
   platform: TradePlatform;
   store: OrderStore;
-  trading: TradingSettings;
+  tradingSettings: TradingSettings;
   userSales: UserListings;
 }
 
@@ -88,7 +99,7 @@ export class OrderPlacement {
    * Places the order (its receipt stored with the key, when one is claimed); `lastStep` runs in
    * its unit of work once everything is written.
    */
-  async place(request: BuyRequest, claim: KeyClaim | null, lastStep: LastStep): Promise<Placed> {
+  async place(request: CheckedBuy, claim: KeyClaim | null, lastStep: LastStep): Promise<Placed> {
     if (request.listingIds.some((id) => this.reserved.has(id)))
       throw refuse('concurrent_update', 'another order is buying the same listing; retry in a second', {
         retry_after_seconds: 1,
@@ -107,7 +118,7 @@ export class OrderPlacement {
 
   private async placeIn(
     uow: UnitOfWork,
-    request: BuyRequest,
+    request: CheckedBuy,
     claim: KeyClaim | null,
     lastStep: LastStep,
   ): Promise<Placed> {
@@ -142,7 +153,7 @@ export class OrderPlacement {
         });
     order.status = deriveStatus(order.items);
     if (request.autoclaim !== undefined && request.autoclaim !== request.account.autoclaim)
-      await this.deps.settings.update(uow, request.account.id, { autoclaim: request.autoclaim });
+      await this.deps.accounts.update(uow, request.account.id, { autoclaim: request.autoclaim });
     const receipt = JSON.stringify(orderJson(order, uow.now));
     await this.deps.store.insert(
       uow,
@@ -156,7 +167,7 @@ export class OrderPlacement {
 
   /** The live listings of the request, or 409 item_unavailable naming the ones that are gone. */
   private liveListings(
-    request: BuyRequest,
+    request: CheckedBuy,
     get: (id: string) => LiveListing | undefined = (id) => this.deps.listings.get(id),
   ): LiveListing[] {
     const found = request.listingIds.map(get);
@@ -168,7 +179,7 @@ export class OrderPlacement {
     return found as LiveListing[];
   }
 
-  private checkPrice(request: BuyRequest, live: readonly LiveListing[]): void {
+  private checkPrice(request: CheckedBuy, live: readonly LiveListing[]): void {
     const total = live.reduce((sum, l) => sum + l.priceCents, 0);
     if (request.maxPriceCents === null || total <= request.maxPriceCents) return;
     throw refuse('price_moved', 'the live total is above max_price_usd; nothing was charged', {
@@ -177,7 +188,7 @@ export class OrderPlacement {
     });
   }
 
-  private checkPendingOffers(request: BuyRequest, live: readonly LiveListing[], uow?: UnitOfWork): void {
+  private checkPendingOffers(request: CheckedBuy, live: readonly LiveListing[], uow?: UnitOfWork): void {
     const sendsNow = live.some((l) => deliveryOf(l, uow?.now ?? this.deps.clock.now()) === 'instant');
     if (!sendsNow || this.deps.platform.pendingOfferCount(request.steamId, uow) < MAX_PENDING_OFFERS) return;
     throw refuse('pending_trades_limit', 'the recipient has too many unaccepted trade offers', {
@@ -185,8 +196,8 @@ export class OrderPlacement {
     });
   }
 
-  private async checkVerification(uow: UnitOfWork, request: BuyRequest, total: number): Promise<void> {
-    const threshold = this.deps.trading.kycThresholdCents(request.account.id);
+  private async checkVerification(uow: UnitOfWork, request: CheckedBuy, total: number): Promise<void> {
+    const threshold = this.deps.tradingSettings.kycThresholdCents(request.account.id);
     if (threshold === null) return;
     const purchased = await this.deps.store.netPurchasedCents(uow, request.account.id);
     if (purchased + total <= threshold) return;
@@ -195,7 +206,7 @@ export class OrderPlacement {
     });
   }
 
-  private newOrder(request: BuyRequest, live: readonly LiveListing[], now: number): OrderRecord {
+  private newOrder(request: CheckedBuy, live: readonly LiveListing[], now: number): OrderRecord {
     const seq = this.deps.store.takeSeq();
     const items = live.map((l, position) =>
       newItem(l, position, now, this.deps.platform, this.deps.userSales.isUserListing(l.listing)),

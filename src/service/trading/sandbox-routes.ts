@@ -20,7 +20,7 @@ const accountParams = z.object({ id: z.string().max(64) });
 /** What the trading sandbox routes use. */
 export interface TradingSandboxDeps {
   units: UnitOfWorkRunner;
-  settings: TradingSettings;
+  tradingSettings: TradingSettings;
   faults: Faults;
   accounts: AccountSettings;
   platform: SandboxPlatform;
@@ -30,7 +30,7 @@ export interface TradingSandboxDeps {
 export function registerTradingSandboxRoutes(app: FastifyInstance, deps: TradingSandboxDeps): void {
   const api = app.withTypeProvider<ZodTypeProvider>();
   const hidden = { hide: true };
-  const { settings, faults } = deps;
+  const { tradingSettings, faults } = deps;
 
   api.get('/faults', { schema: hidden }, async () => faults.view());
   api.post('/faults', { schema: { ...hidden, body: faultsBodySchema } }, async (request) =>
@@ -46,7 +46,7 @@ export function registerTradingSandboxRoutes(app: FastifyInstance, deps: Trading
       const updated = await deps.units.run(async (uow) => {
         const account = await deps.accounts.update(uow, current.id, settingsOf(body));
         if (body.kyc_threshold_usd !== undefined)
-          await settings.setKycThreshold(
+          await tradingSettings.setKycThreshold(
             uow,
             account.id,
             body.kyc_threshold_usd === null ? null : usdToCents(body.kyc_threshold_usd),
@@ -65,7 +65,7 @@ export function registerTradingSandboxRoutes(app: FastifyInstance, deps: Trading
           await deps.platform.setInventoryVisibility(uow, account.steamId, body.inventory);
         return account;
       });
-      return accountView(updated, settings.kycThresholdCents(updated.id));
+      return accountView(updated, tradingSettings.kycThresholdCents(updated.id));
     },
   );
 

@@ -10,7 +10,7 @@ import { registerTradingRoutes } from './trading-routes.js';
 import { TradingSettings } from './trading-settings.js';
 
 /** What opening trading needs. */
-export interface OpenTradingDeps extends Omit<TradingDeps, 'settings' | 'placement'> {
+export interface OpenTradingDeps extends Omit<TradingDeps, 'tradingSettings' | 'placement'> {
   due: DueWork;
   platform: TradingDeps['platform'] & SandboxPlatform;
   /** Arms the sandbox's faults around placement and serves their controls. @default false */
@@ -28,9 +28,9 @@ export interface OpenTrading {
  * its plugins. With `sandbox`, the operator's faults wrap every placement from outside.
  */
 export async function openTrading(deps: OpenTradingDeps): Promise<OpenTrading> {
-  const settings = new TradingSettings(deps.db);
+  const tradingSettings = new TradingSettings(deps.db);
   const faults = new Faults();
-  const trading = new Trading({ ...deps, settings, ...(deps.sandbox ? { placement: faults } : {}) });
+  const trading = new Trading({ ...deps, tradingSettings, ...(deps.sandbox ? { placement: faults } : {}) });
   await trading.load();
   deps.due.register(
     'orders',
@@ -39,7 +39,7 @@ export async function openTrading(deps: OpenTradingDeps): Promise<OpenTrading> {
   );
   const feature: Feature = {
     v1: (app) => registerTradingRoutes(app, trading, deps.platform, deps.clock),
-    sandbox: (app) => registerTradingSandboxRoutes(app, { ...deps, settings, faults }),
+    sandbox: (app) => registerTradingSandboxRoutes(app, { ...deps, tradingSettings, faults }),
     tags: {
       trading:
         'Buying from the balance: orders delivered to the key owner, market buys for a trade URL, order lookups and claims',

@@ -5,9 +5,11 @@ import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { APP_IDS, DEFAULT_APP_ID, usdToCents } from '../../contract/common.js';
 import {
+  type CreateOrderBody,
   claimResponseSchema,
   createOrderBodySchema,
   marketBuyBodySchema,
+  type Order,
   orderHeadersSchema,
   orderInfoQuerySchema,
   orderLookupQuerySchema,
@@ -16,12 +18,15 @@ import {
   orderSchema,
   ordersQuerySchema,
 } from '../../contract/order.js';
+import type { Account } from '../core/caller.js';
 import type { Clock } from '../core/clock.js';
 import { refuse } from '../core/refuse.js';
 import { resolveAppId } from '../http/app-id.js';
 import { authOf } from '../http/authenticate.js';
 import { keysetPage, pageKeyset } from '../http/change-feed.js';
+import type { ZodApi } from '../http/feature.js';
 import { AUTH_ERRORS, documentedResponse, errorResponses } from '../http/openapi.js';
+import type { BuyRequest } from './order-placement.js';
 import { type OrderRecord, orderJson } from './order-record.js';
 import type { TradePlatform } from './ports.js';
 import { type Bought, BUY_ERRORS, ORDER_ERRORS, type Trading } from './trading.js';
@@ -38,6 +43,14 @@ const ORDER_PLACED = documentedResponse({
   },
 });
 
+/** What the trading routes answer with. */
+interface RouteDeps {
+  trading: Trading;
+  platform: TradePlatform;
+  /** An order as answered now. */
+  view: (order: OrderRecord) => Order;
+}
+
 /** Registers the trading routes. */
 export function registerTradingRoutes(
   app: FastifyInstance,
@@ -46,8 +59,18 @@ export function registerTradingRoutes(
   clock: Clock,
 ): void {
   const api = app.withTypeProvider<ZodTypeProvider>();
-  const view = (order: OrderRecord) => orderJson(order, clock.now());
+  const deps: RouteDeps = { trading, platform, view: (order) => orderJson(order, clock.now()) };
+  createOrder(api, deps);
+  buyForTradeUrl(api, deps);
+  listOrders(api, deps);
+  getOrderByCustomId(api, deps);
+  getOrder(api, deps);
+  claimOrder(api, deps);
+  refuseWithdrawals(api);
+}
 
+/** POST /orders: buys listings of one game, delivered to the key owner. */
+function createOrder(api: ZodApi, { trading }: RouteDeps): void {
   api.post(
     '/orders',
     {
@@ -68,26 +91,22 @@ export function registerTradingRoutes(
     },
     async (request, reply) => {
       const { account } = authOf(request);
-      const body = request.body;
+      const { body } = request;
       const appId = body.appId ?? DEFAULT_APP_ID;
-      const customId = idempotencyKey(request.headers['idempotency-key'], body.custom_id);
       const { custom_id: _, ...rest } = body;
-      const bought = await trading.buy({
+      const buy = buyRequest(account, request.headers['idempotency-key'], body, {
         kind: 'order',
-        account,
         appId,
-        listingIds: body.listing_ids,
-        customId,
-        fingerprint: fingerprintOf('POST /orders', { ...rest, appId }),
-        maxPriceCents: body.max_price_usd === undefined ? null : usdToCents(body.max_price_usd),
-        autoclaim: body.autoclaim,
-        steamId: account.steamId ?? '',
-        settledOnly: false,
+        recipient: () => account.steamId,
+        fingerprint: ['POST /orders', { ...rest, appId }],
       });
-      return sendBought(reply, bought);
+      return sendBought(reply, await trading.buy(buy));
     },
   );
+}
 
+/** POST /market/buy: buys CS2 listings for an end user by trade URL. */
+function buyForTradeUrl(api: ZodApi, { trading, platform }: RouteDeps): void {
   api.post(
     '/market/buy',
     {
@@ -108,28 +127,26 @@ export function registerTradingRoutes(
     },
     async (request, reply) => {
       const { account } = authOf(request);
-      const body = request.body;
-      const customId = idempotencyKey(request.headers['idempotency-key'], body.custom_id);
-      const recipient = platform.resolveTradeUrl(body.trade_url);
-      if ('problem' in recipient) throw refuse('invalid_trade_url', recipient.problem);
+      const { body } = request;
       // appId is ignored, so it is no part of what tells two bodies apart either.
       const { custom_id: _, appId: _ignored, ...rest } = body;
-      const bought = await trading.buy({
+      const buy = buyRequest(account, request.headers['idempotency-key'], body, {
         kind: 'market_buy',
-        account,
         appId: APP_IDS.cs2,
-        listingIds: body.listing_ids,
-        customId,
-        fingerprint: fingerprintOf('POST /market/buy', rest),
-        maxPriceCents: body.max_price_usd === undefined ? null : usdToCents(body.max_price_usd),
-        autoclaim: body.autoclaim,
-        steamId: recipient.steamId,
-        settledOnly: true,
+        recipient: () => {
+          const recipient = platform.resolveTradeUrl(body.trade_url);
+          if ('problem' in recipient) throw refuse('invalid_trade_url', recipient.problem);
+          return recipient.steamId;
+        },
+        fingerprint: ['POST /market/buy', rest],
       });
-      return sendBought(reply, bought);
+      return sendBought(reply, await trading.buy(buy));
     },
   );
+}
 
+/** GET /orders: the account's orders in one game, or the change feed. */
+function listOrders(api: ZodApi, { trading, view }: RouteDeps): void {
   api.get(
     '/orders',
     {
@@ -159,7 +176,10 @@ export function registerTradingRoutes(
       return keysetPage('o', keyset, rows, limit, view);
     },
   );
+}
 
+/** GET /orders/info: one order by the custom_id it was created with. */
+function getOrderByCustomId(api: ZodApi, { trading, view }: RouteDeps): void {
   api.get(
     '/orders/info',
     {
@@ -180,7 +200,10 @@ export function registerTradingRoutes(
       return view(await trading.orderByCustomId(account.id, request.query.custom_id, appId));
     },
   );
+}
 
+/** GET /orders/{id}: one order. */
+function getOrder(api: ZodApi, { trading, view }: RouteDeps): void {
   api.get(
     '/orders/:id',
     {
@@ -202,7 +225,10 @@ export function registerTradingRoutes(
       return view(await trading.order(account.id, request.params.id, appId));
     },
   );
+}
 
+/** POST /orders/{id}/claim: releases a held order. */
+function claimOrder(api: ZodApi, { trading, view }: RouteDeps): void {
   api.post(
     '/orders/:id/claim',
     {
@@ -225,7 +251,10 @@ export function registerTradingRoutes(
       return view(await trading.claim(account.id, request.params.id, appId));
     },
   );
+}
 
+/** POST /withdrawals: always 501, withdrawals are made on the website. */
+function refuseWithdrawals(api: ZodApi): void {
   api.post(
     '/withdrawals',
     {
@@ -245,6 +274,42 @@ export function registerTradingRoutes(
       throw refuse('not_implemented', 'withdrawals are made on the website, not through the API');
     },
   );
+}
+
+/** What both buy bodies carry. */
+type BuyBody = Pick<CreateOrderBody, 'listing_ids' | 'custom_id' | 'max_price_usd' | 'autoclaim'>;
+
+/** How one buy route reads its request. */
+interface BuyRoute {
+  kind: BuyRequest['kind'];
+  appId: number;
+  /** Where the items go (null when the buyer has none linked); may refuse, after the key is read. */
+  recipient: () => string | null;
+  /** The endpoint and the body as sent, minus what does not tell two bodies apart. */
+  fingerprint: [endpoint: string, sent: unknown];
+}
+
+/** The `BuyRequest` of either buy route. */
+function buyRequest(
+  account: Account,
+  idempotencyHeader: string | undefined,
+  body: BuyBody,
+  route: BuyRoute,
+): BuyRequest {
+  const customId = idempotencyKey(idempotencyHeader, body.custom_id);
+  return {
+    kind: route.kind,
+    account,
+    appId: route.appId,
+    listingIds: body.listing_ids,
+    customId,
+    fingerprint: fingerprintOf(...route.fingerprint),
+    maxPriceCents: body.max_price_usd === undefined ? null : usdToCents(body.max_price_usd),
+    autoclaim: body.autoclaim,
+    steamId: route.recipient(),
+    // Delivery to another trade URL is funded from settled money only.
+    settledOnly: route.kind === 'market_buy',
+  };
 }
 
 /** The one idempotency value of a request: the header or custom_id; both sent must be equal. */

@@ -9,7 +9,7 @@ import type { UnitOfWork, UnitOfWorkRunner } from '../core/unit-of-work.js';
 import { FAULT_ERRORS } from './faults.js';
 import { IdempotencyKeys, isReplay, KEY_ERRORS, type KeyClaim } from './idempotency.js';
 import { CLAIM_ERRORS, OrderLifecycle } from './order-lifecycle.js';
-import { type BuyRequest, OrderPlacement, PLACEMENT_ERRORS } from './order-placement.js';
+import { type BuyRequest, type CheckedBuy, OrderPlacement, PLACEMENT_ERRORS } from './order-placement.js';
 import type { OrderRecord } from './order-record.js';
 import { type OrderPageQuery, OrderStore } from './order-store.js';
 import {
@@ -57,7 +57,7 @@ export interface TradingDeps {
   accounts: AccountSettings;
   platform: TradePlatform;
   /** Per-account verification thresholds. */
-  settings: TradingSettings;
+  tradingSettings: TradingSettings;
   /** Wraps every placement (the sandbox's faults). @default placing as asked */
   placement?: PlacementWrapper;
   /** Games whose listings can be bought through the API. */
@@ -84,20 +84,14 @@ export class Trading {
     this.store = new OrderStore(deps.db);
     this.keys = new IdempotencyKeys(deps.db);
     this.wrapper = deps.placement ?? PLAIN_PLACEMENT;
-    this.placement = new OrderPlacement({
-      ...deps,
-      settings: deps.accounts,
-      store: this.store,
-      trading: deps.settings,
-      userSales: this.userSales,
-    });
+    this.placement = new OrderPlacement({ ...deps, store: this.store, userSales: this.userSales });
     this.lifecycle = new OrderLifecycle({ ...deps, store: this.store, userSales: this.userSales });
   }
 
   /** Loads what trading keeps in memory. */
   async load(): Promise<void> {
     await this.store.load();
-    await this.deps.settings.load();
+    await this.deps.tradingSettings.load();
     await this.keys.load();
   }
 
@@ -110,8 +104,8 @@ export class Trading {
       claim = begun;
     }
     try {
-      this.checkBuyer(request);
-      const placed = await this.wrapper.around((lastStep) => this.placement.place(request, claim, lastStep));
+      const checked = this.checkBuyer(request);
+      const placed = await this.wrapper.around((lastStep) => this.placement.place(checked, claim, lastStep));
       return { receipt: placed.receipt, replayed: false };
     } finally {
       claim?.release();
@@ -178,11 +172,12 @@ export class Trading {
     return this.lifecycle.nextDueFrom(from);
   }
 
-  private checkBuyer(request: BuyRequest): void {
-    const { account } = request;
+  /** The buy, once its buyer may make it; its items have somewhere to go. */
+  private checkBuyer(request: BuyRequest): CheckedBuy {
+    const { account, steamId } = request;
     if (account.status === 'restricted')
       throw refuse('account_restricted', 'this account is restricted; contact support on the website');
-    if (request.kind === 'order' && account.steamId === null)
+    if (steamId === null)
       throw refuse(
         'steam_account_required',
         'link a platform account on the profile page; orders deliver to the key owner',
@@ -197,5 +192,6 @@ export class Trading {
         'external_buy_disabled',
         'buying for another trade URL is not enabled on this account; ask for it on the website',
       );
+    return { ...request, steamId };
   }
 }

@@ -17,6 +17,7 @@ import {
   webhookTestResultSchema,
 } from '../../contract/webhook.js';
 import { authOf } from '../http/authenticate.js';
+import type { ZodApi } from '../http/feature.js';
 import { AUTH_ERRORS, errorResponses } from '../http/openapi.js';
 import { parseSeqCursor, seqCursor } from '../http/seq-cursor.js';
 import { deliveryJson, endpointJson, endpointWithSecretJson } from './webhook-json.js';
@@ -27,7 +28,18 @@ const TAGS = ['webhooks'];
 /** Registers the webhook routes (any valid key). */
 export function registerWebhookRoutes(app: FastifyInstance, webhooks: Webhooks): void {
   const api = app.withTypeProvider<ZodTypeProvider>();
+  listWebhooks(api, webhooks);
+  createWebhook(api, webhooks);
+  updateWebhook(api, webhooks);
+  deleteWebhook(api, webhooks);
+  testWebhook(api, webhooks);
+  rotateWebhookSecret(api, webhooks);
+  listDeliveries(api, webhooks);
+  retryDelivery(api, webhooks);
+}
 
+/** GET /webhooks: the account's endpoints with their health. */
+function listWebhooks(api: ZodApi, webhooks: Webhooks): void {
   api.get(
     '/webhooks',
     {
@@ -39,7 +51,10 @@ export function registerWebhookRoutes(app: FastifyInstance, webhooks: Webhooks):
     },
     async (request) => ({ data: webhooks.list(authOf(request).account.id).map(endpointJson) }),
   );
+}
 
+/** POST /webhooks: registers an endpoint and answers its secret, once. */
+function createWebhook(api: ZodApi, webhooks: Webhooks): void {
   api.post(
     '/webhooks',
     {
@@ -60,7 +75,10 @@ export function registerWebhookRoutes(app: FastifyInstance, webhooks: Webhooks):
       return reply.code(201).send({ data: endpointWithSecretJson(created) });
     },
   );
+}
 
+/** PATCH /webhooks/{id}: changes an endpoint. */
+function updateWebhook(api: ZodApi, webhooks: Webhooks): void {
   api.patch(
     '/webhooks/:id',
     {
@@ -82,7 +100,10 @@ export function registerWebhookRoutes(app: FastifyInstance, webhooks: Webhooks):
       return { data: endpointJson(await webhooks.update(account.id, request.params.id, request.body)) };
     },
   );
+}
 
+/** DELETE /webhooks/{id}: removes an endpoint with its deliveries. */
+function deleteWebhook(api: ZodApi, webhooks: Webhooks): void {
   api.delete(
     '/webhooks/:id',
     {
@@ -101,7 +122,10 @@ export function registerWebhookRoutes(app: FastifyInstance, webhooks: Webhooks):
       return { id: request.params.id, deleted: true as const };
     },
   );
+}
 
+/** POST /webhooks/{id}/test: sends a webhook.test event now. */
+function testWebhook(api: ZodApi, webhooks: Webhooks): void {
   api.post(
     '/webhooks/:id/test',
     {
@@ -119,7 +143,10 @@ export function registerWebhookRoutes(app: FastifyInstance, webhooks: Webhooks):
     },
     async (request) => webhooks.test(authOf(request).account.id, request.params.id),
   );
+}
 
+/** POST /webhooks/{id}/rotate-secret: replaces the signing secret. */
+function rotateWebhookSecret(api: ZodApi, webhooks: Webhooks): void {
   api.post(
     '/webhooks/:id/rotate-secret',
     {
@@ -138,7 +165,10 @@ export function registerWebhookRoutes(app: FastifyInstance, webhooks: Webhooks):
       return { data: endpointWithSecretJson(rotated) };
     },
   );
+}
 
+/** GET /webhooks/{id}/deliveries: the endpoint's deliveries, newest first. */
+function listDeliveries(api: ZodApi, webhooks: Webhooks): void {
   api.get(
     '/webhooks/:id/deliveries',
     {
@@ -169,7 +199,10 @@ export function registerWebhookRoutes(app: FastifyInstance, webhooks: Webhooks):
       };
     },
   );
+}
 
+/** POST /webhooks/{id}/deliveries/{deliveryId}/retry: re-arms a delivery. */
+function retryDelivery(api: ZodApi, webhooks: Webhooks): void {
   api.post(
     '/webhooks/:id/deliveries/:deliveryId/retry',
     {

@@ -116,7 +116,7 @@ export async function openTrading(placement?: PlacementWrapper): Promise<Trading
     funds: accounts.ledger,
     accounts,
     platform,
-    settings: new TradingSettings(db),
+    tradingSettings: new TradingSettings(db),
     ...(placement ? { placement } : {}),
     buyableAppIds: [730],
   });
@@ -152,7 +152,7 @@ export async function openTrading(placement?: PlacementWrapper): Promise<Trading
         fingerprint: 'body-1',
         maxPriceCents: null,
         autoclaim: undefined,
-        steamId: current.steamId ?? '',
+        steamId: current.steamId,
         settledOnly: false,
         ...change,
       };

@@ -92,7 +92,7 @@ async function openTradingOn(fixture: TradingFixture): Promise<Trading> {
     funds: fixture.accounts.ledger,
     accounts: fixture.accounts,
     platform: fixture.platform,
-    settings: new TradingSettings(fixture.db),
+    tradingSettings: new TradingSettings(fixture.db),
     buyableAppIds: [730],
   });
   await trading.load();

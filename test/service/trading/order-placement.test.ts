@@ -122,7 +122,8 @@ describe('Trading.buy', () => {
   it('refuses a restricted account and one without a linked platform account before anything else', async () => {
     f.listings.add(listing('c1', 100));
     const buyer = await f.buyer(1000);
-    const unlinked = f.request(buyer, ['c1']);
+    // The route's request for a buyer with no platform account linked: no recipient.
+    const unlinked = f.request(buyer, ['c1'], { steamId: null });
     unlinked.account = { ...unlinked.account, steamId: null };
     expect((await refusalOf(f.trading.buy(unlinked))).code).toBe('steam_account_required');
     const restricted = f.request(buyer, ['c1']);

@@ -86,8 +86,7 @@ describe('a stalled stream client', () => {
       const stalledKeyId = stalledKey.slice(8, 20);
       const openOf = async () => (await t.sandbox('/streams')).body.open[stalledKeyId] ?? 0;
       expect(await openOf()).toBe(1);
-      for (let i = 0; i < 300 && (await openOf()) > 0; i++) await new Promise((r) => setTimeout(r, 100));
-      expect(await openOf()).toBe(0);
+      await expect.poll(openOf, { timeout: 30_000, interval: 100 }).toBe(0);
       const texts = await Promise.all(
         [0, 1, 2].map(() =>
           readRaw(`${t.baseUrl}/listings/stream`, stalledKey, (s) => s.includes(': connected'), 5000),

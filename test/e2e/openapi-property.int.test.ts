@@ -9,7 +9,7 @@
  * can state), so that a client generated from the document is never refused for what it sends.
  *
  * Runs per operation and property: 50 by default (the whole file takes about 21 s on 2 cores);
- * `MARKET_PROPERTY_RUNS=500 npx vitest run --config test/vitest.config.ts test/e2e/openapi-property.test.ts`
+ * `MARKET_PROPERTY_RUNS=500 npx vitest run --config test/vitest.config.ts test/e2e/openapi-property.int.test.ts`
  * for a longer search. A failure prints fast-check's seed and the shrunk request.
  */
 import fc from 'fast-check';
@@ -140,7 +140,7 @@ function requestsOf(operation: Operation, clean: boolean): fc.Arbitrary<Request>
 
 /**
  * Keeps the request line and headers well under the 16 KiB Node takes (beyond it a request is
- * refused with 431 before any route; `test/e2e/errors.test.ts` covers that answer).
+ * refused with 431 before any route; `test/e2e/errors.int.test.ts` covers that answer).
  */
 function fitsHeadLimit(request: Request): boolean {
   const headers = Object.entries(request.headers).reduce(

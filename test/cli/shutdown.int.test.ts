@@ -167,7 +167,7 @@ describe('market run on SIGTERM', () => {
     await idleKeepAlive(portOf(baseUrl), 'GET /v1/health HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n');
 
     expect(await terminate(run), err.text).toBe(0);
-    // A busy machine may reach the 4 s fallback (as start.test.ts allows); the stream's clean end
+    // A busy machine may reach the 4 s fallback (as start.int.test.ts allows); the stream's clean end
     // and the cut trickle are what show that no client held the stop.
     expect(err.text).toMatch(
       /^stopped: the service, the collector and the demo trader (closed|did not close within 4000 ms)/m,

@@ -4,8 +4,8 @@
  * thrown at once), the lifecycle on the service clock, and paging; refusals arrive as ApiError.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { isNetworkError } from '../../src/client/errors.js';
 import type { MarketClient } from '../../src/client/index.js';
-import { isNetworkError } from '../../src/client/network-error.js';
 import { isApiError } from '../../src/contract/api-error.js';
 import { SELL_LIMITS, type SellQuote, type SellQuoteBody } from '../../src/contract/sell.js';
 import { createSeller, grant, type Seller, sellableItems } from '../helpers/sell.js';

@@ -19,7 +19,7 @@ const DAY_S = 86_400;
 
 /**
  * The models built and tested here. The market models compare the service's clock with the
- * collector's, and this service's clock runs 9 days behind: account-models.test.ts tests them all
+ * collector's, and this service's clock runs 9 days behind: account-models.int.test.ts tests them all
  * on a service on the real clock.
  */
 const ACCOUNT_MODELS = ['fct_account_daily', 'fct_order_outcomes', 'fct_p2p_sales'];

@@ -340,7 +340,7 @@ describe('real responses replayed through the OpenAPI document', () => {
     });
     expect(missing).toEqual([]);
     // An operation added without a request here is still replayed in its refusals (the ban) and
-    // exercised by openapi-property.test.ts; it is named so that its success gets a request.
+    // exercised by openapi-property.int.test.ts; it is named so that its success gets a request.
     const unreplayed = operationsOf(doc)
       .filter((o) => !NEVER_SUCCEEDS.has(o.operationId) && !replayed.get(nameOf(o))?.has('2xx'))
       .map((o) => `${nameOf(o)} (${o.operationId})`);

@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Listing } from '../../src/contract/listing.js';
 import { createClock } from '../../src/service/core/clock.js';
 import { sellerDelayMs } from '../../src/service/platform/seller-delay.js';
-import type { ServiceOptions } from '../../src/service/service.js';
+import type { ServiceOptions } from '../../src/service/service-options.js';
 import { startTestService, type TestService } from '../helpers/service.js';
 import { advance, buy, ledgerProblems, listingsFor } from '../helpers/trading.js';
 

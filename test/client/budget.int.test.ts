@@ -1,6 +1,7 @@
+import { setTimeout as delay } from 'node:timers/promises';
 import { Agent, type Dispatcher } from 'undici';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { DEFAULT_BUDGET, MarketClient } from '../../src/client/index.js';
+import { DEFAULT_BUDGET, MarketClient, type Sleep } from '../../src/client/index.js';
 import { claimBudget } from '../../src/client/key-budget.js';
 import { isApiError } from '../../src/contract/api-error.js';
 import { startTestService, type TestService } from '../helpers/service.js';
@@ -11,6 +12,14 @@ beforeAll(async () => {
   t = await startTestService({ listings: 20, rateLimits: { read: 10 } });
 });
 afterAll(() => t.close());
+
+/** A real sleep that remembers each wait as it begins, so a test can see that a client is waiting. */
+function watchedSleep(waits: number[]): Sleep {
+  return (ms, signal) => {
+    waits.push(ms);
+    return delay(ms, undefined, { signal });
+  };
+}
 
 /**
  * A sleep that moves the service's clock instead of waiting, and remembers each wait. With
@@ -120,7 +129,14 @@ describe('the per-key request budget', () => {
   it('gives up at once, on its signal, reads queued behind a full window and a wait for Retry-After', async () => {
     const { key } = await t.account({ balance_usd: 10 });
     const limits = { ...DEFAULT_BUDGET, read: 2 };
-    const client = new MarketClient({ baseUrl: t.baseUrl, apiKey: key, limits, maxRetries: 5 });
+    const waiting: number[] = [];
+    const client = new MarketClient({
+      baseUrl: t.baseUrl,
+      apiKey: key,
+      limits,
+      maxRetries: 5,
+      sleep: watchedSleep(waiting),
+    });
     // The same budget the client holds, to see what it spent.
     const held = claimBudget(t.baseUrl, key, limits, { now: Date.now }, async () => undefined);
     try {
@@ -134,7 +150,8 @@ describe('the per-key request budget', () => {
           (error: unknown) => (error as Error).name,
         ),
       );
-      await new Promise((r) => setTimeout(r, 100));
+      // The first waits for room in the window; the others are in line behind it.
+      await expect.poll(() => waiting.length).toBeGreaterThan(0);
       stopping.abort();
       expect(await Promise.all(queued)).toEqual(['AbortError', 'AbortError', 'AbortError']);
       expect(held.budget.reads.used()).toBe(2);
@@ -146,13 +163,19 @@ describe('the per-key request budget', () => {
     // Another key the service already refuses for a while: the client waits for Retry-After.
     const other = await t.account({ balance_usd: 10 });
     for (let i = 0; i < 10; i++) await t.call('/balance', { key: other.key });
-    const refused = new MarketClient({ baseUrl: t.baseUrl, apiKey: other.key, maxRetries: 5 });
+    const waitingForRetryAfter: number[] = [];
+    const refused = new MarketClient({
+      baseUrl: t.baseUrl,
+      apiKey: other.key,
+      maxRetries: 5,
+      sleep: watchedSleep(waitingForRetryAfter),
+    });
     try {
       const stopping = new AbortController();
       const waiting = refused.listings
         .list({ limit: 1 }, { signal: stopping.signal })
         .catch((e: Error) => e.name);
-      await new Promise((r) => setTimeout(r, 200));
+      await expect.poll(() => waitingForRetryAfter.length).toBeGreaterThan(0);
       stopping.abort();
       expect(await waiting).toBe('AbortError');
     } finally {
