@@ -2,17 +2,15 @@
  * `GET /metrics` of the service, in Prometheus' text format, behind a token of its own (not an
  * API key: a scraper is no account): `Authorization: Bearer <token>`, else 401 `invalid_api_key`.
  */
-import { timingSafeEqual } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
+import { bearerTokenOf, isSameToken } from '../../shared/bearer-token.js';
 import { refuse } from '../core/refuse.js';
 import type { ServiceMetrics } from './service-metrics.js';
 
 /** Serves `metrics` at `GET /metrics` to callers that send `token`. */
 export function registerMetricsRoute(app: FastifyInstance, metrics: ServiceMetrics, token: string): void {
-  const expected = Buffer.from(token);
   app.get('/metrics', { schema: { hide: true } }, async (request, reply) => {
-    const given = Buffer.from(/^Bearer (\S+)$/.exec(request.headers.authorization ?? '')?.[1] ?? '');
-    if (given.length !== expected.length || !timingSafeEqual(given, expected))
+    if (!isSameToken(bearerTokenOf(request.headers.authorization), token))
       throw refuse(
         'invalid_api_key',
         'send the metrics token (--metrics-token) as Authorization: Bearer <token>',
