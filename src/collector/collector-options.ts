@@ -73,12 +73,21 @@ export interface WarehouseWorkOptions {
   queryTimeoutMs?: number;
 }
 
+/** The control endpoint, fixed so that a scraper's config outlives restarts. */
+export interface ControlEndpointOptions {
+  /** Its port on 127.0.0.1; 0 picks a free one at every start. @default 0 */
+  port?: number;
+  /** A token `GET /metrics` accepts besides the per-run one (a scraper's lasting credential). */
+  metricsToken?: string;
+}
+
 /** What the daemon collects and where: the API, the warehouse file, the sources and the warehouse work. */
 export interface CollectorOptions {
   api: ApiOptions;
   warehouse?: WarehouseFileOptions;
   sources?: SourceOptions;
   work?: WarehouseWorkOptions;
+  control?: ControlEndpointOptions;
   /**
    * Warn and error ages per source name (`sweep:730`) or kind (`sweep`), over the defaults that fit
    * each source's schedule (see freshness.ts).
@@ -99,6 +108,7 @@ export const COLLECTOR_DEFAULTS: {
   warehouse: Required<Pick<WarehouseFileOptions, 'path' | 'flushMs'>>;
   sources: Required<SourceOptions>;
   work: Required<Pick<WarehouseWorkOptions, 'modelsCron' | 'exportDir' | 'reportDir' | 'queryTimeoutMs'>>;
+  control: Required<Pick<ControlEndpointOptions, 'port'>>;
 } = {
   api: { readBudget: 95 },
   warehouse: { path: 'data/warehouse.duckdb', flushMs: 500 },
@@ -120,4 +130,5 @@ export const COLLECTOR_DEFAULTS: {
     reportDir: 'data/reports',
     queryTimeoutMs: DEFAULT_QUERY_TIMEOUT_MS,
   },
+  control: { port: 0 },
 };

@@ -5,7 +5,8 @@
  * (control-export.ts), `POST /report` (control-report.ts) and `GET /metrics` (metrics/). Only the owner gets in (see
  * control-access.ts); every error is `{ code, detail }`; slow clients are cut. Its address and
  * per-run token are written beside the warehouse (`<warehouse>.collector.json`, mode 600) so
- * `market status`, `sql`, `models`, `export` and `report` find it.
+ * `market status`, `sql`, `models`, `export` and `report` find it. Its port may be fixed, and a
+ * metrics token given, so that a scraper's config outlives restarts.
  */
 import { randomUUID } from 'node:crypto';
 import { chmod, rename, unlink, writeFile } from 'node:fs/promises';
@@ -18,7 +19,7 @@ import { answerClientError } from '../shared/client-error-answer.js';
 import { closeWithin } from '../shared/close-within.js';
 import { type ClientTimeouts, slowClientOptions } from '../shared/slow-clients.js';
 import type { Warehouse } from '../warehouse/index.js';
-import { createControlToken, registerControlAccess } from './control-access.js';
+import { type ControlTokens, createControlToken, registerControlAccess } from './control-access.js';
 import { registerControlErrors } from './control-errors.js';
 import { registerExportRoute } from './control-export.js';
 import { type ControlFile, controlFileOf } from './control-file.js';
@@ -47,6 +48,10 @@ export interface StatusAnswer {
 
 /** Options of {@link startControlServer}. */
 export interface ControlOptions {
+  /** The port on 127.0.0.1; 0 picks a free one. @default 0 */
+  port?: number;
+  /** A token `GET /metrics` accepts besides the per-run one (see control-access.ts). */
+  metricsToken?: string;
   /** Hears of unexpected failures. */
   log?: Logger;
   /** Folders `POST /export` may write into (the locked-down warehouse can write nowhere else). */
@@ -69,13 +74,25 @@ export async function startControlServer(
 ): Promise<ControlServer> {
   const token = createControlToken();
   const door = new QueryDoor(warehouse, options.queryTimeoutMs);
-  const app = buildControlApp(warehouse, status, door, token, options);
+  const app = buildControlApp(
+    warehouse,
+    status,
+    door,
+    { run: token, metrics: options.metricsToken },
+    options,
+  );
   let closing = false;
   // Answers still under way when closing end their connection, which app.close() would wait on.
   app.addHook('onSend', async (_request, reply) => {
     if (closing) reply.header('connection', 'close');
   });
-  await app.listen({ host: '127.0.0.1', port: 0 });
+  try {
+    await app.listen({ host: '127.0.0.1', port: options.port ?? 0 });
+  } catch (error) {
+    await app.close();
+    await door.stop();
+    throw clearerListenError(error, options.port ?? 0);
+  }
   const port = (app.server.address() as AddressInfo).port;
   const file = controlFileOf(warehouse.path);
   await writeOwnerOnly(file, JSON.stringify({ pid: process.pid, port, token } satisfies ControlFile));
@@ -96,7 +113,7 @@ function buildControlApp(
   warehouse: Warehouse,
   status: () => SourceStatus[],
   door: QueryDoor,
-  token: string,
+  tokens: ControlTokens,
   options: ControlOptions,
 ): FastifyInstance {
   const fastifyOptions: FastifyHttpOptions<Server> = {
@@ -113,7 +130,7 @@ function buildControlApp(
   const app = Fastify(fastifyOptions);
   app.setValidatorCompiler(validatorCompiler);
   registerControlErrors(app);
-  registerControlAccess(app, token, () => `127.0.0.1:${(app.server.address() as AddressInfo).port}`);
+  registerControlAccess(app, tokens, () => `127.0.0.1:${(app.server.address() as AddressInfo).port}`);
   app.get(
     '/status',
     async (): Promise<StatusAnswer> => ({
@@ -128,6 +145,13 @@ function buildControlApp(
   registerReportRoute(app, warehouse);
   if (options.metrics) registerMetricsRoute(app, options.metrics);
   return app;
+}
+
+/** A port in use said in one line, naming the flag that moves it; the code stays for the CLI. */
+function clearerListenError(error: unknown, port: number): unknown {
+  if ((error as NodeJS.ErrnoException).code !== 'EADDRINUSE') return error;
+  const message = `the control port ${port} on 127.0.0.1 is in use by another process: stop it, or give another --control-port (0 picks a free one)`;
+  return Object.assign(new Error(message), { code: 'EADDRINUSE' });
 }
 
 function secondsOf(ms: number | null): number | null {

@@ -49,6 +49,7 @@ export async function startCollector(options: CollectorOptions): Promise<Running
   const file = { ...COLLECTOR_DEFAULTS.warehouse, ...options.warehouse };
   const sources = { ...COLLECTOR_DEFAULTS.sources, ...options.sources };
   const work = { ...COLLECTOR_DEFAULTS.work, ...options.work };
+  const controlEndpoint = { ...COLLECTOR_DEFAULTS.control, ...options.control };
   const log = options.logger ?? pino({ level: 'warn' }, process.stderr);
   const warehouse = await Warehouse.open(file.path, {
     ...(file.modelsDir ? { modelsDir: file.modelsDir } : {}),
@@ -144,31 +145,34 @@ export async function startCollector(options: CollectorOptions): Promise<Running
     boards.exports,
     boards.reports,
   ];
-  const control = await startControlServer(warehouse, status, {
-    log,
-    metrics,
-    upstreamOffsetMs: () => upstreamClock.offsetMs(),
-    exportDirs: [exportDir],
-    queryTimeoutMs: work.queryTimeoutMs,
-  });
-  return {
-    warehouse,
-    control,
-    status,
-    metrics,
-    async stop() {
-      // The control endpoint first: it interrupts the queries in progress.
-      await Promise.all([control.close(), ...jobs.map((job) => job.stop()), stream?.stop()]);
-      await writer.close();
-      await warehouse.close();
-      await client.close();
-      // Like the client's, a second stop closes nothing twice (undici refuses to).
-      if (!dispatcherClosed) {
-        dispatcherClosed = true;
-        await dispatcher.close();
-      }
-    },
+  const stopAll = async (control?: ControlServer) => {
+    // The control endpoint first: it interrupts the queries in progress.
+    await Promise.all([control?.close(), ...jobs.map((job) => job.stop()), stream?.stop()]);
+    await writer.close();
+    await warehouse.close();
+    await client.close();
+    // Like the client's, a second stop closes nothing twice (undici refuses to).
+    if (!dispatcherClosed) {
+      dispatcherClosed = true;
+      await dispatcher.close();
+    }
   };
+  let control: ControlServer;
+  try {
+    control = await startControlServer(warehouse, status, {
+      ...controlEndpoint,
+      log,
+      metrics,
+      upstreamOffsetMs: () => upstreamClock.offsetMs(),
+      exportDirs: [exportDir],
+      queryTimeoutMs: work.queryTimeoutMs,
+    });
+  } catch (error) {
+    // A port in use: what started stops, and the warehouse is left as a stop leaves it.
+    await stopAll();
+    throw error;
+  }
+  return { warehouse, control, status, metrics, stop: () => stopAll(control) };
 }
 
 /** The board's status with its freshness now (warehouse work has no thresholds, so none). */
