@@ -2,6 +2,7 @@
 import type { CollectorOptions } from '../collector/collector-options.js';
 import { startCollector } from '../collector/daemon.js';
 import { CliError } from './cli-error.js';
+import { controlEndpointOf } from './control-endpoint.js';
 import { type ConfigOf, parseFlags } from './flags.js';
 import { createLogger } from './logger.js';
 import { collectFlags } from './options.js';
@@ -12,10 +13,12 @@ import { stopOnSignal } from './stop-on-signal.js';
 export async function collect(flags: Record<string, unknown>): Promise<void> {
   const config = parseFlags(collectFlags, flags);
   const log = createLogger('collector', config.logLevel, config.logFormat);
+  const control = await controlEndpointOf(config);
   let collector: Awaited<ReturnType<typeof startCollector>>;
   try {
     collector = await startCollector({
       ...collectorOptionsOf(config),
+      control,
       logger: log,
       onFatal: (error) => {
         log.fatal({ err: error }, 'cannot write the warehouse, stopping (a restart resumes)');

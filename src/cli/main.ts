@@ -139,6 +139,11 @@ function isDatabaseOpenError(error: unknown): error is DatabaseOpenError {
   return error instanceof Error && error.name === 'DatabaseOpenError';
 }
 
+/** A failure to listen on a port another process holds. */
+function isAddressInUse(error: unknown): error is Error {
+  return error instanceof Error && (error as NodeJS.ErrnoException).code === 'EADDRINUSE';
+}
+
 /** `command` with the options of its flag table. */
 function withOptions(command: Command, table: FlagTable): Command {
   for (const option of optionsOf(table)) command.addOption(option);
@@ -151,6 +156,11 @@ try {
   if (error instanceof CliError) {
     process.stderr.write(`market: ${error.message}\n`);
     process.exit(error.exitCode);
+  }
+  if (isAddressInUse(error)) {
+    // A port another process listens on (a second `market run`, say): the message names it.
+    process.stderr.write(`market: ${error.message}\n`);
+    process.exit(2);
   }
   if (isDatabaseOpenError(error)) {
     // Most often another process holds the file: `npm start` already runs the service on it.

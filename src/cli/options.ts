@@ -32,6 +32,22 @@ const warehouseFlags = {
   ),
 };
 
+/** The collector's control endpoint, fixed for a scraper (`market collect` and `market run`). */
+const controlFlags = {
+  controlPort: flag(
+    '--control-port <port>',
+    "port of the collector's control endpoint on 127.0.0.1 (market status, sql, GET /metrics); 0 picks a free one at every start",
+    int(0, 65535),
+    { env: 'MARKET_CONTROL_PORT', fallback: String(COLLECTOR_DEFAULTS.control.port) },
+  ),
+  metricsTokenFile: flag(
+    '--metrics-token-file <path>',
+    "file holding a token that the control endpoint's GET /metrics (and no other route) accepts besides the per-run one: a scrape credential that outlives restarts",
+    z.string().min(1).optional(),
+    { env: 'MARKET_METRICS_TOKEN_FILE' },
+  ),
+};
+
 const db = flag('--db <path>', 'service database file', z.string().min(1), {
   env: 'MARKET_DB',
   fallback: SERVICE_DEFAULTS.dbPath,
@@ -273,12 +289,13 @@ export const collectFlags = {
     cronOrOff('"* * * * *"'),
     { fallback: work.modelsCron ?? 'off' },
   ),
+  ...controlFlags,
   logLevel: level('info'),
   logFormat: format,
 };
 
 /** `market run`. */
-export const runFlags = { port, db, listings, ...warehouseFlags, logFormat: format };
+export const runFlags = { port, db, listings, ...warehouseFlags, ...controlFlags, logFormat: format };
 
 /** `market status`. */
 export const statusFlags = {

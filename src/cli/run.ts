@@ -11,6 +11,7 @@ import { newPlatformId } from '../service/core/platform-ids.js';
 import { ALL_APP_IDS } from '../service/market/games.js';
 import { startService } from '../service/service.js';
 import { projectPath } from '../shared/project-root.js';
+import { controlEndpointOf } from './control-endpoint.js';
 import { startDemoTrader } from './demo-trader.js';
 import { parseFlags } from './flags.js';
 import { createLogger } from './logger.js';
@@ -26,6 +27,8 @@ const STOP_DEADLINE_MS = 4_000;
 /** Starts everything and prints how to use it. */
 export async function run(flags: Record<string, unknown>): Promise<void> {
   const config = parseFlags(runFlags, flags);
+  // A bad token file is refused before anything starts.
+  const control = await controlEndpointOf(config);
   const dataDir = dirname(config.db);
   const tlsDir = join(dataDir, 'webhook-tls');
   const tls = await loopbackTls(tlsDir);
@@ -74,11 +77,16 @@ export async function run(flags: Record<string, unknown>): Promise<void> {
     api: { baseUrl: service.baseUrl, apiKey: collectorKey },
     warehouse: { path: warehousePath, memoryLimit: config.warehouseMemory },
     work: { exportCron: '0 * * * *', exportDir, reportCron: '0 * * * *', reportDir },
+    control,
     logger: log,
     onFatal: (error) => {
       log.fatal({ err: error }, 'the collector cannot write the warehouse');
       process.exit(1);
     },
+  }).catch(async (error: unknown) => {
+    // A control port in use, say: the service closes its database before the command exits.
+    await service.close();
+    throw error;
   });
   const demo = startDemoTrader({
     baseUrl: service.baseUrl,

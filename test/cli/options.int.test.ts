@@ -2,7 +2,14 @@
 import { Command } from 'commander';
 import { afterEach, describe, expect, it } from 'vitest';
 import { type FlagTable, optionsOf, parseFlags } from '../../src/cli/flags.js';
-import { collectFlags, exportFlags, reportFlags, serveFlags, sqlFlags } from '../../src/cli/options.js';
+import {
+  collectFlags,
+  exportFlags,
+  reportFlags,
+  runFlags,
+  serveFlags,
+  sqlFlags,
+} from '../../src/cli/options.js';
 import { COLLECTOR_DEFAULTS } from '../../src/collector/collector-options.js';
 
 const saved = { ...process.env };
@@ -90,7 +97,36 @@ describe('warehouse options', () => {
     expect(help).toContain('(default: "1GB", env: MARKET_WAREHOUSE_MEMORY)');
     expect(help).toContain('(default: "30")');
     expect(help).toContain('(default: "info", env: MARKET_LOG_LEVEL)');
+    expect(help).toContain('--control-port <port>');
+    expect(help).toContain('(default: "0", env: MARKET_CONTROL_PORT)');
+    expect(help).toContain('--metrics-token-file <path>');
+    expect(help).toContain('(env: MARKET_METRICS_TOKEN_FILE)');
   });
+});
+
+describe('control endpoint options', () => {
+  it.each([
+    ['collect', collectFlags, ['--base-url', 'http://127.0.0.1:9/v1', '--api-key', 'svc_pub_x']],
+    ['run', runFlags, []],
+  ] as [string, FlagTable, string[]][])(
+    'of %s: a free port and no token file by default, else the flag over the variable',
+    (_, table, required) => {
+      const defaults = parseFlags(table, parse(table, required));
+      expect(defaults).toMatchObject({ controlPort: COLLECTOR_DEFAULTS.control.port });
+      expect(defaults.metricsTokenFile).toBeUndefined();
+      const env = { MARKET_CONTROL_PORT: '9464', MARKET_METRICS_TOKEN_FILE: '/run/market/token' };
+      expect(parseFlags(table, parse(table, required, env))).toMatchObject({
+        controlPort: 9464,
+        metricsTokenFile: '/run/market/token',
+      });
+      expect(parseFlags(table, parse(table, [...required, '--control-port', '9465'], env))).toMatchObject({
+        controlPort: 9465,
+      });
+      expect(() => parseFlags(table, parse(table, [...required, '--control-port', '65536']))).toThrow(
+        /^invalid option controlPort: /,
+      );
+    },
+  );
 });
 
 describe('market collect options', () => {
