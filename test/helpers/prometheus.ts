@@ -43,14 +43,13 @@ export interface TestPrometheus {
 
 /**
  * Starts Prometheus in `dir` on a free loopback port, scraping `127.0.0.1:<targetPort>/metrics`
- * every second with `token` as a Bearer credential.
+ * every second with the token of `tokenFile` as a Bearer credential (`credentials_file`).
  */
 export async function startPrometheus(
   dir: string,
   targetPort: number,
-  token: string,
+  tokenFile: string,
 ): Promise<TestPrometheus> {
-  await writeFile(join(dir, 'token'), token, { mode: 0o600 });
   await writeFile(
     join(dir, 'prometheus.yml'),
     [
@@ -60,7 +59,7 @@ export async function startPrometheus(
       'scrape_configs:',
       '  - job_name: market_collector',
       '    authorization:',
-      `      credentials_file: ${join(dir, 'token')}`,
+      `      credentials_file: ${tokenFile}`,
       '    static_configs:',
       `      - targets: ['127.0.0.1:${targetPort}']`,
       '',

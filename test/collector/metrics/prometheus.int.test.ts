@@ -1,15 +1,22 @@
 /**
  * The collector's `/metrics` on its control endpoint: behind the run's token, in Prometheus' text
- * format as `promtool check metrics` reads it, and scraped by a real Prometheus whose HTTP API sees
- * the landed-payloads counter grow (where `prometheus` and `promtool` are installed).
+ * format as `promtool check metrics` reads it, and scraped by a real Prometheus (at the fixed
+ * control port, with the token file as its `credentials_file`) whose HTTP API sees the
+ * landed-payloads counter grow and the scrapes succeed again after the collector restarts (where
+ * `prometheus` and `promtool` are installed).
  */
-import { readFile } from 'node:fs/promises';
+import { randomBytes } from 'node:crypto';
+import { readFile, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { controlEndpointOf } from '../../../src/cli/control-endpoint.js';
+import type { ControlEndpointOptions } from '../../../src/collector/collector-options.js';
 import type { ControlFile } from '../../../src/collector/control-file.js';
 import { controlFileOf } from '../../../src/collector/control-file.js';
 import type { RunningCollector } from '../../../src/collector/daemon.js';
 import { churnUntil } from '../../helpers/churn.js';
 import { startTestCollector } from '../../helpers/collector.js';
+import { freePort } from '../../helpers/crash.js';
 import {
   promQuery,
   promtool,
@@ -22,11 +29,19 @@ import { startTestService, type TestService } from '../../helpers/service.js';
 let t: TestService;
 let collector: RunningCollector;
 let control: ControlFile;
+let key: string;
+/** The scraper's lasting token, in the file that both the collector and Prometheus read. */
+let tokenFile: string;
+/** A fixed port and the token of the file, as `--control-port` and `--metrics-token-file` give them. */
+let endpoint: ControlEndpointOptions;
 
 beforeAll(async () => {
   t = await startTestService({ listings: 300, rateLimits: { read: 1_000_000 } });
-  const { key } = await t.account({ balance_usd: 50 });
-  collector = await startTestCollector(t, key);
+  ({ key } = await t.account({ balance_usd: 50 }));
+  tokenFile = join(t.dir, 'metrics-token');
+  await writeFile(tokenFile, `${randomBytes(24).toString('base64url')}\n`, { mode: 0o600 });
+  endpoint = await controlEndpointOf({ controlPort: await freePort(), metricsTokenFile: tokenFile });
+  collector = await startTestCollector(t, key, { control: endpoint });
   control = JSON.parse(await readFile(controlFileOf(collector.warehouse.path), 'utf8')) as ControlFile;
   // Wait for the first Dota 2 sweep and FX rates to land.
   const landed = (name: string) => collector.status().find((s) => s.name === name)?.landed ?? 0;
@@ -81,10 +96,11 @@ describe('a real Prometheus', () => {
   let prometheus: TestPrometheus | null = null;
   afterAll(() => prometheus?.stop());
 
-  it('scrapes the collector and sees its landed payloads grow', async (context) => {
+  it('scrapes the collector and sees its landed payloads grow, and scrapes it again after a restart', async (context) => {
     if (!(await which('prometheus')))
       return context.skip('prometheus is not installed (apt-get install prometheus)');
-    prometheus = await startPrometheus(t.dir, control.port, control.token);
+    expect(control.port).toBe(endpoint.port);
+    prometheus = await startPrometheus(t.dir, control.port, tokenFile);
     const { origin } = prometheus;
     const job = 'job="market_collector"';
     // Two scrapes that succeeded, through the token of the scrape config.
@@ -98,5 +114,14 @@ describe('a real Prometheus', () => {
       timeout: 30_000,
       interval: 500,
     });
+    // A restart draws a new run token; the same scrape config still gets in.
+    await collector.stop();
+    const restartedSeconds = Date.now() / 1000;
+    collector = await startTestCollector(t, key, { control: endpoint });
+    const lastGoodScrape = `timestamp(up{${job}} == 1)`;
+    await vi.waitFor(
+      async () => expect(await promQuery(origin, lastGoodScrape)).toBeGreaterThan(restartedSeconds),
+      { timeout: 30_000, interval: 500 },
+    );
   });
 });
