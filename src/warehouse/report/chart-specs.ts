@@ -108,6 +108,14 @@ const usd = (field: string, title: string) => ({
   axis: { format: AMOUNT },
 });
 
+/**
+ * Whole numbers, each labelled once: Vega ticks a count of 2 every 0.5 whatever the minimum step,
+ * which read `0 1 1 2 2`; the half ticks stay unlabelled.
+ */
+const COUNT_AXIS = { format: 'd', tickMinStep: 1, labelExpr: "datum.value % 1 === 0 ? datum.label : ''" };
+/** A legend whose longest labels (`deposits and withdrawals`, `returned: trade_timeout`) are never cut. */
+const WHOLE_LABELS = { labelLimit: 400 };
+
 /** The time unit of a bar per grain. */
 const UTC_UNIT = {
   minute: 'utcyearmonthdatehoursminutes',
@@ -151,7 +159,7 @@ const SPECS: Record<ChartId, (window: ReportWindow, rows: readonly Row[]) => obj
         mark: { type: 'line', strokeDash: [4, 2], point: { size: 12 } },
         encoding: {
           x: timeAxis('time (UTC)', window),
-          y: { field: 'listed_count', type: 'quantitative', title: 'listed', axis: { format: 'd' } },
+          y: { field: 'listed_count', type: 'quantitative', title: 'listed', axis: COUNT_AXIS },
           color: { field: 'item', type: 'nominal', sort: { field: 'rank' } },
         },
       },
@@ -193,8 +201,13 @@ const SPECS: Record<ChartId, (window: ReportWindow, rows: readonly Row[]) => obj
     layer: [
       { mark: 'bar' },
       {
+        // Right of the bar, or of zero for a negative one: at its end it would sit on the bar.
+        transform: [{ calculate: 'max(datum.median_premium_pct, 0)', as: 'label_at' }],
         mark: { type: 'text', align: 'left', dx: 4 },
-        encoding: { text: { field: 'listings_with_baseline', type: 'quantitative' } },
+        encoding: {
+          x: { field: 'label_at', type: 'quantitative', title: 'median premium (%)' },
+          text: { field: 'listings_with_baseline', type: 'quantitative' },
+        },
       },
     ],
   }),
@@ -234,6 +247,7 @@ const SPECS: Record<ChartId, (window: ReportWindow, rows: readonly Row[]) => obj
         field: 'flow',
         title: null,
         scale: { domain: [FLOWS.trading, FLOWS.deposits], range: ['#4c78a8', '#bab0ac'] },
+        legend: WHOLE_LABELS,
       },
     },
   }),
@@ -243,8 +257,13 @@ const SPECS: Record<ChartId, (window: ReportWindow, rows: readonly Row[]) => obj
     mark: 'bar',
     encoding: {
       x: { ...timeAxis(`${window.grain} (UTC)`, window), timeUnit: UTC_UNIT[window.grain] },
-      y: { field: 'orders', type: 'quantitative', title: 'orders', stack: true, axis: { format: 'd' } },
-      color: { field: 'outcome', type: 'nominal', scale: outcomeColours(rows, 'outcome') },
+      y: { field: 'orders', type: 'quantitative', title: 'orders', stack: true, axis: COUNT_AXIS },
+      color: {
+        field: 'outcome',
+        type: 'nominal',
+        scale: outcomeColours(rows, 'outcome'),
+        legend: WHOLE_LABELS,
+      },
     },
   }),
 };
