@@ -27,6 +27,7 @@ import {
 export interface GenerateOptions {
   /** Listing events, about. */
   events: number;
+  /** Days of data; a fraction for minutes of it. */
   days: number;
   groups: number;
   /** End of the data, epoch ms (a whole minute). */
@@ -44,8 +45,9 @@ const GONE_SHARE = 0.987;
 
 /** The plan of a warehouse of about `events` events over `days` days ending at `endMs`. */
 export function planWarehouse(options: GenerateOptions): WarehousePlan {
-  const spanUs = options.days * DAY_US;
-  const goneShare = GONE_SHARE * (1 - MEAN_LIFE_US / spanUs);
+  const spanUs = Math.round(options.days * DAY_US);
+  // A span shorter than a listing's mean life (minutes of data) sees few of its listings go.
+  const goneShare = Math.max(0, GONE_SHARE * (1 - MEAN_LIFE_US / spanUs));
   return {
     startUs: options.endMs * 1000 - spanUs,
     endUs: options.endMs * 1000,
