@@ -80,7 +80,7 @@ export async function generateWarehouse(
       await connection.run(`SET memory_limit = '${String(limit.getRows()[0]?.[0])}'`);
     }
     const counts: Record<string, number> = {};
-    for (const table of TABLES) {
+    for (const table of GENERATED_TABLES) {
       const reader = await connection.runAndReadAll(`SELECT count(*) FROM ${table}`);
       counts[table] = Number(reader.getRows()[0]?.[0]);
     }
@@ -94,8 +94,8 @@ export async function generateWarehouse(
 const PRICE_ROW_JSON = `json_object('market_hash_name', s.market_hash_name, 'wear', s.wear, 'doppler_phase', s.doppler_phase,
   'min_ask_usd', CAST(s.min_ask_usd AS DOUBLE), 'listed_count', s.listed_count)::VARCHAR`;
 
-/** The landing tables the generator fills. */
-const TABLES = [
+/** The landing tables the generator fills, `loads` last (every other row names its load). */
+export const GENERATED_TABLES = [
   'raw_listing_events',
   'raw_listing_observations',
   'listing_gone',

@@ -6,7 +6,7 @@
  */
 import { join } from 'node:path';
 import { Warehouse } from '../../src/warehouse/index.js';
-import { generateWarehouse, planWarehouse } from '../bench/warehouse-generator.js';
+import { GENERATED_TABLES, generateWarehouse, planWarehouse } from '../bench/warehouse-generator.js';
 
 const MINUTE_MS = 60_000;
 
@@ -53,22 +53,11 @@ export async function openReportWarehouse(
   }
 }
 
-/** Tables the generator lands into, each row tagged with the load that landed it. */
-const LANDED = [
-  'raw_listing_events',
-  'raw_listing_observations',
-  'listing_gone',
-  'raw_price_snapshots',
-  'snapshot_fetches',
-  'raw_minask_prices',
-  'raw_fx_rates',
-];
-
 /** Removes every load that started in the span, and every row it landed: as if nothing was collected then. */
 async function removeLoads(warehouse: Warehouse, span: { fromMs: number; toMs: number }): Promise<void> {
   const within = `started_at >= make_timestamp(${span.fromMs * 1000}) AND started_at < make_timestamp(${span.toMs * 1000})`;
   await warehouse.withConnection(async (connection) => {
-    for (const table of LANDED)
+    for (const table of GENERATED_TABLES.filter((t) => t !== 'loads'))
       await connection.run(
         `DELETE FROM ${table} WHERE load_id IN (SELECT load_id FROM loads WHERE ${within})`,
       );
