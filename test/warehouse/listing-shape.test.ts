@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { listingSchema } from '../../src/contract/listing.js';
 import { Warehouse } from '../../src/warehouse/index.js';
-import { LISTING_FIELDS } from '../../src/warehouse/listing-shape.js';
+import { LISTING_FIELDS } from '../../src/warehouse/typing/listing-shape.js';
 
 /** Every relation with the listing's columns: landing tables, the derived views, the staging model. */
 const RELATIONS = [

@@ -2,8 +2,8 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { findMigrationsDir, isWarehouseLockedError, Warehouse } from '../../src/warehouse/index.js';
-import { LISTING_TYPE } from '../../src/warehouse/listing-shape.js';
-import { selectListingColumns } from '../../src/warehouse/sql.js';
+import { selectListingColumns } from '../../src/warehouse/landing/sql.js';
+import { LISTING_TYPE } from '../../src/warehouse/typing/listing-shape.js';
 import { goneEvent, makeTempDir, newEvent, observation, startScript, stopScripts, T0 } from './fixtures.js';
 
 /** The landing tables, and the bookkeeping of migrations and models. */

@@ -23,7 +23,7 @@ import {
   type LedgerRow,
   type Warehouse,
 } from '../../warehouse/index.js';
-import { msToTimestamp } from '../../warehouse/sql.js';
+import { msToTimestamp } from '../../warehouse/landing/sql.js';
 import { PayloadWatch } from '../payload-watch.js';
 import type { SourceTask } from '../source-job.js';
 import { StatusBoard } from '../source-status.js';

@@ -1,7 +1,8 @@
 /** Lands the account side raw: ledger rows once per transaction id, object states once per (kind, id, updated_at). */
+
+import { countLandedPayloads } from '../typing/payload-counts.js';
 import { appendText, appendToTemp } from './appender.js';
 import { defineLander } from './lander.js';
-import { countLandedPayloads } from './payload-counts.js';
 import { firstOfEachKey, type LandingContext, msToTimestamp, run } from './sql.js';
 
 /** A ledger row as `GET /transactions` answered it, with when the collector read it. */

@@ -1,5 +1,5 @@
 /** Lands stream events raw: the event log as sent, deduplicated by each log's watermark. */
-import type { Listing } from '../contract/listing.js';
+import type { Listing } from '../../contract/listing.js';
 import { appendText, appendToTemp } from './appender.js';
 import { defineLander } from './lander.js';
 import { type LandingContext, msToTimestamp, run } from './sql.js';

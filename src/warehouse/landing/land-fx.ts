@@ -1,6 +1,7 @@
 /** Lands FX rates raw: the answer of GET /currency as sent, once per update. */
+
+import { countLandedPayloads } from '../typing/payload-counts.js';
 import { defineLander } from './lander.js';
-import { countLandedPayloads } from './payload-counts.js';
 import { type LandingContext, msToTimestamp, run } from './sql.js';
 
 /** FX rates: units of each currency per 1 USD. */

@@ -1,7 +1,8 @@
 /** Lands a game's minAsk price list raw, once per list build. */
+
+import { countLandedPayloads } from '../typing/payload-counts.js';
 import { appendToTemp } from './appender.js';
 import { defineLander } from './lander.js';
-import { countLandedPayloads } from './payload-counts.js';
 import { type LandingContext, msToTimestamp, run } from './sql.js';
 
 /** One game's minAsk price list, its rows as the pages held them. */

@@ -1,8 +1,8 @@
 /** Lands the CS2 price snapshot raw: a downloaded file's lines as sent, or the record of a 304. */
 
-import type { Params } from '../shared/database.js';
+import type { Params } from '../../shared/database.js';
+import { countLandedPayloads } from '../typing/payload-counts.js';
 import { defineLander } from './lander.js';
-import { countLandedPayloads } from './payload-counts.js';
 import { type LandingContext, msToTimestamp, run } from './sql.js';
 
 /** A CS2 price snapshot fetch: a downloaded file of PriceRow lines, or a 304. */

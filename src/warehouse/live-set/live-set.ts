@@ -15,11 +15,11 @@
  * landing late falls inside a stay: then the new first sighting is looked up in the history, for
  * those listings alone.
  */
-import type { Database } from '../shared/database.js';
-import { listingColumnList } from './listing-shape.js';
-import { countPayloadsSql } from './payload-checks.js';
-import { typedEventsSql } from './typed-events.js';
-import { typedObservationsSql } from './typed-observations.js';
+import type { Database } from '../../shared/database.js';
+import { listingColumnList } from '../typing/listing-shape.js';
+import { countPayloadsSql } from '../typing/payload-checks.js';
+import { typedEventsSql } from '../typing/typed-events.js';
+import { typedObservationsSql } from '../typing/typed-observations.js';
 
 /** A SQL expression of an event id's position in its log (null without trailing digits). */
 const POSITION = "try_cast(nullif(event_id[length(rtrim(event_id, '0123456789')) + 1:], '') AS BIGINT)";

@@ -3,10 +3,10 @@
  * `account_transactions`, and the states of orders, P2P listings and sell orders as those of
  * `account_states` (the object kept whole in `body`), with typing notes and extra keys.
  */
-import { transactionSchema } from '../contract/account.js';
-import { orderSchema } from '../contract/order.js';
-import { p2pListingSchema } from '../contract/p2p.js';
-import { sellOrderSchema } from '../contract/sell.js';
+import { transactionSchema } from '../../contract/account.js';
+import { orderSchema } from '../../contract/order.js';
+import { p2pListingSchema } from '../../contract/p2p.js';
+import { sellOrderSchema } from '../../contract/sell.js';
 import { fieldsOf, type ListingField } from './listing-shape.js';
 import {
   LEGACY_TYPING,

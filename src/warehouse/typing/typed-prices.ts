@@ -3,7 +3,7 @@
  * FX answers (one JSON object per fetch, a row per currency), as the columns of the former typed
  * tables `price_snapshots`, `minask_prices` and `fx_rates`, with typing notes and extra keys.
  */
-import { priceRowSchema } from '../contract/market.js';
+import { priceRowSchema } from '../../contract/market.js';
 import { extraKeys, fieldsOf, jsonValues, type ListingField, typedColumns } from './listing-shape.js';
 import {
   LEGACY_TYPING,

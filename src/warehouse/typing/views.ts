@@ -7,9 +7,9 @@
  * (`price_snapshots`, `minask_prices`, `fx_rates`, `account_transactions`, `account_states`, each
  * beside its `*_typed` view with typing notes).
  */
-import type { Database } from '../shared/database.js';
+import type { Database } from '../../shared/database.js';
+import { LIVE_SET_VIEWS } from '../live-set/live-set.js';
 import { listingColumnList } from './listing-shape.js';
-import { LIVE_SET_VIEWS } from './live-set.js';
 import {
   ACCOUNT_STATES,
   ACCOUNT_STATES_TYPED,
