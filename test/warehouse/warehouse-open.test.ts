@@ -17,14 +17,6 @@ const WAREHOUSE_TABLES = [
   'fx_rates',
   'fx_rates_typed',
   'ingest_gaps',
-  'legacy_account_states',
-  'legacy_account_transactions',
-  'legacy_fx_rates',
-  'legacy_listing_events',
-  'legacy_listing_observations',
-  'legacy_live_listings',
-  'legacy_minask_prices',
-  'legacy_price_snapshots',
   'listing_events',
   'listing_events_typed',
   'listing_gone',
@@ -93,6 +85,7 @@ describe('Warehouse.open', () => {
       '010_raw_observations.sql',
       '011_live_set.sql',
       '012_raw_prices_account.sql',
+      '013_fold_legacy.sql',
     ]);
     await again.close();
   });
@@ -124,17 +117,19 @@ describe('Warehouse.open', () => {
       ),
     );
     const rows = await old.query('SELECT * FROM listing_events ORDER BY event_id');
-    const live = await old.query('SELECT * FROM live_listings');
     const observations = await old.query('SELECT * FROM listing_observations');
     await old.close();
     const batch = { source: 'stream', events: [goneEvent('abc-9', 'A', T0), goneEvent('abc-10', 'B', T0)] };
     const migrated = await Warehouse.open(path);
     try {
       expect(await migrated.query('SELECT * FROM listing_events ORDER BY event_id')).toEqual(rows);
-      // The table stays as the landing code of its layout left it; the live set is now a view over what landed.
-      expect(await migrated.query('SELECT * FROM legacy_live_listings')).toEqual(live);
+      // The typed rows are folded into the raw tables: the views give them back, no legacy table stays.
       expect(await migrated.query('SELECT * FROM listing_observations')).toEqual(observations);
-      expect(await migrated.query('SELECT * FROM legacy_listing_observations')).toEqual(observations);
+      expect(
+        await migrated.query(
+          "SELECT table_name FROM information_schema.tables WHERE table_name LIKE 'legacy%'",
+        ),
+      ).toEqual([]);
       expect(await migrated.query('SELECT listing_id, source FROM live_listings')).toEqual([
         { listing_id: 'C', source: 'poll:730' },
       ]);

@@ -151,11 +151,9 @@ async function landLedger(
   board.status.received += rows.length;
   if (rows.length === 0) return 0;
   // The ids alone, from the landing tables: the typed view would parse every row landed.
-  const since = from === undefined ? '' : ` WHERE created_at >= ${msToTimestamp(String(from * 1000))}`;
   const landed = await landedIds(
     warehouse,
-    `SELECT transaction_id AS k FROM raw_account_transactions WHERE transaction_id IS NOT NULL
-     UNION ALL SELECT transaction_id FROM legacy_account_transactions${since}`,
+    'SELECT transaction_id AS k FROM raw_account_transactions WHERE transaction_id IS NOT NULL',
   );
   const fresh = rows.filter((row) => row.id === null || !landed.has(row.id));
   await writer.add({ source: SOURCE, ledger: fresh, state: { ledger: String(next) } });
@@ -180,8 +178,7 @@ async function follow(
   const landedSince = `WHERE kind = '${feed.kind}' AND updated_at >= ${msToTimestamp(String(since))}`;
   const known = await landedIds(
     warehouse,
-    `SELECT object_id || ' ' || epoch_ms(updated_at) AS k FROM raw_account_states ${landedSince}
-     UNION ALL SELECT object_id || ' ' || epoch_ms(updated_at) FROM legacy_account_states ${landedSince}`,
+    `SELECT object_id || ' ' || epoch_ms(updated_at) AS k FROM raw_account_states ${landedSince}`,
   );
   let landed = 0;
   let cursor: string | null = null;

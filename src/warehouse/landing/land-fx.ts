@@ -42,7 +42,7 @@ async function landFx(context: LandingContext, fx: FxRates): Promise<void> {
      WHERE NOT EXISTS (
        SELECT 1 FROM raw_fx_rates
        WHERE updated_at = ${updated} OR ($updated IS NULL AND fetched_at = ${msToTimestamp('$fetched')})
-     ) AND NOT EXISTS (SELECT 1 FROM legacy_fx_rates WHERE updated_at = ${updated})`,
+     )`,
     {
       updated: fx.updatedAt,
       fetched: fx.fetchedAt,

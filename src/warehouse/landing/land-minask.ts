@@ -34,8 +34,7 @@ async function landMinAsk(context: LandingContext, list: MinAskList): Promise<vo
   const [landedBefore] = (
     await context.connection.runAndReadAll(
       `SELECT EXISTS (SELECT 1 FROM raw_minask_prices WHERE app_id = $app
-                        AND (generated_at = ${generated} OR ($generated IS NULL AND fetched_at = ${msToTimestamp('$fetched')})))
-           OR EXISTS (SELECT 1 FROM legacy_minask_prices WHERE app_id = $app AND generated_at = ${generated})`,
+                        AND (generated_at = ${generated} OR ($generated IS NULL AND fetched_at = ${msToTimestamp('$fetched')})))`,
       { app: list.appId, generated: list.generatedAt, fetched: list.fetchedAt },
     )
   ).getRows();

@@ -82,7 +82,6 @@ async function landObservations(
        SELECT ${envelope} FROM _wh_observation_rows s
        WHERE l IS NOT NULL
          AND NOT EXISTS (SELECT 1 FROM raw_listing_observations r WHERE r.via = s.v AND r.pass_id = s.p AND r.listing_id = s.l)
-         AND NOT EXISTS (SELECT 1 FROM legacy_listing_observations r WHERE r.via = s.v AND r.pass_id = s.p AND r.listing_id = s.l)
        QUALIFY row_number() OVER (PARTITION BY v, p, l ORDER BY o) = 1
        UNION ALL
        SELECT ${envelope} FROM _wh_observation_rows s

@@ -53,8 +53,7 @@ async function landSnapshot(context: LandingContext, snapshot: SnapshotFetch): P
     const seen = `($etag <> '' OR fetched_at = ${msToTimestamp('$fetched')})`;
     const [before] = (
       await context.connection.runAndReadAll(
-        `SELECT EXISTS (SELECT 1 FROM raw_price_snapshots WHERE etag = $etag AND ${seen})
-             OR EXISTS (SELECT 1 FROM legacy_price_snapshots WHERE etag = $etag AND ${seen})`,
+        `SELECT EXISTS (SELECT 1 FROM raw_price_snapshots WHERE etag = $etag AND ${seen})`,
         { etag: snapshot.etag, fetched: snapshot.fetchedAt },
       )
     ).getRows();

@@ -33,21 +33,12 @@ function pendingRows(table: string): string {
   return `(SELECT t.* FROM ${table} t SEMI JOIN live_set_pending p ON p.load_id = t.load_id AND p.ingested_at = t.ingested_at)`;
 }
 
-/** Rows of the legacy layout's `table` landed by a pending load (joined by load alone: that layout's times may differ). */
-function pendingLegacyRows(table: string): string {
-  return `(SELECT l.* FROM ${table} l SEMI JOIN live_set_pending p ON p.load_id = l.load_id)`;
-}
-
-/** The legacy layout's typed events landed by a pending load. */
-const PENDING_LEGACY = pendingLegacyRows('legacy_listing_events');
-
 /**
- * The sightings of page items in `raw` and `legacy` (relations with raw_listing_observations' and
- * legacy_listing_observations' columns): the envelope alone, so no item is typed to be ordered.
+ * The sightings of page items in `raw` (a relation with raw_listing_observations' columns): the
+ * envelope alone, so no item is typed to be ordered.
  */
-function observationSightings(raw: string, legacy: string): string {
-  const columns = 'listing_id, app_id, observed_at, via, pass_id, load_id, ingested_at';
-  return `(SELECT ${columns} FROM ${raw} WHERE listing_id IS NOT NULL UNION ALL SELECT ${columns} FROM ${legacy})`;
+function observationSightings(raw: string): string {
+  return `(SELECT listing_id, app_id, observed_at, via, pass_id, load_id, ingested_at FROM ${raw} WHERE listing_id IS NOT NULL)`;
 }
 
 /** Page items of `from` (pending rows) in a winning pass of their listing: the only ones typed. */
@@ -57,10 +48,7 @@ function winningRows(from: string): string {
 }
 
 /** The sightings of page items landed by a pending load. */
-const PENDING_OBSERVATIONS = observationSightings(
-  pendingRows('raw_listing_observations'),
-  pendingLegacyRows('legacy_listing_observations'),
-);
+const PENDING_OBSERVATIONS = observationSightings(pendingRows('raw_listing_observations'));
 
 /** Stream events of `from` as happenings; only the id is read from each event's data. */
 function eventHappenings(from: string): string {
@@ -73,14 +61,10 @@ function eventHappenings(from: string): string {
     WHERE listing_id IS NOT NULL`;
 }
 
-/** Every happening of the landed rows of `events`, `legacy`, `observations` and `gone` (relations). */
-function happenings(events: string, legacy: string, observations: string, gone: string): string {
+/** Every happening of the landed rows of `events`, `observations` and `gone` (relations). */
+function happenings(events: string, observations: string, gone: string): string {
   return `
     ${eventHappenings(events)}
-    UNION ALL
-    SELECT listing_id, app_id, kind = 'gone', received_at, ${POSITION}, CASE WHEN kind = 'new' THEN event_id END,
-           NULL, NULL, load_id, ingested_at, NULL
-    FROM ${legacy}
     UNION ALL
     SELECT listing_id, app_id, false, observed_at, NULL, NULL, via, pass_id, load_id, ingested_at, NULL FROM ${observations}
     UNION ALL
@@ -109,7 +93,6 @@ const PRIOR_HAPPENINGS = `
 const TAIL = `
   SELECT ${HAPPENING} FROM (${happenings(
     pendingRows('raw_listing_events'),
-    PENDING_LEGACY,
     PENDING_OBSERVATIONS,
     pendingRows('listing_gone'),
   )}) AS h(${HAPPENING})`;
@@ -189,8 +172,7 @@ const CUT_FIRSTS = `
     FROM (
       SELECT * FROM (${happenings(
         'raw_listing_events',
-        'legacy_listing_events',
-        observationSightings('raw_listing_observations', 'legacy_listing_observations'),
+        observationSightings('raw_listing_observations'),
         'listing_gone',
       )}) AS a(${HAPPENING})
       WHERE NOT departure AND listing_id IN ${fewValues('listing_id', 'spans WHERE cut_short')}
@@ -209,17 +191,12 @@ const WINNER_FIELDS = `
     FROM spans w JOIN (
       SELECT event_id, ${listingColumnList()}
       FROM (${typedEventsSql(`(SELECT * FROM ${pendingRows('raw_listing_events')} WHERE event_id IN (SELECT event_id FROM spans))`)})
-      UNION ALL
-      SELECT event_id, ${listingColumnList()} FROM ${PENDING_LEGACY}
-      WHERE event_id IN (SELECT event_id FROM spans WHERE winner_role IS NULL)
     ) f ON w.winner_role IS NULL AND f.event_id = w.event_id
     UNION ALL
     SELECT w.listing_id, ${listingColumnList('o')}
     FROM spans w JOIN (
       SELECT listing_id, via, pass_id, observed_at, ${listingColumnList()}
       FROM (${typedObservationsSql(winningRows(pendingRows('raw_listing_observations')))})
-      UNION ALL
-      SELECT listing_id, via, pass_id, observed_at, ${listingColumnList()} FROM ${winningRows(pendingLegacyRows('legacy_listing_observations'))}
     ) o
       ON w.winner_role IS NULL AND o.listing_id = w.listing_id AND o.via = w.via AND o.pass_id = w.pass_id
          AND o.observed_at = w.last_seen_at
@@ -261,9 +238,7 @@ const LIVE_LISTINGS = `
 /** The `listed_at` of every `new` stream event of the pending loads (typed as the views type it). */
 const PENDING_LISTED = `
   SELECT app_id, try(try_cast(data ->> '$.listed_at' AS TIMESTAMPTZ) AT TIME ZONE 'UTC') AS listed_at
-  FROM ${pendingRows('raw_listing_events')} WHERE kind = 'new'
-  UNION ALL
-  SELECT app_id, listed_at FROM ${PENDING_LEGACY} WHERE kind = 'new'`;
+  FROM ${pendingRows('raw_listing_events')} WHERE kind = 'new'`;
 
 /**
  * A query of the newest `listed_at` of a `new` stream event of game `appId` ever landed, as epoch

@@ -8,12 +8,7 @@ import { orderSchema } from '../../contract/order.js';
 import { p2pListingSchema } from '../../contract/p2p.js';
 import { sellOrderSchema } from '../../contract/sell.js';
 import { fieldsOf, type ListingField } from './listing-shape.js';
-import {
-  LEGACY_TYPING,
-  type PayloadTyping,
-  rejectedPayloadsSql,
-  typedPayloadsSql,
-} from './typed-payloads.js';
+import { type PayloadTyping, rejectedPayloadsSql, typedPayloadsSql } from './typed-payloads.js';
 
 /** The keys of each kind of account object the contract names. */
 const OBJECT_KEYS = {
@@ -38,10 +33,8 @@ const TRANSACTION: PayloadTyping = {
 /** Columns of account_transactions, in table order. */
 const TRANSACTION_COLUMNS = `transaction_id, ${TRANSACTION.fields.map((f) => f.name).join(', ')}, observed_at, load_id, ingested_at`;
 
-/** Every ledger row typed: the legacy typed rows, then the landed rows typed leniently. */
+/** Every ledger row typed: the landed rows typed leniently. */
 export const ACCOUNT_TRANSACTIONS_TYPED = `
-  SELECT ${TRANSACTION_COLUMNS}, ${LEGACY_TYPING} FROM legacy_account_transactions
-  UNION ALL BY NAME
   ${typedPayloadsSql(TRANSACTION, 'raw_account_transactions', 'r.transaction_id, r.observed_at, r.load_id, r.ingested_at')}`;
 
 export const ACCOUNT_TRANSACTIONS = `SELECT ${TRANSACTION_COLUMNS} FROM account_transactions_typed`;
@@ -60,19 +53,18 @@ function stateTyping(kind: keyof typeof OBJECT_KEYS): PayloadTyping {
 /** Columns of account_states, in table order. */
 const STATE_COLUMNS = 'kind, object_id, app_id, status, updated_at, observed_at, body, load_id, ingested_at';
 
-/** Every state of the account's objects typed: the legacy typed rows, then the landed ones, each kind by its keys. */
+/** Every state of the account's objects typed: the landed ones, each kind by its keys. */
 export const ACCOUNT_STATES_TYPED = `
-  SELECT ${STATE_COLUMNS}, ${LEGACY_TYPING} FROM legacy_account_states
   ${(Object.keys(OBJECT_KEYS) as (keyof typeof OBJECT_KEYS)[])
     .map(
-      (kind) => `UNION ALL BY NAME
-  ${typedPayloadsSql(
-    stateTyping(kind),
-    `(SELECT * FROM raw_account_states WHERE kind = '${kind}')`,
-    'r.kind, r.object_id, r.app_id, r.observed_at, CAST(r.data AS JSON) AS body, r.load_id, r.ingested_at',
-  )}`,
+      (kind) =>
+        `${typedPayloadsSql(
+          stateTyping(kind),
+          `(SELECT * FROM raw_account_states WHERE kind = '${kind}')`,
+          'r.kind, r.object_id, r.app_id, r.observed_at, CAST(r.data AS JSON) AS body, r.load_id, r.ingested_at',
+        )}`,
     )
-    .join('\n')}`;
+    .join('\nUNION ALL BY NAME\n')}`;
 
 export const ACCOUNT_STATES = `SELECT ${STATE_COLUMNS} FROM account_states_typed`;
 

@@ -22,17 +22,11 @@ export function typedObservationsSql(from: string): string {
 }
 
 /**
- * Every landed observation typed: the typed landing layout's rows, then the raw items typed
- * leniently (a missing key or a value that does not cast is null, noted in `typing_notes`; keys no
- * column types in `extra_fields`), with where each stood (`page`, `item`; null for legacy rows).
+ * Every landed observation typed: the raw items typed leniently (a missing key or a value that
+ * does not cast is null, noted in `typing_notes`; keys no column types in `extra_fields`), with
+ * where each stood (`page`, `item`; null for an item landed by the typed layout, see migration 013).
  */
-export const LISTING_OBSERVATIONS_TYPED = `
-  SELECT ${OBSERVATION_COLUMNS}, CAST(NULL AS INTEGER) AS page, CAST(NULL AS INTEGER) AS item,
-         CAST([] AS STRUCT(field VARCHAR, reason VARCHAR)[]) AS typing_notes,
-         CAST(NULL AS JSON) AS extra_fields, CAST(NULL AS VARCHAR) AS raw
-  FROM legacy_listing_observations
-  UNION ALL BY NAME
-  ${typedObservationsSql('raw_listing_observations')}`;
+export const LISTING_OBSERVATIONS_TYPED = typedObservationsSql('raw_listing_observations');
 
 /** The columns and meaning of the former landing table. */
 export const LISTING_OBSERVATIONS = `SELECT ${OBSERVATION_COLUMNS} FROM listing_observations_typed`;

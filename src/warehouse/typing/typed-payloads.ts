@@ -49,7 +49,3 @@ export function rejectedPayloadsSql(typing: PayloadTyping, from: string, envelop
     FROM (SELECT r.*, ${payloadRejection(typing)} AS reason FROM ${from} r) r
     WHERE reason IS NOT NULL`;
 }
-
-/** Typed columns of the legacy typed tables, which were typed strictly: no notes, no extra keys, no raw text. */
-export const LEGACY_TYPING = `CAST([] AS STRUCT(field VARCHAR, reason VARCHAR)[]) AS typing_notes,
-  CAST(NULL AS JSON) AS extra_fields, CAST(NULL AS VARCHAR) AS raw`;

@@ -5,12 +5,7 @@
  */
 import { priceRowSchema } from '../../contract/market.js';
 import { extraKeys, fieldsOf, jsonValues, type ListingField, typedColumns } from './listing-shape.js';
-import {
-  LEGACY_TYPING,
-  type PayloadTyping,
-  rejectedPayloadsSql,
-  typedPayloadsSql,
-} from './typed-payloads.js';
+import { type PayloadTyping, rejectedPayloadsSql, typedPayloadsSql } from './typed-payloads.js';
 
 /** Every key of a PriceRow: a key outside these is a new field. */
 export const PRICE_ROW_KEYS: readonly string[] = Object.keys(priceRowSchema.shape);
@@ -31,18 +26,14 @@ const SNAPSHOT_COLUMNS = `etag, generated_at, fetched_at, ${PRICE_COLUMNS}, load
 /** Columns of minask_prices, in table order. */
 const MINASK_COLUMNS = `app_id, fetched_at, generated_at, ${PRICE_COLUMNS}, load_id, ingested_at`;
 
-/** Every snapshot row typed: the legacy typed rows, then the landed lines typed leniently. */
+/** Every snapshot row typed: the landed lines typed leniently. */
 export const PRICE_SNAPSHOTS_TYPED = `
-  SELECT ${SNAPSHOT_COLUMNS}, ${LEGACY_TYPING} FROM legacy_price_snapshots
-  UNION ALL BY NAME
   ${typedPayloadsSql(PRICE_ROW, 'raw_price_snapshots', 'r.etag, r.generated_at, r.fetched_at, r.load_id, r.ingested_at')}`;
 
 export const PRICE_SNAPSHOTS = `SELECT ${SNAPSHOT_COLUMNS} FROM price_snapshots_typed`;
 
-/** Every minAsk row typed: the legacy typed rows, then the landed rows typed leniently. */
+/** Every minAsk row typed: the landed rows typed leniently. */
 export const MINASK_PRICES_TYPED = `
-  SELECT ${MINASK_COLUMNS}, ${LEGACY_TYPING} FROM legacy_minask_prices
-  UNION ALL BY NAME
   ${typedPayloadsSql(PRICE_ROW, 'raw_minask_prices', 'r.app_id, r.fetched_at, r.generated_at, r.load_id, r.ingested_at')}`;
 
 export const MINASK_PRICES = `SELECT ${MINASK_COLUMNS} FROM minask_prices_typed`;
@@ -64,10 +55,8 @@ function fxRejection(data = 'r.data'): string {
     WHEN json_type(${data}, '$.rates') IS DISTINCT FROM 'OBJECT' THEN 'no rates object' END`;
 }
 
-/** Every FX rate typed: the legacy typed rows, then one row per currency of each landed answer. */
+/** Every FX rate typed: one row per currency of each landed answer. */
 export const FX_RATES_TYPED = `
-  SELECT currency, rate, base, updated_at, fetched_at, load_id, ingested_at, ${LEGACY_TYPING} FROM legacy_fx_rates
-  UNION ALL BY NAME
   SELECT r.currency, ${typedColumns(FX_FIELDS, 'r.j', 'r.keys')}, r.fetched_at, r.load_id, r.ingested_at,
          ${extraKeys(FX_KEYS, 'r.data', 'json_keys(r.data)')} AS extra_fields, r.data AS raw
   FROM (

@@ -36,13 +36,8 @@ import {
 /** Columns of listing_events, in table order. */
 const EVENT_COLUMNS = `event_id, kind, listing_id, app_id, ${listingColumnList()}, received_at, load_id, ingested_at`;
 
-/** Every landed stream event typed: the typed landing layout's rows, then the raw events typed leniently. */
-const LISTING_EVENTS_TYPED = `
-  SELECT ${EVENT_COLUMNS}, CAST([] AS STRUCT(field VARCHAR, reason VARCHAR)[]) AS typing_notes,
-         CAST(NULL AS JSON) AS extra_fields, CAST(NULL AS VARCHAR) AS raw
-  FROM legacy_listing_events
-  UNION ALL BY NAME
-  ${typedEventsSql('raw_listing_events')}`;
+/** Every landed stream event typed leniently. */
+const LISTING_EVENTS_TYPED = typedEventsSql('raw_listing_events');
 
 const LISTING_EVENTS = `SELECT ${EVENT_COLUMNS} FROM listing_events_typed`;
 
