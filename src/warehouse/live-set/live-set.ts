@@ -18,8 +18,7 @@
 import type { Database } from '../../shared/database.js';
 import { listingColumnList } from '../typing/listing-shape.js';
 import { countPayloadsSql } from '../typing/payload-checks.js';
-import { typedEventsSql } from '../typing/typed-events.js';
-import { typedObservationsSql } from '../typing/typed-observations.js';
+import { viewSqlOver } from '../typing/view-files.js';
 
 /** A SQL expression of an event id's position in its log (null without trailing digits). */
 const POSITION = "try_cast(nullif(event_id[length(rtrim(event_id, '0123456789')) + 1:], '') AS BIGINT)";
@@ -190,13 +189,13 @@ const WINNER_FIELDS = `
     SELECT w.listing_id, ${listingColumnList('f')}
     FROM spans w JOIN (
       SELECT event_id, ${listingColumnList()}
-      FROM (${typedEventsSql(`(SELECT * FROM ${pendingRows('raw_listing_events')} WHERE event_id IN (SELECT event_id FROM spans))`)})
+      FROM (${viewSqlOver('listing_events_typed', { raw_listing_events: `(SELECT * FROM ${pendingRows('raw_listing_events')} WHERE event_id IN (SELECT event_id FROM spans))` })})
     ) f ON w.winner_role IS NULL AND f.event_id = w.event_id
     UNION ALL
     SELECT w.listing_id, ${listingColumnList('o')}
     FROM spans w JOIN (
       SELECT listing_id, via, pass_id, observed_at, ${listingColumnList()}
-      FROM (${typedObservationsSql(winningRows(pendingRows('raw_listing_observations')))})
+      FROM (${viewSqlOver('listing_observations_typed', { raw_listing_observations: winningRows(pendingRows('raw_listing_observations')) })})
     ) o
       ON w.winner_role IS NULL AND o.listing_id = w.listing_id AND o.via = w.via AND o.pass_id = w.pass_id
          AND o.observed_at = w.last_seen_at

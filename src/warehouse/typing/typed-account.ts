@@ -1,14 +1,14 @@
 /**
- * The typing of the landed account, in SQL: ledger rows as the columns of the former
- * `account_transactions`, and the states of orders, P2P listings and sell orders as those of
- * `account_states` (the object kept whole in `body`), with typing notes and extra keys.
+ * How the landed account is typed: ledger rows field by field as Transactions, and the states of
+ * orders, P2P listings and sell orders by their status and updated_at (the object kept whole in
+ * `body`). The views that apply these are `sql/warehouse/views/account_*_typed.sql`.
  */
 import { transactionSchema } from '../../contract/account.js';
 import { orderSchema } from '../../contract/order.js';
 import { p2pListingSchema } from '../../contract/p2p.js';
 import { sellOrderSchema } from '../../contract/sell.js';
 import { fieldsOf, type ListingField } from './listing-shape.js';
-import { type PayloadTyping, rejectedPayloadsSql, typedPayloadsSql } from './typed-payloads.js';
+import type { PayloadTyping } from './typed-payloads.js';
 
 /** The keys of each kind of account object the contract names. */
 const OBJECT_KEYS = {
@@ -30,15 +30,6 @@ const TRANSACTION: PayloadTyping = {
   idName: 'transaction id',
 };
 
-/** Columns of account_transactions, in table order. */
-const TRANSACTION_COLUMNS = `transaction_id, ${TRANSACTION.fields.map((f) => f.name).join(', ')}, observed_at, load_id, ingested_at`;
-
-/** Every ledger row typed: the landed rows typed leniently. */
-export const ACCOUNT_TRANSACTIONS_TYPED = `
-  ${typedPayloadsSql(TRANSACTION, 'raw_account_transactions', 'r.transaction_id, r.observed_at, r.load_id, r.ingested_at')}`;
-
-export const ACCOUNT_TRANSACTIONS = `SELECT ${TRANSACTION_COLUMNS} FROM account_transactions_typed`;
-
 /** The fields every account object's state is typed by; the rest of it is read from `body`. */
 const STATE_FIELDS: readonly ListingField[] = [
   { name: 'status', sqlType: 'VARCHAR', kind: 'string', nullable: false },
@@ -50,26 +41,10 @@ function stateTyping(kind: keyof typeof OBJECT_KEYS): PayloadTyping {
   return { fields: STATE_FIELDS, known: OBJECT_KEYS[kind], id: 'r.object_id', idName: 'object id' };
 }
 
-/** Columns of account_states, in table order. */
-const STATE_COLUMNS = 'kind, object_id, app_id, status, updated_at, observed_at, body, load_id, ingested_at';
-
-/** Every state of the account's objects typed: the landed ones, each kind by its keys. */
-export const ACCOUNT_STATES_TYPED = `
-  ${(Object.keys(OBJECT_KEYS) as (keyof typeof OBJECT_KEYS)[])
-    .map(
-      (kind) =>
-        `${typedPayloadsSql(
-          stateTyping(kind),
-          `(SELECT * FROM raw_account_states WHERE kind = '${kind}')`,
-          'r.kind, r.object_id, r.app_id, r.observed_at, CAST(r.data AS JSON) AS body, r.load_id, r.ingested_at',
-        )}`,
-    )
-    .join('\nUNION ALL BY NAME\n')}`;
-
-export const ACCOUNT_STATES = `SELECT ${STATE_COLUMNS} FROM account_states_typed`;
-
-/** The landed account rows that cannot be typed at all, with rejected_payloads' columns. */
-export const REJECTED_ACCOUNT = `
-  ${rejectedPayloadsSql(TRANSACTION, 'raw_account_transactions', "'account' AS source, r.transaction_id AS event_id, 'transaction' AS kind, r.data AS raw, r.observed_at AS received_at, r.load_id, r.ingested_at")}
-  UNION ALL BY NAME
-  ${rejectedPayloadsSql(stateTyping('order'), 'raw_account_states', "'account' AS source, r.object_id AS event_id, r.kind, r.data AS raw, r.observed_at AS received_at, r.load_id, r.ingested_at")}`;
+/** The account's typings, by the name the view files use: `transaction` and each object kind. */
+export const ACCOUNT_TYPINGS: Record<string, PayloadTyping> = {
+  transaction: TRANSACTION,
+  order: stateTyping('order'),
+  p2p_listing: stateTyping('p2p_listing'),
+  sell_order: stateTyping('sell_order'),
+};

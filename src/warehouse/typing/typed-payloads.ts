@@ -2,9 +2,9 @@
  * The lenient typing of a landed payload that is one JSON object (a price row, a ledger row, an
  * account object), in SQL: a column per typed field (null, with a note, when missing or not cast),
  * the keys the contract does not name in `extra_fields`, and a rejection reason for a payload that
- * cannot be typed at all. The stream's events use the same pieces (see `typed-events.ts`).
+ * cannot be typed at all. The view files name these pieces (see `view-files.ts`).
  */
-import { extraKeys, jsonValues, type ListingField, typedColumns } from './listing-shape.js';
+import type { ListingField } from './listing-shape.js';
 
 /** How one kind of raw payload is typed. */
 export interface PayloadTyping {
@@ -24,28 +24,4 @@ export function payloadRejection(typing: PayloadTyping, data = 'r.data'): string
     WHEN NOT json_valid(${data}) THEN 'not valid JSON'
     WHEN json_type(${data}) <> 'OBJECT' THEN 'not a JSON object'
     WHEN (${typing.id}) IS NULL THEN 'no ${typing.idName}' END`;
-}
-
-/**
- * The SELECT typing the raw rows of `from` (aliased `r`) that are not rejected: `envelope` (select
- * items over `r`), a column per field, `typing_notes`, `extra_fields` and `raw` (the data as sent).
- */
-export function typedPayloadsSql(typing: PayloadTyping, from: string, envelope: string): string {
-  const names = typing.fields.map((f) => f.name);
-  return `
-    SELECT ${envelope}, ${typedColumns(typing.fields, 'r.j', 'r.keys')},
-           ${extraKeys(typing.known, 'r.data', 'r.keys')} AS extra_fields, r.data AS raw
-    FROM (
-      SELECT r.*, ${jsonValues(names, 'r.data')} AS j, json_keys(r.data) AS keys
-      FROM ${from} r
-      WHERE (${payloadRejection(typing)}) IS NULL
-    ) r`;
-}
-
-/** The SELECT of the raw rows of `from` (aliased `r`) that are rejected: `envelope`, then `reason`. */
-export function rejectedPayloadsSql(typing: PayloadTyping, from: string, envelope: string): string {
-  return `
-    SELECT ${envelope}, reason
-    FROM (SELECT r.*, ${payloadRejection(typing)} AS reason FROM ${from} r) r
-    WHERE reason IS NOT NULL`;
 }
