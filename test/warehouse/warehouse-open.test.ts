@@ -22,6 +22,7 @@ const WAREHOUSE_TABLES = [
   'listing_gone',
   'listing_observations',
   'listing_observations_typed',
+  'listing_payload_marks',
   'live_listings',
   'live_set_changes',
   'live_set_marks',
@@ -42,6 +43,7 @@ const WAREHOUSE_TABLES = [
   'raw_fx_rates',
   'raw_listing_events',
   'raw_listing_observations',
+  'raw_listing_repeats',
   'raw_minask_prices',
   'raw_price_snapshots',
   'rejected_payloads',
@@ -86,6 +88,7 @@ describe('Warehouse.open', () => {
       '011_live_set.sql',
       '012_raw_prices_account.sql',
       '013_fold_legacy.sql',
+      '014_listing_repeats.sql',
     ]);
     await again.close();
   });

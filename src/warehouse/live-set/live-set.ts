@@ -33,11 +33,12 @@ function pendingRows(table: string): string {
 }
 
 /**
- * The sightings of page items in `raw` (a relation with raw_listing_observations' columns): the
- * envelope alone, so no item is typed to be ordered.
+ * The sightings of page items in `raw` and `repeats` (relations with raw_listing_observations' and
+ * raw_listing_repeats' columns): the envelope alone, so no item is typed to be ordered.
  */
-function observationSightings(raw: string): string {
-  return `(SELECT listing_id, app_id, observed_at, via, pass_id, load_id, ingested_at FROM ${raw} WHERE listing_id IS NOT NULL)`;
+function observationSightings(raw: string, repeats: string): string {
+  const columns = 'listing_id, app_id, observed_at, via, pass_id, load_id, ingested_at';
+  return `(SELECT ${columns} FROM ${raw} WHERE listing_id IS NOT NULL UNION ALL SELECT ${columns} FROM ${repeats})`;
 }
 
 /** Page items of `from` (pending rows) in a winning pass of their listing: the only ones typed. */
@@ -47,7 +48,22 @@ function winningRows(from: string): string {
 }
 
 /** The sightings of page items landed by a pending load. */
-const PENDING_OBSERVATIONS = observationSightings(pendingRows('raw_listing_observations'));
+const PENDING_OBSERVATIONS = observationSightings(
+  pendingRows('raw_listing_observations'),
+  pendingRows('raw_listing_repeats'),
+);
+
+/**
+ * The pending page items in a winning pass of their listing, with raw_listing_observations'
+ * columns: a repeat with the text of the row it repeats (looked up for these few alone).
+ */
+const WINNING_ITEMS = `(
+  SELECT * FROM ${winningRows(pendingRows('raw_listing_observations'))}
+  UNION ALL BY NAME
+  SELECT s.via, s.pass_id, s.page, s.item, s.listing_id, s.app_id, d.data, s.observed_at, s.load_id, s.ingested_at
+  FROM ${winningRows(pendingRows('raw_listing_repeats'))} s
+  JOIN raw_listing_observations d ON d.listing_id = s.listing_id AND d.via = s.same_via AND d.pass_id = s.same_pass_id
+)`;
 
 /** Stream events of `from` as happenings; only the id is read from each event's data. */
 function eventHappenings(from: string): string {
@@ -171,7 +187,7 @@ const CUT_FIRSTS = `
     FROM (
       SELECT * FROM (${happenings(
         'raw_listing_events',
-        observationSightings('raw_listing_observations'),
+        observationSightings('raw_listing_observations', 'raw_listing_repeats'),
         'listing_gone',
       )}) AS a(${HAPPENING})
       WHERE NOT departure AND listing_id IN ${fewValues('listing_id', 'spans WHERE cut_short')}
@@ -195,7 +211,10 @@ const WINNER_FIELDS = `
     SELECT w.listing_id, ${listingColumnList('o')}
     FROM spans w JOIN (
       SELECT listing_id, via, pass_id, observed_at, ${listingColumnList()}
-      FROM (${viewSqlOver('listing_observations_typed', { raw_listing_observations: winningRows(pendingRows('raw_listing_observations')) })})
+      FROM (${viewSqlOver('listing_observations_typed', {
+        raw_listing_observations: WINNING_ITEMS,
+        raw_listing_repeats: '(SELECT * FROM raw_listing_repeats WHERE false)',
+      })})
     ) o
       ON w.winner_role IS NULL AND o.listing_id = w.listing_id AND o.via = w.via AND o.pass_id = w.pass_id
          AND o.observed_at = w.last_seen_at
