@@ -57,14 +57,22 @@ export async function run(): Promise<void> {
     ]);
     await new Promise((r) => setTimeout(r, WARMUP_MS));
     const before = { warehouse: await warehouseBytes(warehousePath), stream: stream.bytes() };
+    const rowsBefore = await tableRows(warehousePath);
     await new Promise((r) => setTimeout(r, WINDOW_MS));
     const after = { warehouse: await warehouseBytes(warehousePath), stream: stream.bytes() };
+    const rowsAfter = await tableRows(warehousePath);
     const gained = after.warehouse - before.warehouse;
     const events = after.stream - before.stream;
     const mib = (bytes: number) => `${(bytes / 2 ** 20).toFixed(1)} MiB`;
     print(`warehouse gained (used blocks + WAL) over ${WINDOW_MS / 1000} s`, mib(gained));
     print('stream event bytes received in the same seconds', mib(events));
     print('warehouse bytes / stream event bytes (goal <= 3)', `${(gained / events).toFixed(1)}x`);
+    // Where the rows went: the tables that gained most in the window.
+    const gains = [...rowsAfter].map(
+      ([table, rows]) => [table, rows - (rowsBefore.get(table) ?? 0)] as const,
+    );
+    for (const [table, rows] of gains.sort((a, b) => b[1] - a[1]).slice(0, 8))
+      print(`  rows gained: ${table}`, String(rows));
   } finally {
     streamStop.abort();
     if (collector && collector.exitCode === null && collector.signalCode === null) {
@@ -85,6 +93,12 @@ async function warehouseBytes(path: string): Promise<number> {
   if (size === undefined) throw new Error('the collector did not answer');
   const wal = `${path}.wal`;
   return Number(size.used) + (existsSync(wal) ? statSync(wal).size : 0);
+}
+
+/** Each table's row count (DuckDB's estimate), asked of the collector. */
+async function tableRows(path: string): Promise<Map<string, number>> {
+  const rows = await askCollector(path, 'SELECT table_name AS t, estimated_size AS n FROM duckdb_tables()');
+  return new Map(rows.map((r) => [String(r.t), Number(r.n)]));
 }
 
 /** Follows the stream at `url` and counts the bytes of its event lines (not its comments). */
