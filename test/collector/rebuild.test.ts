@@ -26,7 +26,7 @@ async function progress(warehousePath: string): Promise<{ repeats: number; files
   const [row] = await askCollector(
     warehousePath,
     `SELECT (SELECT count(*) FROM raw_listing_repeats) AS repeats,
-            (SELECT count(DISTINCT etag) FROM raw_price_snapshots) AS files`,
+            (SELECT count(*) FROM snapshot_fetches WHERE status = 'downloaded') AS files`,
   );
   return { repeats: Number(row?.repeats ?? 0), files: Number(row?.files ?? 0) };
 }
@@ -104,9 +104,14 @@ describe('what the collector received, rebuilt from the warehouse', () => {
       expect(whole).toBeGreaterThan(10);
       expect(withRepeats).toBeGreaterThan(3);
 
-      // Every downloaded snapshot file: its lines in order.
+      // Every downloaded snapshot file: its lines in order, repeated lines read from the line they repeat.
       const files = await warehouse.query(
-        'SELECT etag, list(data ORDER BY line) AS lines FROM raw_price_snapshots GROUP BY etag',
+        `SELECT etag, list(data ORDER BY line) AS lines FROM (
+           SELECT etag, line, data FROM raw_price_snapshots
+           UNION ALL
+           SELECT s.etag, s.line, r.data FROM raw_price_snapshot_repeats s
+           JOIN raw_price_snapshots r ON r.etag = s.same_etag AND r.fetched_at = s.same_fetched_at AND r.line = s.same_line
+         ) GROUP BY etag`,
       );
       const downloads = through.recorded.filter((r) => r.url.startsWith(SNAPSHOT) && r.status === 200);
       expect(files.length).toBeGreaterThanOrEqual(3);

@@ -36,6 +36,7 @@ const WAREHOUSE_TABLES = [
   'model_state',
   'payload_checks',
   'payload_fields',
+  'price_group_marks',
   'price_snapshots',
   'price_snapshots_typed',
   'raw_account_states',
@@ -45,6 +46,7 @@ const WAREHOUSE_TABLES = [
   'raw_listing_observations',
   'raw_listing_repeats',
   'raw_minask_prices',
+  'raw_price_snapshot_repeats',
   'raw_price_snapshots',
   'rejected_payloads',
   'schema_migrations',
@@ -89,6 +91,7 @@ describe('Warehouse.open', () => {
       '012_raw_prices_account.sql',
       '013_fold_legacy.sql',
       '014_listing_repeats.sql',
+      '015_price_line_repeats.sql',
     ]);
     await again.close();
   });
