@@ -8,7 +8,7 @@ import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { DuckDBConnection } from '@duckdb/node-api';
 import type { Warehouse } from '../../src/warehouse/index.js';
-import { LISTING_FIELDS } from '../../src/warehouse/listing-shape.js';
+import { LISTING_FIELDS } from '../../src/warehouse/typing/listing-shape.js';
 import { benchGroups, benchMinAskItems, benchStickers } from './warehouse-groups.js';
 import {
   defineMacros,
