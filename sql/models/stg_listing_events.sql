@@ -1,5 +1,5 @@
--- Every landed stream event typed from what the stream sent (`listing_events_typed`, the typed
--- rows of the former layout included): listing_events' columns, then `typing_notes` (the fields
+-- Every landed stream event typed from what the stream sent (`listing_events_typed`, defined in
+-- sql/warehouse/views/listing_events_typed.sql): listing_events' columns, then `typing_notes` (the fields
 -- that were missing or did not cast, null in their column, with why) and `extra_fields` (JSON of
 -- the keys no column types, e.g. a field the upstream added). A new column here, e.g.
 -- `extra_fields->>'seller_rating' AS seller_rating`, is filled for the whole history by

@@ -1,6 +1,6 @@
 -- The warehouse lands what the upstream sends: stream events land raw (their data as the stream
 -- sent it, with the envelope), and typing happens in views and models over them (see
--- src/warehouse/views.ts): one malformed or drifted payload can no longer fail a write. The typed
+-- src/warehouse/typing/views.ts): one malformed or drifted payload can no longer fail a write. The typed
 -- tables of the former layout stay, renamed, as a legacy source: listing_events reads both.
 ALTER TABLE listing_events RENAME TO legacy_listing_events;
 -- The live set is now a view over what landed; the table the landing code kept is left as it was.

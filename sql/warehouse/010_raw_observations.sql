@@ -1,6 +1,6 @@
 -- What polls, sweeps and catch-ups see lands raw too: each item of a /listings page as the page
 -- held it (its JSON text), with where it stood, in the same transaction as the source's progress;
--- typing happens in the view listing_observations (src/warehouse/typed-observations.ts), so one
+-- typing happens in the view listing_observations (sql/warehouse/views/listing_observations_typed.sql), so one
 -- malformed item can no longer fail a page and stall its source. The typed table of the former
 -- layout stays, renamed, as a legacy source the view reads.
 ALTER TABLE listing_observations RENAME TO legacy_listing_observations;

@@ -2,7 +2,7 @@
 -- and, while it is live, its stay (first and last sighting, the winning sighting's fields, its
 -- last stream event). The batch writer brings it up to date after each landing, in a transaction
 -- of its own, from the loads still pending; the view live_listings reads it merged with those
--- pending loads, so it is exact at any moment (see src/warehouse/live-set.ts).
+-- pending loads, so it is exact at any moment (see src/warehouse/live-set/live-set.ts).
 CREATE TABLE live_set_state (
   listing_id VARCHAR NOT NULL,        -- listing id; belongs to its game
   app_id INTEGER NOT NULL,            -- platform app id of the listing's game

@@ -1,5 +1,5 @@
 -- Prices, FX and the account land raw as well: each row as the upstream sent it, with its envelope,
--- typed afterwards by the views of the same names (see src/warehouse/typed-prices.ts and
+-- typed afterwards by the views of the same names (see sql/warehouse/views/, with the typings of src/warehouse/typing/typed-prices.ts and
 -- typed-account.ts), so a malformed row or a new field can no longer fail a write. The typed tables
 -- of the former layout stay, renamed, as a legacy source the views read too.
 ALTER TABLE price_snapshots RENAME TO legacy_price_snapshots;

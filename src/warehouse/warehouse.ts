@@ -6,11 +6,12 @@ import { join, resolve } from 'node:path';
 import type { DuckDBConnection, DuckDBResultReader } from '@duckdb/node-api';
 import { Database, DatabaseOpenError, type Params } from '../shared/database.js';
 import { findSqlDir } from '../shared/project-root.js';
-import type { WarehouseBatch, WriteSummary } from './batch.js';
 import { WarehouseLockedError, WarehouseWriteError } from './errors.js';
 import { jsonSafeConverter } from './json-values.js';
-import { landBatch } from './land-batch.js';
-import { applyPendingLoads } from './live-set.js';
+import type { WarehouseBatch, WriteSummary } from './landing/batch.js';
+import { landBatch } from './landing/land-batch.js';
+import { clearStagingDir } from './landing/staging.js';
+import { applyPendingLoads } from './live-set/live-set.js';
 import {
   loadModels,
   type Model,
@@ -22,9 +23,8 @@ import {
   runModelTests,
   selectModels,
 } from './models/index.js';
-import { clearStagingDir } from './staging.js';
 import { WarehouseThreads } from './threads.js';
-import { createDerivedViews } from './views.js';
+import { createDerivedViews } from './typing/views.js';
 
 /** Options of {@link Warehouse.open}. */
 export interface WarehouseOptions {

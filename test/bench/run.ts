@@ -14,6 +14,7 @@ const BENCHMARKS: Record<string, () => Promise<void>> = {
   report: async () => (await import('./report.bench.js')).run(),
   webhooks: async () => (await import('./webhooks.bench.js')).run(),
   rows: async () => (await import('./rows.bench.js')).run(),
+  growth: async () => (await import('./growth.bench.js')).run(),
 };
 
 const wanted = process.argv.slice(2);

@@ -8,7 +8,7 @@ import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { DuckDBConnection } from '@duckdb/node-api';
 import type { Warehouse } from '../../src/warehouse/index.js';
-import { LISTING_FIELDS } from '../../src/warehouse/listing-shape.js';
+import { LISTING_FIELDS } from '../../src/warehouse/typing/listing-shape.js';
 import { benchGroups, benchMinAskItems, benchStickers } from './warehouse-groups.js';
 import {
   defineMacros,
@@ -27,6 +27,7 @@ import {
 export interface GenerateOptions {
   /** Listing events, about. */
   events: number;
+  /** Days of data; a fraction for minutes of it. */
   days: number;
   groups: number;
   /** End of the data, epoch ms (a whole minute). */
@@ -44,8 +45,9 @@ const GONE_SHARE = 0.987;
 
 /** The plan of a warehouse of about `events` events over `days` days ending at `endMs`. */
 export function planWarehouse(options: GenerateOptions): WarehousePlan {
-  const spanUs = options.days * DAY_US;
-  const goneShare = GONE_SHARE * (1 - MEAN_LIFE_US / spanUs);
+  const spanUs = Math.round(options.days * DAY_US);
+  // A span shorter than a listing's mean life (minutes of data) sees few of its listings go.
+  const goneShare = Math.max(0, GONE_SHARE * (1 - MEAN_LIFE_US / spanUs));
   return {
     startUs: options.endMs * 1000 - spanUs,
     endUs: options.endMs * 1000,
@@ -78,7 +80,7 @@ export async function generateWarehouse(
       await connection.run(`SET memory_limit = '${String(limit.getRows()[0]?.[0])}'`);
     }
     const counts: Record<string, number> = {};
-    for (const table of TABLES) {
+    for (const table of GENERATED_TABLES) {
       const reader = await connection.runAndReadAll(`SELECT count(*) FROM ${table}`);
       counts[table] = Number(reader.getRows()[0]?.[0]);
     }
@@ -92,8 +94,8 @@ export async function generateWarehouse(
 const PRICE_ROW_JSON = `json_object('market_hash_name', s.market_hash_name, 'wear', s.wear, 'doppler_phase', s.doppler_phase,
   'min_ask_usd', CAST(s.min_ask_usd AS DOUBLE), 'listed_count', s.listed_count)::VARCHAR`;
 
-/** The landing tables the generator fills. */
-const TABLES = [
+/** The landing tables the generator fills, `loads` last (every other row names its load). */
+export const GENERATED_TABLES = [
   'raw_listing_events',
   'raw_listing_observations',
   'listing_gone',

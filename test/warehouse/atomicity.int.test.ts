@@ -20,6 +20,7 @@ const TABLES = [
   'loads',
   'raw_listing_events',
   'raw_listing_observations',
+  'raw_listing_repeats',
   'live_listings',
   'fx_rates',
   'collector_state',

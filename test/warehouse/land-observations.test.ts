@@ -275,3 +275,52 @@ describe('Warehouse.write: gone rows', () => {
     expect((await live()).map((r) => r.listing_id)).toEqual(['B']);
   });
 });
+
+describe('Warehouse.write: repeated page items', () => {
+  /** An item of a pass at a place on its page. */
+  function item(
+    listingId: string,
+    at: number,
+    passId: string,
+    via: ObservationRow['via'],
+    price: number,
+    place: [number, number],
+  ) {
+    return {
+      ...observation(listingId, at, passId, { price_usd: price }, via),
+      page: place[0],
+      index: place[1],
+    };
+  }
+
+  it("records an item byte-identical to its listing's last payload as a repeat, and gives back every item as sent", async () => {
+    const passes = [
+      [item('A', T0, 's1', 'sweep', 10, [0, 0]), item('B', T0, 's1', 'sweep', 20, [0, 1])],
+      [item('A', T0 + 100, 's2', 'sweep', 10, [0, 0]), item('B', T0 + 100, 's2', 'sweep', 21, [0, 1])],
+      [item('B', T0 + 150, 'p1', 'poll', 21, [1, 3]), item('A', T0 + 150, 'p1', 'poll', 10, [1, 4])],
+      // In one batch: A changes, then comes back to its first text (stored again: it is not the last).
+      [item('A', T0 + 200, 's3', 'sweep', 11, [0, 0]), item('A', T0 + 210, 'p2', 'poll', 10, [0, 0])],
+    ];
+    for (const observations of passes) await warehouse.write([{ source: 'sweep:730', observations }]);
+
+    expect(await count('raw_listing_observations')).toBe(5);
+    expect(await count('raw_listing_repeats')).toBe(3);
+    const sent = passes
+      .flat()
+      .map((o) => ({ via: o.via, pass_id: o.passId, page: o.page, item: o.index, raw: o.data }));
+    const read = await warehouse.query(
+      'SELECT via, pass_id, page, item, raw FROM listing_observations_typed ORDER BY observed_at, page, item',
+    );
+    expect(read).toEqual(sent);
+    expect(await count('listing_observations')).toBe(8);
+    const [a] = await warehouse.query(
+      "SELECT price_usd, last_seen_at FROM live_listings WHERE listing_id = 'A'",
+    );
+    expect(a).toEqual({ price_usd: 10, last_seen_at: new Date(T0 + 210).toISOString() });
+
+    // A replayed pass lands nothing, repeats included.
+    const again = await warehouse.write([{ source: 'sweep:730', observations: passes[1] ?? [] }]);
+    expect(again.rows).toBe(0);
+    expect(await count('raw_listing_repeats')).toBe(3);
+  });
+});

@@ -425,3 +425,51 @@ describe('Warehouse.write: gaps, state and loads', () => {
     ]);
   });
 });
+
+describe('Warehouse.write: repeated snapshot lines', () => {
+  it("records a line byte-identical to its group's last line as a repeat, and gives back every file as sent", async () => {
+    const [a, b, c] = PRICE_ROWS as [PriceRow, PriceRow, PriceRow];
+    const files = [
+      [a, b, c],
+      [a, { ...b, min_ask_usd: 0.3 }, c],
+      [a, b, c],
+    ];
+    for (const [i, rows] of files.entries()) {
+      const file = join(dir, `snapshot-${i}.ndjson.gz`);
+      writeFileSync(file, gzipSync(rows.map((r) => JSON.stringify(r)).join('\n')));
+      const fetchedAt = T0 + i * 60_000;
+      const snapshot = {
+        status: 'downloaded' as const,
+        etag: `"v${i}"`,
+        generatedAt: fetchedAt,
+        fetchedAt,
+        file,
+      };
+      await warehouse.write([{ source: 'snapshot', snapshot }]);
+    }
+    // Stored: the first file, b's change, b back to its first text (not its last); the rest repeats.
+    expect(await count('raw_price_snapshots')).toBe(5);
+    expect(await count('raw_price_snapshot_repeats')).toBe(4);
+    const read = await warehouse.query(
+      'SELECT etag, list(raw ORDER BY fetched_at) AS lines FROM price_snapshots_typed GROUP BY etag ORDER BY etag',
+    );
+    expect(read.map((r) => (r.lines as string[]).sort())).toEqual(
+      files.map((rows) => rows.map((r) => JSON.stringify(r)).sort()),
+    );
+    const rebuilt = await warehouse.query(
+      `SELECT etag, list(data ORDER BY line) AS lines FROM (
+         SELECT etag, line, data FROM raw_price_snapshots
+         UNION ALL
+         SELECT s.etag, s.line, r.data FROM raw_price_snapshot_repeats s
+         JOIN raw_price_snapshots r ON r.etag = s.same_etag AND r.fetched_at = s.same_fetched_at AND r.line = s.same_line
+       ) GROUP BY etag ORDER BY etag`,
+    );
+    expect(rebuilt.map((r) => r.lines)).toEqual(files.map((rows) => rows.map((r) => JSON.stringify(r))));
+    expect(await warehouse.query('SELECT rows FROM snapshot_fetches ORDER BY fetched_at')).toEqual([
+      { rows: 3 },
+      { rows: 3 },
+      { rows: 3 },
+    ]);
+    expect(await count('price_snapshots')).toBe(9);
+  });
+});

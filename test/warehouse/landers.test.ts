@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { countBatchRows, mergeBatches } from '../../src/warehouse/index.js';
-import { LANDERS } from '../../src/warehouse/landers.js';
+import { LANDERS } from '../../src/warehouse/landing/landers.js';
 import { newEvent, T0 } from './fixtures.js';
 
 describe('the landers registry', () => {

@@ -51,13 +51,14 @@ const ACCOUNT_HISTORY = (() => {
     ...extra,
   });
   const item = { market_hash_name: name, price_usd: 12.34, steam_trade_offer_id: null, return_reason: null };
+  // The API's object names its status and update instant, as the typed layout kept it in body.
   const state = (kind: string, id: string, status: string, hms: string, body: object) => ({
     kind,
     id,
     app: kind === 'order' ? 730 : null,
     status,
     hms,
-    body,
+    body: { ...body, status, updated_at: at(hms) },
   });
   const offered = [{ ...item, steam_trade_offer_id: 'tof_1' }];
   const bought = { charged_total_usd: 12.34 };
@@ -119,7 +120,7 @@ async function rowsOf(read: (sql: string) => Promise<Record<string, unknown>[]>,
   return rows.map((r) => JSON.stringify(r)).sort();
 }
 
-/** The landing tables of prices, FX and the account, views over raw and legacy rows after migration 012. */
+/** The landing tables of prices, FX and the account, views over the raw rows after migrations 012 and 013. */
 const LANDED = [
   'price_snapshots',
   'snapshot_fetches',
@@ -128,15 +129,6 @@ const LANDED = [
   'account_transactions',
   'account_states',
 ];
-
-/** Where migration 012 keeps each typed table's rows. */
-const LEGACY: Record<string, string> = {
-  price_snapshots: 'legacy_price_snapshots',
-  minask_prices: 'legacy_minask_prices',
-  fx_rates: 'legacy_fx_rates',
-  account_transactions: 'legacy_account_transactions',
-  account_states: 'legacy_account_states',
-};
 
 /** Rows the comparison needs before it proves anything. */
 const AT_LEAST: Record<string, number> = {
@@ -214,25 +206,30 @@ describe('a warehouse of the typed landing layout', () => {
     const warehouse = await Warehouse.open(path);
     try {
       const read = (sql: string) => warehouse.query(sql);
-      expect(await rowsOf(read, 'legacy_live_listings')).toEqual(before.get('live_listings'));
+      // One layout: every typed row folded into its raw twin, no legacy table left.
+      const [legacy] = await read(
+        "SELECT count(*) AS n FROM information_schema.tables WHERE table_name LIKE 'legacy%'",
+      );
+      expect(Number(legacy?.n)).toBe(0);
       expect(await rowsOf(read, 'listing_events')).toEqual(before.get('listing_events'));
-      expect(await rowsOf(read, 'legacy_listing_observations')).toEqual(before.get('listing_observations'));
       expect(await rowsOf(read, 'listing_observations')).toEqual(before.get('listing_observations'));
       expect(await rowsOf(read, 'live_listings')).toEqual(before.get('live_listings'));
-      for (const relation of LANDED) {
+      for (const relation of LANDED)
         expect(await rowsOf(read, relation), relation).toEqual(before.get(relation));
-        const legacy = LEGACY[relation];
-        if (legacy) expect(await rowsOf(read, legacy), legacy).toEqual(before.get(relation));
-      }
+      const [notes] = await read(
+        `SELECT (SELECT count(*) FROM listing_events_typed WHERE len(typing_notes) > 0)
+              + (SELECT count(*) FROM listing_observations_typed WHERE len(typing_notes) > 0) AS n`,
+      );
+      expect(Number(notes?.n), 'typing notes of folded rows').toBe(0);
       await warehouse.refreshModels({ fullRefresh: true });
       for (const model of models) {
         expect(await rowsOf(read, model), model).toEqual(before.get(model));
       }
 
       // What landed before the migration is known to the raw landing: sent again, it lands once.
-      const [fx] = await read('SELECT epoch_ms(updated_at) AS at FROM legacy_fx_rates LIMIT 1');
+      const [fx] = await read('SELECT epoch_ms(updated_at) AS at FROM fx_rates LIMIT 1');
       const [list] = await read(
-        'SELECT epoch_ms(generated_at) AS at FROM legacy_minask_prices WHERE app_id = 730 LIMIT 1',
+        'SELECT epoch_ms(generated_at) AS at FROM minask_prices WHERE app_id = 730 LIMIT 1',
       );
       const observedAt = Date.parse('2026-11-26T19:00:00.000Z');
       const summary = await warehouse.write([

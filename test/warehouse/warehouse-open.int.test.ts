@@ -2,8 +2,8 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { findMigrationsDir, isWarehouseLockedError, Warehouse } from '../../src/warehouse/index.js';
-import { LISTING_TYPE } from '../../src/warehouse/listing-shape.js';
-import { selectListingColumns } from '../../src/warehouse/sql.js';
+import { selectListingColumns } from '../../src/warehouse/landing/sql.js';
+import { LISTING_TYPE } from '../../src/warehouse/typing/listing-shape.js';
 import { goneEvent, makeTempDir, newEvent, observation, startScript, stopScripts, T0 } from './fixtures.js';
 
 /** The landing tables, and the bookkeeping of migrations and models. */
@@ -17,19 +17,12 @@ const WAREHOUSE_TABLES = [
   'fx_rates',
   'fx_rates_typed',
   'ingest_gaps',
-  'legacy_account_states',
-  'legacy_account_transactions',
-  'legacy_fx_rates',
-  'legacy_listing_events',
-  'legacy_listing_observations',
-  'legacy_live_listings',
-  'legacy_minask_prices',
-  'legacy_price_snapshots',
   'listing_events',
   'listing_events_typed',
   'listing_gone',
   'listing_observations',
   'listing_observations_typed',
+  'listing_payload_marks',
   'live_listings',
   'live_set_changes',
   'live_set_marks',
@@ -43,6 +36,7 @@ const WAREHOUSE_TABLES = [
   'model_state',
   'payload_checks',
   'payload_fields',
+  'price_group_marks',
   'price_snapshots',
   'price_snapshots_typed',
   'raw_account_states',
@@ -50,7 +44,9 @@ const WAREHOUSE_TABLES = [
   'raw_fx_rates',
   'raw_listing_events',
   'raw_listing_observations',
+  'raw_listing_repeats',
   'raw_minask_prices',
+  'raw_price_snapshot_repeats',
   'raw_price_snapshots',
   'rejected_payloads',
   'schema_migrations',
@@ -95,6 +91,9 @@ describe('Warehouse.open', () => {
       '012_raw_prices_account.sql',
       '013_load_upstream_offset.sql',
       '014_load_account.sql',
+      '015_fold_legacy.sql',
+      '016_listing_repeats.sql',
+      '017_price_line_repeats.sql',
     ]);
     await again.close();
   });
@@ -126,17 +125,19 @@ describe('Warehouse.open', () => {
       ),
     );
     const rows = await old.query('SELECT * FROM listing_events ORDER BY event_id');
-    const live = await old.query('SELECT * FROM live_listings');
     const observations = await old.query('SELECT * FROM listing_observations');
     await old.close();
     const batch = { source: 'stream', events: [goneEvent('abc-9', 'A', T0), goneEvent('abc-10', 'B', T0)] };
     const migrated = await Warehouse.open(path);
     try {
       expect(await migrated.query('SELECT * FROM listing_events ORDER BY event_id')).toEqual(rows);
-      // The table stays as the landing code of its layout left it; the live set is now a view over what landed.
-      expect(await migrated.query('SELECT * FROM legacy_live_listings')).toEqual(live);
+      // The typed rows are folded into the raw tables: the views give them back, no legacy table stays.
       expect(await migrated.query('SELECT * FROM listing_observations')).toEqual(observations);
-      expect(await migrated.query('SELECT * FROM legacy_listing_observations')).toEqual(observations);
+      expect(
+        await migrated.query(
+          "SELECT table_name FROM information_schema.tables WHERE table_name LIKE 'legacy%'",
+        ),
+      ).toEqual([]);
       expect(await migrated.query('SELECT listing_id, source FROM live_listings')).toEqual([
         { listing_id: 'C', source: 'poll:730' },
       ]);

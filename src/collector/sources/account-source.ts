@@ -23,7 +23,7 @@ import {
   type LedgerRow,
   type Warehouse,
 } from '../../warehouse/index.js';
-import { msToTimestamp } from '../../warehouse/sql.js';
+import { msToTimestamp } from '../../warehouse/landing/sql.js';
 import { PayloadWatch } from '../payload-watch.js';
 import type { SourceTask } from '../source-job.js';
 import { StatusBoard } from '../source-status.js';
@@ -165,11 +165,9 @@ async function landLedger(
   board.status.received += rows.length;
   if (rows.length === 0) return 0;
   // The ids alone, from the landing tables: the typed view would parse every row landed.
-  const since = from === undefined ? '' : ` WHERE created_at >= ${msToTimestamp(String(from * 1000))}`;
   const landed = await landedIds(
     warehouse,
-    `SELECT transaction_id AS k FROM raw_account_transactions WHERE transaction_id IS NOT NULL
-     UNION ALL SELECT transaction_id FROM legacy_account_transactions${since}`,
+    'SELECT transaction_id AS k FROM raw_account_transactions WHERE transaction_id IS NOT NULL',
   );
   const fresh = rows.filter((row) => row.id === null || !landed.has(row.id));
   await writer.add({
@@ -199,8 +197,7 @@ async function follow(
   const landedSince = `WHERE kind = '${feed.kind}' AND updated_at >= ${msToTimestamp(String(since))}`;
   const known = await landedIds(
     warehouse,
-    `SELECT object_id || ' ' || epoch_ms(updated_at) AS k FROM raw_account_states ${landedSince}
-     UNION ALL SELECT object_id || ' ' || epoch_ms(updated_at) FROM legacy_account_states ${landedSince}`,
+    `SELECT object_id || ' ' || epoch_ms(updated_at) AS k FROM raw_account_states ${landedSince}`,
   );
   let landed = 0;
   let cursor: string | null = null;

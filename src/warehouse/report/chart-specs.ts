@@ -5,8 +5,10 @@
 import type { TopLevelSpec } from 'vega-lite';
 import { FLOWS } from './account-sections.js';
 import { currencyColours, outcomeColours } from './fixed-colours.js';
+import { gapNote, withGaps } from './gap-shades.js';
 import type { ChartId, CollectionGap, Row, SectionData } from './read-report.js';
 import type { ReportWindow } from './report-window.js';
+import { timeAxis } from './time-axis.js';
 
 /** How a chart is presented. */
 export interface ChartCard {
@@ -24,6 +26,9 @@ const days = (window: ReportWindow) =>
   Math.floor(window.toMs / DAY_MS) - Math.floor(window.fromMs / DAY_MS) + 1;
 const GRAIN_WORD = { minute: 'minute', hour: 'hour', day: 'day' } as const;
 
+/** The charts of what the collector lands on its own schedule, where a span without collection shows. */
+const SHADED: ReadonlySet<ChartId> = new Set(['minask', 'fx']);
+
 /** The card of a section with rows. */
 export function chartCard(
   section: SectionData,
@@ -32,7 +37,7 @@ export function chartCard(
 ): ChartCard {
   const { title, caption } = describeChart(section.id, section.rows, window);
   const spec = SPECS[section.id](window, section.rows);
-  const shaded = section.id === 'minask' && gaps.length > 0;
+  const shaded = SHADED.has(section.id) && gaps.length > 0;
   return {
     title,
     caption: shaded ? `${caption} ${gapNote(gaps)}` : caption,
@@ -40,35 +45,6 @@ export function chartCard(
       ...(shaded ? withGaps(spec, gaps, window) : spec),
       data: { name: 'rows', values: section.rows },
     } as TopLevelSpec,
-  };
-}
-
-/** The caption's word on the shaded spans. */
-function gapNote(gaps: readonly CollectionGap[]): string {
-  const minutes = gaps.reduce((sum, g) => sum + (Date.parse(g.to_t) - Date.parse(g.from_t)) / 60_000, 0);
-  return `Shaded: ${gaps.length === 1 ? 'a span' : `${gaps.length} spans`} (${Math.round(minutes)} minutes) in which nothing was collected, so the lines there join what was seen on either side.`;
-}
-
-/** Each panel of a vconcat chart over a layer that shades the spans in which nothing was collected. */
-function withGaps(spec: object, gaps: readonly CollectionGap[], window: ReportWindow): object {
-  const shade = {
-    data: { values: gaps },
-    mark: { type: 'rect', color: '#e45756', opacity: 0.12 },
-    encoding: {
-      x: {
-        field: 'from_t',
-        type: 'temporal',
-        title: null,
-        axis: null,
-        scale: { type: 'utc', domain: [window.fromMs, window.toMs] },
-      },
-      x2: { field: 'to_t' },
-    },
-  };
-  const { vconcat } = spec as { vconcat: Record<string, unknown>[] };
-  return {
-    ...spec,
-    vconcat: vconcat.map(({ width, height, ...panel }) => ({ width, height, layer: [shade, panel] })),
   };
 }
 
@@ -122,29 +98,6 @@ function stillNote(rows: readonly Row[]): string {
   return ` Nothing has moved yet: ${readings === 1 ? 'one reading' : `${readings} readings`} in the window, every currency at 0 % until the price or a rate changes (the collector reads both every 5 minutes).`;
 }
 
-/**
- * A time axis over the whole window (so charts of one report line up) in UTC, 24-hour: each tick
- * names the coarsest unit that tells it apart (a day once, then its hours), never a bare `:30`.
- */
-const timeAxis = (title: string, window: ReportWindow) => ({
-  field: 't',
-  type: 'temporal' as const,
-  title,
-  scale: { type: 'utc' as const, domain: [window.fromMs, window.toMs] },
-  axis: { labelOverlap: true, labelFlush: true, tickMinStep: GRAIN_MS[window.grain], format: UTC_LABELS },
-});
-const GRAIN_MS = { minute: 60_000, hour: 3_600_000, day: 86_400_000 } as const;
-const UTC_LABELS = {
-  year: '%Y',
-  quarter: '%b %Y',
-  month: '%b %Y',
-  week: '%b %d',
-  date: '%b %d',
-  hours: '%H:%M',
-  minutes: '%H:%M',
-  seconds: '%H:%M:%S',
-  milliseconds: '%H:%M:%S',
-};
 /** Amounts with at most 2 decimals: `5.9`, not `5.900000`. */
 const AMOUNT = '.2~f';
 const usd = (field: string, title: string) => ({
@@ -154,6 +107,14 @@ const usd = (field: string, title: string) => ({
   scale: { zero: false },
   axis: { format: AMOUNT },
 });
+
+/**
+ * Whole numbers, each labelled once: Vega ticks a count of 2 every 0.5 whatever the minimum step,
+ * which read `0 1 1 2 2`; the half ticks stay unlabelled.
+ */
+const COUNT_AXIS = { format: 'd', tickMinStep: 1, labelExpr: "datum.value % 1 === 0 ? datum.label : ''" };
+/** A legend whose longest labels (`deposits and withdrawals`, `returned: trade_timeout`) are never cut. */
+const WHOLE_LABELS = { labelLimit: 400 };
 
 /** The time unit of a bar per grain. */
 const UTC_UNIT = {
@@ -198,7 +159,7 @@ const SPECS: Record<ChartId, (window: ReportWindow, rows: readonly Row[]) => obj
         mark: { type: 'line', strokeDash: [4, 2], point: { size: 12 } },
         encoding: {
           x: timeAxis('time (UTC)', window),
-          y: { field: 'listed_count', type: 'quantitative', title: 'listed', axis: { format: 'd' } },
+          y: { field: 'listed_count', type: 'quantitative', title: 'listed', axis: COUNT_AXIS },
           color: { field: 'item', type: 'nominal', sort: { field: 'rank' } },
         },
       },
@@ -240,8 +201,13 @@ const SPECS: Record<ChartId, (window: ReportWindow, rows: readonly Row[]) => obj
     layer: [
       { mark: 'bar' },
       {
+        // Right of the bar, or of zero for a negative one: at its end it would sit on the bar.
+        transform: [{ calculate: 'max(datum.median_premium_pct, 0)', as: 'label_at' }],
         mark: { type: 'text', align: 'left', dx: 4 },
-        encoding: { text: { field: 'listings_with_baseline', type: 'quantitative' } },
+        encoding: {
+          x: { field: 'label_at', type: 'quantitative', title: 'median premium (%)' },
+          text: { field: 'listings_with_baseline', type: 'quantitative' },
+        },
       },
     ],
   }),
@@ -281,6 +247,7 @@ const SPECS: Record<ChartId, (window: ReportWindow, rows: readonly Row[]) => obj
         field: 'flow',
         title: null,
         scale: { domain: [FLOWS.trading, FLOWS.deposits], range: ['#4c78a8', '#bab0ac'] },
+        legend: WHOLE_LABELS,
       },
     },
   }),
@@ -290,8 +257,13 @@ const SPECS: Record<ChartId, (window: ReportWindow, rows: readonly Row[]) => obj
     mark: 'bar',
     encoding: {
       x: { ...timeAxis(`${window.grain} (UTC)`, window), timeUnit: UTC_UNIT[window.grain] },
-      y: { field: 'orders', type: 'quantitative', title: 'orders', stack: true, axis: { format: 'd' } },
-      color: { field: 'outcome', type: 'nominal', scale: outcomeColours(rows, 'outcome') },
+      y: { field: 'orders', type: 'quantitative', title: 'orders', stack: true, axis: COUNT_AXIS },
+      color: {
+        field: 'outcome',
+        type: 'nominal',
+        scale: outcomeColours(rows, 'outcome'),
+        legend: WHOLE_LABELS,
+      },
     },
   }),
 };

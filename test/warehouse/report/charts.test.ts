@@ -185,8 +185,9 @@ describe('the market report, 7 days over a generated warehouse', () => {
       const first = values.find((f) => f.currency === v.currency);
       expect(Number(v.change_pct)).toBeCloseTo(100 * (Number(v.min_ask) / Number(first?.min_ask) - 1), 3);
     }
-    const spec = page.specs.get('fx') as { encoding?: { y?: { field?: string } }; resolve?: unknown };
-    expect(spec.encoding?.y?.field).toBe('change_pct');
+    // Over the shade of the span without collection (see below).
+    const spec = page.specs.get('fx') as any;
+    expect(spec.layer[1].encoding.y.field).toBe('change_pct');
     expect(spec.resolve).toBeUndefined();
   });
 
@@ -205,7 +206,7 @@ describe('the market report, 7 days over a generated warehouse', () => {
     expect(externalReferences(page)).toEqual([]);
   });
 
-  it('shades in the minAsk chart the span in which nothing was collected, and says so', () => {
+  it('shades in the minAsk and FX charts the span in which nothing was collected, and says so', () => {
     const spec = page.specs.get('minask') as any;
     const gaps = spec.vconcat[0].layer[0].data.values as { from_t: string; to_t: string }[];
     expect(gaps).toHaveLength(1);
@@ -215,6 +216,7 @@ describe('the market report, 7 days over a generated warehouse', () => {
     expect(Date.parse(gap?.to_t ?? '')).toBeGreaterThan(GAP_TO);
     expect(Date.parse(gap?.to_t ?? '')).toBeLessThanOrEqual(GAP_TO + 3 * 60_000);
     expect(spec.vconcat[1].layer[0].data.values).toEqual(gaps);
+    expect((page.specs.get('fx') as any).layer[0].data.values).toEqual(gaps);
     expect(page.html).toMatch(/Shaded: a span \(1\d\d minutes\) in which nothing was collected/);
   });
 

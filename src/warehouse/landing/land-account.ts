@@ -1,7 +1,8 @@
 /** Lands the account side raw: ledger rows once per transaction id, object states once per (kind, id, updated_at). */
+
+import { countLandedPayloads } from '../typing/payload-counts.js';
 import { appendText, appendToTemp } from './appender.js';
 import { defineLander } from './lander.js';
-import { countLandedPayloads } from './payload-counts.js';
 import { firstOfEachKey, type LandingContext, msToTimestamp, run } from './sql.js';
 
 /** A ledger row as `GET /transactions` answered it, with when the collector read it. */
@@ -68,7 +69,6 @@ async function landLedger(context: LandingContext, rows: readonly LedgerRow[]): 
     `INSERT INTO raw_account_transactions
      SELECT i, ${msToTimestamp('w')}, d, $load, ${msToTimestamp('$now')} FROM _wh_ledger s
      WHERE NOT EXISTS (SELECT 1 FROM raw_account_transactions t WHERE t.transaction_id = s.i)
-       AND NOT EXISTS (SELECT 1 FROM legacy_account_transactions t WHERE t.transaction_id = s.i)
        AND NOT (s.i IS NULL AND EXISTS (
          SELECT 1 FROM raw_account_transactions t WHERE t.transaction_id IS NULL AND t.data = s.d))`,
     { load: context.loadId, now: context.now },
@@ -108,8 +108,6 @@ async function landAccountStates(context: LandingContext, rows: readonly Account
        SELECT 1 FROM raw_account_states a
        WHERE a.kind = s.k AND coalesce(a.object_id, a.data) = coalesce(s.i, s.d)
          AND coalesce(CAST(a.updated_at AS VARCHAR), a.data) = coalesce(CAST(s.u AS VARCHAR), s.d)
-     ) AND NOT EXISTS (
-       SELECT 1 FROM legacy_account_states a WHERE a.kind = s.k AND a.object_id = s.i AND a.updated_at = s.u
      )`,
     { load: context.loadId, now: context.now },
   );

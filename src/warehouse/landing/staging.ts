@@ -1,7 +1,7 @@
 /** Bulk rows reach DuckDB as a temporary NDJSON file read back with `read_json`, which parses in parallel. */
 import { open, readdir, rm, rmdir } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { Params } from '../shared/database.js';
+import type { Params } from '../../shared/database.js';
 import { type LandingContext, run } from './sql.js';
 
 /** Lines written to the staging file per system call. */

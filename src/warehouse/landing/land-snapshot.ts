@@ -1,8 +1,8 @@
 /** Lands the CS2 price snapshot raw: a downloaded file's lines as sent, or the record of a 304. */
 
-import type { Params } from '../shared/database.js';
+import type { Params } from '../../shared/database.js';
+import { countLandedPayloads } from '../typing/payload-counts.js';
 import { defineLander } from './lander.js';
-import { countLandedPayloads } from './payload-counts.js';
 import { type LandingContext, msToTimestamp, run } from './sql.js';
 
 /** A CS2 price snapshot fetch: a downloaded file of PriceRow lines, or a 304. */
@@ -54,7 +54,7 @@ async function landSnapshot(context: LandingContext, snapshot: SnapshotFetch): P
     const [before] = (
       await context.connection.runAndReadAll(
         `SELECT EXISTS (SELECT 1 FROM raw_price_snapshots WHERE etag = $etag AND ${seen})
-             OR EXISTS (SELECT 1 FROM legacy_price_snapshots WHERE etag = $etag AND ${seen})`,
+             OR EXISTS (SELECT 1 FROM raw_price_snapshot_repeats WHERE etag = $etag AND ${seen})`,
         { etag: snapshot.etag, fetched: snapshot.fetchedAt },
       )
     ).getRows();
@@ -99,23 +99,77 @@ async function landLines(context: LandingContext, file: string, params: Params):
     `CREATE OR REPLACE TEMP TABLE _wh_lines AS SELECT row_number() OVER () AS n, line FROM ${READ_LINES}`,
     { file },
   );
+  await run(
+    context,
+    `CREATE OR REPLACE TEMP TABLE _wh_snapshot_read AS
+     SELECT l.n + (
+              SELECT count(*) FROM (SELECT line - row_number() OVER (ORDER BY line) AS read_before FROM _wh_snapshot_rejects) u
+              WHERE u.read_before < l.n) AS n,
+            l.line
+     FROM _wh_lines l
+     WHERE trim(l.line) <> ''`,
+  );
+  for (const sql of JUDGE_LINES) await run(context, sql);
   const read = await run(
     context,
     `INSERT INTO raw_price_snapshots
-     SELECT ${envelope}, l.n + (
-              SELECT count(*) FROM (SELECT line - row_number() OVER (ORDER BY line) AS read_before FROM _wh_snapshot_rejects) u
-              WHERE u.read_before < l.n),
-            l.line, ${tail}
-     FROM _wh_lines l
-     WHERE trim(l.line) <> ''`,
+     SELECT ${envelope}, n, line, ${tail} FROM _wh_line_judged WHERE NOT repeat ORDER BY n`,
     params,
+  );
+  const repeats = await run(
+    context,
+    `INSERT INTO raw_price_snapshot_repeats
+     SELECT ${envelope}, n, coalesce(same.e, $etag), coalesce(same.f, ${msToTimestamp('$fetched')}), same.n, ${tail}
+     FROM _wh_line_judged WHERE repeat ORDER BY n`,
+    params,
+  );
+  context.count('raw_price_snapshot_repeats', repeats);
+  await run(
+    context,
+    `INSERT INTO price_group_marks
+     SELECT g, arg_max(h, n), $etag, ${msToTimestamp('$fetched')}, max(n) FROM _wh_line_judged
+     WHERE NOT repeat AND g IS NOT NULL GROUP BY g
+     ON CONFLICT (group_key) DO UPDATE SET data_md5 = excluded.data_md5, etag = excluded.etag,
+       fetched_at = excluded.fetched_at, line = excluded.line`,
+    { etag: params.etag ?? '', fetched: params.fetched ?? null },
   );
   const unreadable = await run(
     context,
     `INSERT INTO raw_price_snapshots SELECT ${envelope}, line, NULL, ${tail} FROM _wh_snapshot_rejects`,
     params,
   );
-  for (const table of ['_wh_lines', '_wh_snapshot_rejects', '_wh_snapshot_scans'])
+  for (const table of [
+    '_wh_lines',
+    '_wh_snapshot_rejects',
+    '_wh_snapshot_scans',
+    '_wh_snapshot_read',
+    '_wh_line_judged',
+  ])
     await run(context, `DROP TABLE ${table}`);
-  return read + unreadable;
+  return read + repeats + unreadable;
 }
+
+/**
+ * The file's readable lines (`_wh_snapshot_read`) judged in `_wh_line_judged`: `g`, the line's item
+ * group (null when it names none), and `repeat` when byte-identical to the group's last line landed
+ * (the file's previous line of that group; else its mark, compared by md5), with `same`, the stored
+ * line holding that text (`e`tag, `f`etched, `n`; a null etag and time: this file).
+ */
+const JUDGE_LINES: readonly string[] = [
+  `CREATE OR REPLACE TEMP TABLE _wh_line_groups AS
+   SELECT n, line, md5_number(line) AS h,
+          CASE WHEN json_valid(line) AND json_type(line, '$.market_hash_name') = 'VARCHAR'
+               THEN CAST(json_extract(line, ['$.market_hash_name', '$.wear', '$.doppler_phase']) AS VARCHAR) END AS g
+   FROM _wh_snapshot_read`,
+  `CREATE OR REPLACE TEMP TABLE _wh_line_judged AS
+   SELECT *, coalesce(last_value(CASE WHEN NOT repeat THEN {'e': NULL::VARCHAR, 'f': NULL::TIMESTAMP, 'n': n} END IGNORE NULLS) OVER (
+                        PARTITION BY g ORDER BY n ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING),
+                      mark) AS same
+   FROM (
+     SELECT s.*, CASE WHEN m.group_key IS NULL THEN NULL ELSE {'e': m.etag, 'f': m.fetched_at, 'n': m.line} END AS mark,
+            s.g IS NOT NULL AND coalesce(s.line = lag(s.line) OVER w, s.h = m.data_md5, false) AS repeat
+     FROM _wh_line_groups s LEFT JOIN price_group_marks m ON m.group_key = s.g
+     WINDOW w AS (PARTITION BY s.g ORDER BY s.n)
+   )`,
+  'DROP TABLE _wh_line_groups',
+];

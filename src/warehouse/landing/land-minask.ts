@@ -1,7 +1,8 @@
 /** Lands a game's minAsk price list raw, once per list build. */
+
+import { countLandedPayloads } from '../typing/payload-counts.js';
 import { appendToTemp } from './appender.js';
 import { defineLander } from './lander.js';
-import { countLandedPayloads } from './payload-counts.js';
 import { type LandingContext, msToTimestamp, run } from './sql.js';
 
 /** One game's minAsk price list, its rows as the pages held them. */
@@ -33,8 +34,7 @@ async function landMinAsk(context: LandingContext, list: MinAskList): Promise<vo
   const [landedBefore] = (
     await context.connection.runAndReadAll(
       `SELECT EXISTS (SELECT 1 FROM raw_minask_prices WHERE app_id = $app
-                        AND (generated_at = ${generated} OR ($generated IS NULL AND fetched_at = ${msToTimestamp('$fetched')})))
-           OR EXISTS (SELECT 1 FROM legacy_minask_prices WHERE app_id = $app AND generated_at = ${generated})`,
+                        AND (generated_at = ${generated} OR ($generated IS NULL AND fetched_at = ${msToTimestamp('$fetched')})))`,
       { app: list.appId, generated: list.generatedAt, fetched: list.fetchedAt },
     )
   ).getRows();

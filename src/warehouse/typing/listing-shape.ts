@@ -4,7 +4,7 @@
  * else spells the listing's fields: a field added to the schema becomes a column everywhere.
  */
 import type { z } from 'zod';
-import { listingSchema } from '../contract/listing.js';
+import { listingSchema } from '../../contract/listing.js';
 
 /** How a JSON value is read into its column. */
 type JsonKind = 'string' | 'number' | 'integer' | 'money' | 'boolean' | 'timestamp' | 'stickers';

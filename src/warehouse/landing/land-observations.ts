@@ -2,6 +2,8 @@
  * Lands what polls, sweeps and catch-ups saw live: each item of a page raw (its JSON text, with
  * where it stood), deduplicated per pass. Typing happens in the view `listing_observations`.
  */
+
+import { countPayloadsSql } from '../typing/payload-checks.js';
 import { appendText, appendToTemp } from './appender.js';
 import { defineLander } from './lander.js';
 import { type LandingContext, msToTimestamp, run } from './sql.js';
@@ -75,28 +77,79 @@ async function landObservations(
   });
   const envelope = `v AS via, p AS pass_id, g AS page, i AS item, l AS listing_id, a AS app_id, d AS data,
     ${msToTimestamp('t')} AS observed_at, $load AS load_id, ${msToTimestamp('$now')} AS ingested_at, o`;
+  const params = { load: context.loadId, now: context.now };
+  for (const sql of JUDGE_REPEATS) await run(context, sql);
   await run(
     context,
     `CREATE OR REPLACE TEMP TABLE _wh_raw_observations AS
      SELECT * EXCLUDE (o) FROM (
-       SELECT ${envelope} FROM _wh_observation_rows s
-       WHERE l IS NOT NULL
-         AND NOT EXISTS (SELECT 1 FROM raw_listing_observations r WHERE r.via = s.v AND r.pass_id = s.p AND r.listing_id = s.l)
-         AND NOT EXISTS (SELECT 1 FROM legacy_listing_observations r WHERE r.via = s.v AND r.pass_id = s.p AND r.listing_id = s.l)
-       QUALIFY row_number() OVER (PARTITION BY v, p, l ORDER BY o) = 1
+       SELECT ${envelope} FROM _wh_judged WHERE NOT repeat
        UNION ALL
        SELECT ${envelope} FROM _wh_observation_rows s
        WHERE l IS NULL
          AND NOT EXISTS (SELECT 1 FROM raw_listing_observations r
                          WHERE r.via = s.v AND r.pass_id = s.p AND r.listing_id IS NULL AND r.page = s.g AND r.item = s.i)
      ) ORDER BY o`,
-    { load: context.loadId, now: context.now },
+    params,
   );
-  await run(context, 'DROP TABLE _wh_observation_rows');
   const landed = await run(
     context,
     'INSERT INTO raw_listing_observations BY NAME SELECT * FROM _wh_raw_observations',
   );
   context.count('raw_listing_observations', landed);
-  await run(context, 'DROP TABLE _wh_raw_observations');
+  const repeats = await run(
+    context,
+    `INSERT INTO raw_listing_repeats
+     SELECT v, p, g, i, l, a, ${msToTimestamp('t')}, same.v, same.p, $load, ${msToTimestamp('$now')}
+     FROM _wh_judged WHERE repeat ORDER BY o`,
+    params,
+  );
+  context.count('raw_listing_repeats', repeats);
+  // A repeat stores no text, so what it carries is counted now, from the page, as a landed item would be later.
+  await run(
+    context,
+    `CREATE OR REPLACE TEMP TABLE _wh_repeat_payloads AS
+     SELECT v AS source, 'new' AS kind, ${msToTimestamp('t')} AS received_at, $load AS load_id,
+            ${msToTimestamp('$now')} AS ingested_at, d AS data FROM _wh_judged WHERE repeat`,
+    params,
+  );
+  for (const sql of countPayloadsSql('_wh_repeat_payloads')) await run(context, sql);
+  await run(
+    context,
+    `INSERT INTO listing_payload_marks
+     SELECT l, arg_max(h, o), arg_max(v, o), arg_max(p, o) FROM _wh_judged WHERE NOT repeat GROUP BY l
+     ON CONFLICT (listing_id) DO UPDATE SET data_md5 = excluded.data_md5, via = excluded.via, pass_id = excluded.pass_id`,
+  );
+  for (const table of [
+    '_wh_observation_rows',
+    '_wh_raw_observations',
+    '_wh_seen',
+    '_wh_judged',
+    '_wh_repeat_payloads',
+  ])
+    await run(context, `DROP TABLE ${table}`);
 }
+
+/**
+ * The batch's items with an id, first per (via, pass, listing) and not landed before, judged in
+ * `_wh_judged`: `repeat` when byte-identical to the listing's last payload landed (the batch's
+ * previous one; else its mark, compared by md5), with `same`, the (via, pass) of the row holding that text.
+ */
+const JUDGE_REPEATS: readonly string[] = [
+  `CREATE OR REPLACE TEMP TABLE _wh_seen AS
+   SELECT s.*, md5_number(s.d) AS h FROM _wh_observation_rows s
+   WHERE l IS NOT NULL
+     AND NOT EXISTS (SELECT 1 FROM raw_listing_observations r WHERE r.via = s.v AND r.pass_id = s.p AND r.listing_id = s.l)
+     AND NOT EXISTS (SELECT 1 FROM raw_listing_repeats r WHERE r.via = s.v AND r.pass_id = s.p AND r.listing_id = s.l)
+   QUALIFY row_number() OVER (PARTITION BY v, p, l ORDER BY o) = 1`,
+  `CREATE OR REPLACE TEMP TABLE _wh_judged AS
+   SELECT *, coalesce(last_value(CASE WHEN NOT repeat THEN {'v': v, 'p': p} END IGNORE NULLS) OVER (
+                        PARTITION BY l ORDER BY o ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING),
+                      mark) AS same
+   FROM (
+     SELECT s.*, CASE WHEN m.listing_id IS NULL THEN NULL ELSE {'v': m.via, 'p': m.pass_id} END AS mark,
+            coalesce(s.d = lag(s.d) OVER w, s.h = m.data_md5, false) AS repeat
+     FROM _wh_seen s LEFT JOIN listing_payload_marks m ON m.listing_id = s.l
+     WINDOW w AS (PARTITION BY s.l ORDER BY s.o)
+   )`,
+];

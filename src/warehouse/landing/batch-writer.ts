@@ -1,7 +1,8 @@
 /** Queues batches from the collectors and commits them together, on size or after a short delay. */
+
+import type { Warehouse } from '../warehouse.js';
 import { countBatchRows, type WarehouseBatch } from './batch.js';
 import { mergeBatches } from './merge-batches.js';
-import type { Warehouse } from './warehouse.js';
 
 /** Options of {@link BatchWriter}. */
 export interface BatchWriterOptions {

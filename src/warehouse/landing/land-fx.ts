@@ -1,6 +1,7 @@
 /** Lands FX rates raw: the answer of GET /currency as sent, once per update. */
+
+import { countLandedPayloads } from '../typing/payload-counts.js';
 import { defineLander } from './lander.js';
-import { countLandedPayloads } from './payload-counts.js';
 import { type LandingContext, msToTimestamp, run } from './sql.js';
 
 /** FX rates: units of each currency per 1 USD. */
@@ -41,7 +42,7 @@ async function landFx(context: LandingContext, fx: FxRates): Promise<void> {
      WHERE NOT EXISTS (
        SELECT 1 FROM raw_fx_rates
        WHERE updated_at = ${updated} OR ($updated IS NULL AND fetched_at = ${msToTimestamp('$fetched')})
-     ) AND NOT EXISTS (SELECT 1 FROM legacy_fx_rates WHERE updated_at = ${updated})`,
+     )`,
     {
       updated: fx.updatedAt,
       fetched: fx.fetchedAt,

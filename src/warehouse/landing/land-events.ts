@@ -1,5 +1,5 @@
 /** Lands stream events raw: the event log as sent, deduplicated by each log's watermark. */
-import type { Listing } from '../contract/listing.js';
+import type { Listing } from '../../contract/listing.js';
 import { appendText, appendToTemp } from './appender.js';
 import { defineLander } from './lander.js';
 import { type LandingContext, msToTimestamp, run } from './sql.js';
@@ -116,8 +116,7 @@ async function keepFreshEvents(context: LandingContext): Promise<void> {
     `INSERT INTO _wh_fresh
      SELECT i.* FROM _wh_ids i
      ANTI JOIN _wh_fresh f ON f.o = i.o
-     ANTI JOIN raw_listing_events r ON r.event_id = i.event_id
-     ANTI JOIN legacy_listing_events l ON l.event_id = i.event_id`,
+     ANTI JOIN raw_listing_events r ON r.event_id = i.event_id`,
   );
 }
 

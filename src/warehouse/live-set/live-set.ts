@@ -15,11 +15,10 @@
  * landing late falls inside a stay: then the new first sighting is looked up in the history, for
  * those listings alone.
  */
-import type { Database } from '../shared/database.js';
-import { listingColumnList } from './listing-shape.js';
-import { countPayloadsSql } from './payload-checks.js';
-import { typedEventsSql } from './typed-events.js';
-import { typedObservationsSql } from './typed-observations.js';
+import type { Database } from '../../shared/database.js';
+import { listingColumnList } from '../typing/listing-shape.js';
+import { countPayloadsSql } from '../typing/payload-checks.js';
+import { viewSqlOver } from '../typing/view-files.js';
 
 /** A SQL expression of an event id's position in its log (null without trailing digits). */
 const POSITION = "try_cast(nullif(event_id[length(rtrim(event_id, '0123456789')) + 1:], '') AS BIGINT)";
@@ -33,21 +32,13 @@ function pendingRows(table: string): string {
   return `(SELECT t.* FROM ${table} t SEMI JOIN live_set_pending p ON p.load_id = t.load_id AND p.ingested_at = t.ingested_at)`;
 }
 
-/** Rows of the legacy layout's `table` landed by a pending load (joined by load alone: that layout's times may differ). */
-function pendingLegacyRows(table: string): string {
-  return `(SELECT l.* FROM ${table} l SEMI JOIN live_set_pending p ON p.load_id = l.load_id)`;
-}
-
-/** The legacy layout's typed events landed by a pending load. */
-const PENDING_LEGACY = pendingLegacyRows('legacy_listing_events');
-
 /**
- * The sightings of page items in `raw` and `legacy` (relations with raw_listing_observations' and
- * legacy_listing_observations' columns): the envelope alone, so no item is typed to be ordered.
+ * The sightings of page items in `raw` and `repeats` (relations with raw_listing_observations' and
+ * raw_listing_repeats' columns): the envelope alone, so no item is typed to be ordered.
  */
-function observationSightings(raw: string, legacy: string): string {
+function observationSightings(raw: string, repeats: string): string {
   const columns = 'listing_id, app_id, observed_at, via, pass_id, load_id, ingested_at';
-  return `(SELECT ${columns} FROM ${raw} WHERE listing_id IS NOT NULL UNION ALL SELECT ${columns} FROM ${legacy})`;
+  return `(SELECT ${columns} FROM ${raw} WHERE listing_id IS NOT NULL UNION ALL SELECT ${columns} FROM ${repeats})`;
 }
 
 /** Page items of `from` (pending rows) in a winning pass of their listing: the only ones typed. */
@@ -59,8 +50,20 @@ function winningRows(from: string): string {
 /** The sightings of page items landed by a pending load. */
 const PENDING_OBSERVATIONS = observationSightings(
   pendingRows('raw_listing_observations'),
-  pendingLegacyRows('legacy_listing_observations'),
+  pendingRows('raw_listing_repeats'),
 );
+
+/**
+ * The pending page items in a winning pass of their listing, with raw_listing_observations'
+ * columns: a repeat with the text of the row it repeats (looked up for these few alone).
+ */
+const WINNING_ITEMS = `(
+  SELECT * FROM ${winningRows(pendingRows('raw_listing_observations'))}
+  UNION ALL BY NAME
+  SELECT s.via, s.pass_id, s.page, s.item, s.listing_id, s.app_id, d.data, s.observed_at, s.load_id, s.ingested_at
+  FROM ${winningRows(pendingRows('raw_listing_repeats'))} s
+  JOIN raw_listing_observations d ON d.listing_id = s.listing_id AND d.via = s.same_via AND d.pass_id = s.same_pass_id
+)`;
 
 /** Stream events of `from` as happenings; only the id is read from each event's data. */
 function eventHappenings(from: string): string {
@@ -73,14 +76,10 @@ function eventHappenings(from: string): string {
     WHERE listing_id IS NOT NULL`;
 }
 
-/** Every happening of the landed rows of `events`, `legacy`, `observations` and `gone` (relations). */
-function happenings(events: string, legacy: string, observations: string, gone: string): string {
+/** Every happening of the landed rows of `events`, `observations` and `gone` (relations). */
+function happenings(events: string, observations: string, gone: string): string {
   return `
     ${eventHappenings(events)}
-    UNION ALL
-    SELECT listing_id, app_id, kind = 'gone', received_at, ${POSITION}, CASE WHEN kind = 'new' THEN event_id END,
-           NULL, NULL, load_id, ingested_at, NULL
-    FROM ${legacy}
     UNION ALL
     SELECT listing_id, app_id, false, observed_at, NULL, NULL, via, pass_id, load_id, ingested_at, NULL FROM ${observations}
     UNION ALL
@@ -109,7 +108,6 @@ const PRIOR_HAPPENINGS = `
 const TAIL = `
   SELECT ${HAPPENING} FROM (${happenings(
     pendingRows('raw_listing_events'),
-    PENDING_LEGACY,
     PENDING_OBSERVATIONS,
     pendingRows('listing_gone'),
   )}) AS h(${HAPPENING})`;
@@ -189,8 +187,7 @@ const CUT_FIRSTS = `
     FROM (
       SELECT * FROM (${happenings(
         'raw_listing_events',
-        'legacy_listing_events',
-        observationSightings('raw_listing_observations', 'legacy_listing_observations'),
+        observationSightings('raw_listing_observations', 'raw_listing_repeats'),
         'listing_gone',
       )}) AS a(${HAPPENING})
       WHERE NOT departure AND listing_id IN ${fewValues('listing_id', 'spans WHERE cut_short')}
@@ -208,18 +205,16 @@ const WINNER_FIELDS = `
     SELECT w.listing_id, ${listingColumnList('f')}
     FROM spans w JOIN (
       SELECT event_id, ${listingColumnList()}
-      FROM (${typedEventsSql(`(SELECT * FROM ${pendingRows('raw_listing_events')} WHERE event_id IN (SELECT event_id FROM spans))`)})
-      UNION ALL
-      SELECT event_id, ${listingColumnList()} FROM ${PENDING_LEGACY}
-      WHERE event_id IN (SELECT event_id FROM spans WHERE winner_role IS NULL)
+      FROM (${viewSqlOver('listing_events_typed', { raw_listing_events: `(SELECT * FROM ${pendingRows('raw_listing_events')} WHERE event_id IN (SELECT event_id FROM spans))` })})
     ) f ON w.winner_role IS NULL AND f.event_id = w.event_id
     UNION ALL
     SELECT w.listing_id, ${listingColumnList('o')}
     FROM spans w JOIN (
       SELECT listing_id, via, pass_id, observed_at, ${listingColumnList()}
-      FROM (${typedObservationsSql(winningRows(pendingRows('raw_listing_observations')))})
-      UNION ALL
-      SELECT listing_id, via, pass_id, observed_at, ${listingColumnList()} FROM ${winningRows(pendingLegacyRows('legacy_listing_observations'))}
+      FROM (${viewSqlOver('listing_observations_typed', {
+        raw_listing_observations: WINNING_ITEMS,
+        raw_listing_repeats: '(SELECT * FROM raw_listing_repeats WHERE false)',
+      })})
     ) o
       ON w.winner_role IS NULL AND o.listing_id = w.listing_id AND o.via = w.via AND o.pass_id = w.pass_id
          AND o.observed_at = w.last_seen_at
@@ -261,9 +256,7 @@ const LIVE_LISTINGS = `
 /** The `listed_at` of every `new` stream event of the pending loads (typed as the views type it). */
 const PENDING_LISTED = `
   SELECT app_id, try(try_cast(data ->> '$.listed_at' AS TIMESTAMPTZ) AT TIME ZONE 'UTC') AS listed_at
-  FROM ${pendingRows('raw_listing_events')} WHERE kind = 'new'
-  UNION ALL
-  SELECT app_id, listed_at FROM ${PENDING_LEGACY} WHERE kind = 'new'`;
+  FROM ${pendingRows('raw_listing_events')} WHERE kind = 'new'`;
 
 /**
  * A query of the newest `listed_at` of a `new` stream event of game `appId` ever landed, as epoch
@@ -303,15 +296,40 @@ const CHANGES_STEP = `CREATE OR REPLACE TEMP TABLE _live_changes AS
   WITH spans AS (SELECT * FROM _live_spans), prior AS (SELECT * FROM _live_prior),
   ${CUT_FIRSTS}, ${WINNER_FIELDS} ${CHANGES}`;
 
+/** The state's columns that say when and by what a listing was seen and left, not what it is. */
+const SIGHTING_COLUMNS = [
+  'left_at',
+  'left_pos',
+  'first_seen_at',
+  'first_pos',
+  'last_seen_at',
+  'seen_pos',
+  'event_id',
+  'via',
+  'pass_id',
+  'last_event_at',
+  'last_event_pos',
+  'last_event_id',
+  'load_id',
+  'ingested_at',
+];
+
 /** `_live_changes` written to the state, the newest `listed_at` per game raised, the loads no longer pending. */
 const STORE_CHANGES: readonly string[] = [
   `INSERT INTO live_set_marks
    SELECT app_id, max(listed_at) FROM (${PENDING_LISTED}) GROUP BY app_id HAVING max(listed_at) IS NOT NULL
    ON CONFLICT (app_id) DO UPDATE SET newest_listed_at = greatest(newest_listed_at, excluded.newest_listed_at)`,
-  'DELETE FROM live_set_state WHERE listing_id IN (SELECT listing_id FROM _live_changes)',
-  'INSERT INTO live_set_state BY NAME SELECT * FROM _live_changes',
+  // A listing seen again with the same fields (a sweep's repeat) changes only its sighting columns:
+  // updated in place, they cost the write-ahead log a few bytes a listing instead of its whole row.
+  `CREATE OR REPLACE TEMP TABLE _live_same AS
+   SELECT c.listing_id FROM _live_changes c JOIN _live_prior p ON p.listing_id = c.listing_id
+   WHERE (p.app_id, p.live, ${listingColumnList('p')}) IS NOT DISTINCT FROM (c.app_id, c.live, ${listingColumnList('c')})`,
+  `UPDATE live_set_state s SET ${SIGHTING_COLUMNS.map((c) => `${c} = c.${c}`).join(', ')}
+   FROM _live_changes c WHERE c.listing_id = s.listing_id AND c.listing_id IN (SELECT listing_id FROM _live_same)`,
+  'DELETE FROM live_set_state WHERE listing_id IN (SELECT listing_id FROM _live_changes EXCEPT SELECT listing_id FROM _live_same)',
+  'INSERT INTO live_set_state BY NAME SELECT * FROM _live_changes WHERE listing_id NOT IN (SELECT listing_id FROM _live_same)',
   'DELETE FROM live_set_pending WHERE load_id IN (SELECT load_id FROM _live_pending)',
-  ...['_live_changes', '_live_spans', '_live_prior', '_live_tail', '_live_pending'].map(
+  ...['_live_same', '_live_changes', '_live_spans', '_live_prior', '_live_tail', '_live_pending'].map(
     (t) => `DROP TABLE ${t}`,
   ),
 ];

@@ -1,7 +1,7 @@
 /** SQL building blocks of the landing code: time conversions, the listing's columns, staging JSON rows. */
 import type { DuckDBConnection } from '@duckdb/node-api';
-import type { Params } from '../shared/database.js';
-import { LISTING_FIELDS } from './listing-shape.js';
+import type { Params } from '../../shared/database.js';
+import { LISTING_FIELDS } from '../typing/listing-shape.js';
 
 /** The write in progress: one batch inside the open transaction. */
 export interface LandingContext {

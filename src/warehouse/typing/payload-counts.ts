@@ -4,7 +4,7 @@
  * are read back through their typed view and `rejected_payloads`, so the counts say exactly what
  * an analyst will see.
  */
-import { type LandingContext, msToTimestamp, run } from './sql.js';
+import { type LandingContext, msToTimestamp, run } from '../landing/sql.js';
 
 /** Where one kind of raw row lands and how it reads typed. */
 export interface LandedPayloads {
