@@ -473,3 +473,89 @@ describe('Warehouse.write: repeated snapshot lines', () => {
     expect(await count('price_snapshots')).toBe(9);
   });
 });
+
+describe('Warehouse.write: repeated minAsk rows', () => {
+  it("records a row byte-identical to its group's last row in the game as a repeat, and gives back every list as sent", async () => {
+    const [a, b, c] = PRICE_ROWS as [PriceRow, PriceRow, PriceRow];
+    const lists = [
+      [a, b, c],
+      [a, { ...b, min_ask_usd: 0.3 }, c],
+      [a, b, c],
+    ];
+    for (const [i, rows] of lists.entries()) {
+      const fetchedAt = T0 + i * 60_000;
+      await warehouse.write([
+        { source: 'prices:730', minask: { appId: 730, fetchedAt, generatedAt: fetchedAt, rows } },
+      ]);
+    }
+    // Another game's list of the same rows is its own.
+    await warehouse.write([
+      { source: 'prices:570', minask: { appId: 570, fetchedAt: T0, generatedAt: T0, rows: [a] } },
+    ]);
+    // Stored: the first list, b's change, b back to its first text (not its last); the rest repeats.
+    expect(await count('raw_minask_prices')).toBe(6);
+    const repeats = await warehouse.query(
+      `SELECT r.fetched_at, r.position, r.same_fetched_at, r.same_position, l.rows
+       FROM raw_minask_price_repeats r JOIN loads l USING (load_id) ORDER BY r.fetched_at, r.position`,
+    );
+    expect(repeats).toEqual([
+      {
+        fetched_at: '2026-11-01T00:01:00.000Z',
+        position: 0,
+        same_fetched_at: '2026-11-01T00:00:00.000Z',
+        same_position: 0,
+        rows: 3,
+      },
+      {
+        fetched_at: '2026-11-01T00:01:00.000Z',
+        position: 2,
+        same_fetched_at: '2026-11-01T00:00:00.000Z',
+        same_position: 2,
+        rows: 3,
+      },
+      {
+        fetched_at: '2026-11-01T00:02:00.000Z',
+        position: 0,
+        same_fetched_at: '2026-11-01T00:00:00.000Z',
+        same_position: 0,
+        rows: 3,
+      },
+      {
+        fetched_at: '2026-11-01T00:02:00.000Z',
+        position: 2,
+        same_fetched_at: '2026-11-01T00:00:00.000Z',
+        same_position: 2,
+        rows: 3,
+      },
+    ]);
+    const read = await warehouse.query(
+      `SELECT list(raw) AS rows FROM minask_prices_typed WHERE app_id = 730 GROUP BY fetched_at ORDER BY fetched_at`,
+    );
+    expect(read.map((r) => (r.rows as string[]).sort())).toEqual(
+      lists.map((rows) => rows.map((r) => JSON.stringify(r)).sort()),
+    );
+    const rebuilt = await warehouse.query(
+      `SELECT list(data ORDER BY position) AS rows FROM (
+         SELECT app_id, fetched_at, position, data FROM raw_minask_prices
+         UNION ALL
+         SELECT s.app_id, s.fetched_at, s.position, r.data FROM raw_minask_price_repeats s
+         JOIN raw_minask_prices r ON r.app_id = s.app_id AND r.fetched_at = s.same_fetched_at AND r.position = s.same_position
+       ) WHERE app_id = 730 GROUP BY fetched_at ORDER BY fetched_at`,
+    );
+    expect(rebuilt.map((r) => r.rows)).toEqual(lists.map((rows) => rows.map((r) => JSON.stringify(r))));
+    expect(await count('minask_prices')).toBe(10);
+    // A replayed list that was all repeats still lands once.
+    await warehouse.write([
+      {
+        source: 'prices:730',
+        minask: {
+          appId: 730,
+          fetchedAt: T0 + 120_000,
+          generatedAt: T0 + 120_000,
+          rows: lists[2] as PriceRow[],
+        },
+      },
+    ]);
+    expect(await count('minask_prices')).toBe(10);
+  });
+});

@@ -29,6 +29,7 @@ const WAREHOUSE_TABLES = [
   'live_set_pending',
   'live_set_state',
   'loads',
+  'minask_group_marks',
   'minask_prices',
   'minask_prices_typed',
   'model_build_tests',
@@ -45,6 +46,7 @@ const WAREHOUSE_TABLES = [
   'raw_listing_events',
   'raw_listing_observations',
   'raw_listing_repeats',
+  'raw_minask_price_repeats',
   'raw_minask_prices',
   'raw_price_snapshot_repeats',
   'raw_price_snapshots',
@@ -94,6 +96,7 @@ describe('Warehouse.open', () => {
       '015_fold_legacy.sql',
       '016_listing_repeats.sql',
       '017_price_line_repeats.sql',
+      '018_minask_repeats.sql',
     ]);
     await again.close();
   });

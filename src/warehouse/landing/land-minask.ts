@@ -26,15 +26,17 @@ export const minAskLander = defineLander({
 /**
  * Lands a minAsk price list in `raw_minask_prices`, each row as its JSON text with its place in the
  * list, unless the same build (app and generated_at; without one, the same fetch) landed already.
- * Nothing of a row is parsed here: `minask_prices` types them.
+ * A row byte-identical to the last row landed for its item group in that game is recorded in
+ * `raw_minask_price_repeats` instead. Nothing of a row is typed here: `minask_prices` types them.
  */
 async function landMinAsk(context: LandingContext, list: MinAskList): Promise<void> {
   if (list.rows.length === 0) return;
   const generated = msToTimestamp('$generated');
+  const sameBuild = `(generated_at = ${generated} OR ($generated IS NULL AND fetched_at = ${msToTimestamp('$fetched')}))`;
   const [landedBefore] = (
     await context.connection.runAndReadAll(
-      `SELECT EXISTS (SELECT 1 FROM raw_minask_prices WHERE app_id = $app
-                        AND (generated_at = ${generated} OR ($generated IS NULL AND fetched_at = ${msToTimestamp('$fetched')})))`,
+      `SELECT EXISTS (SELECT 1 FROM raw_minask_prices WHERE app_id = $app AND ${sameBuild})
+           OR EXISTS (SELECT 1 FROM raw_minask_price_repeats WHERE app_id = $app AND ${sameBuild})`,
       { app: list.appId, generated: list.generatedAt, fetched: list.fetchedAt },
     )
   ).getRows();
@@ -43,18 +45,41 @@ async function landMinAsk(context: LandingContext, list: MinAskList): Promise<vo
     appender.appendInteger(i);
     appender.appendVarchar(JSON.stringify(row) ?? 'null');
   });
+  const params = {
+    app: list.appId,
+    fetched: list.fetchedAt,
+    generated: list.generatedAt,
+    load: context.loadId,
+    now: context.now,
+  };
+  await run(context, GROUP_ROWS);
+  await run(context, JUDGE_ROWS, { app: list.appId });
+  await run(context, 'DROP TABLE _wh_minask_groups');
+  const envelope = `$app, ${generated}, ${msToTimestamp('$fetched')}`;
+  const tail = `$load, ${msToTimestamp('$now')}`;
   const landed = await run(
     context,
-    `INSERT INTO raw_minask_prices
-     SELECT $app, ${generated}, ${msToTimestamp('$fetched')}, p, d, $load, ${msToTimestamp('$now')} FROM _wh_minask`,
-    {
-      app: list.appId,
-      fetched: list.fetchedAt,
-      generated: list.generatedAt,
-      load: context.loadId,
-      now: context.now,
-    },
+    `INSERT INTO raw_minask_prices SELECT ${envelope}, p, d, ${tail} FROM _wh_minask_judged WHERE NOT repeat ORDER BY p`,
+    params,
   );
+  const repeats = await run(
+    context,
+    `INSERT INTO raw_minask_price_repeats
+     SELECT ${envelope}, p, coalesce(same.f, ${msToTimestamp('$fetched')}), same.p, ${tail}
+     FROM _wh_minask_judged WHERE repeat ORDER BY p`,
+    params,
+  );
+  context.count('raw_minask_price_repeats', repeats);
+  await run(
+    context,
+    `INSERT INTO minask_group_marks
+     SELECT $app, g, arg_max(h, p), ${msToTimestamp('$fetched')}, max(p) FROM _wh_minask_judged
+     WHERE NOT repeat AND g IS NOT NULL GROUP BY g
+     ON CONFLICT (app_id, group_key) DO UPDATE SET data_md5 = excluded.data_md5,
+       fetched_at = excluded.fetched_at, position = excluded.position`,
+    { app: list.appId, fetched: list.fetchedAt },
+  );
+  await run(context, 'DROP TABLE _wh_minask_judged');
   await run(context, 'DROP TABLE _wh_minask');
   await countLandedPayloads(context, landed, {
     raw: 'raw_minask_prices',
@@ -63,3 +88,27 @@ async function landMinAsk(context: LandingContext, list: MinAskList): Promise<vo
     receivedAt: 'fetched_at',
   });
 }
+
+/**
+ * The list's rows (`_wh_minask`: `p`osition, `d`ata) with their md5 `h` and item group `g` (null when
+ * it names none); `JUDGE_ROWS` then judges them in `_wh_minask_judged`: `repeat` when byte-identical to the group's last row
+ * landed in the game `$app` (the list's previous row of that group; else its mark, compared by md5),
+ * with `same`, the stored row holding that text (`f`etched, `p`osition; a null time: this list).
+ */
+const GROUP_ROWS = `CREATE OR REPLACE TEMP TABLE _wh_minask_groups AS
+   SELECT p, d, md5_number(d) AS h,
+          CASE WHEN json_valid(d) AND json_type(d, '$.market_hash_name') = 'VARCHAR'
+               THEN CAST(json_extract(d, ['$.market_hash_name', '$.wear', '$.doppler_phase']) AS VARCHAR) END AS g
+   FROM _wh_minask`;
+
+/** Judges the rows of `_wh_minask_groups` in `_wh_minask_judged` (see `GROUP_ROWS`). */
+const JUDGE_ROWS = `CREATE OR REPLACE TEMP TABLE _wh_minask_judged AS
+   SELECT *, coalesce(last_value(CASE WHEN NOT repeat THEN {'f': NULL::TIMESTAMP, 'p': p} END IGNORE NULLS) OVER (
+                        PARTITION BY g ORDER BY p ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING),
+                      mark) AS same
+   FROM (
+     SELECT s.*, CASE WHEN m.group_key IS NULL THEN NULL ELSE {'f': m.fetched_at, 'p': m.position} END AS mark,
+            s.g IS NOT NULL AND coalesce(s.d = lag(s.d) OVER w, s.h = m.data_md5, false) AS repeat
+     FROM _wh_minask_groups s LEFT JOIN minask_group_marks m ON m.app_id = $app AND m.group_key = s.g
+     WINDOW w AS (PARTITION BY s.g ORDER BY s.p)
+   )`;
