@@ -559,3 +559,51 @@ describe('Warehouse.write: repeated minAsk rows', () => {
     expect(await count('minask_prices')).toBe(10);
   });
 });
+
+describe('Warehouse.write: repeated FX answers', () => {
+  it("records an answer byte-identical to its update's last answer as a repeat, and stores one that changed", async () => {
+    const rates = [{ EUR: 0.92 }, { EUR: 0.92 }, { EUR: 0.93 }, { EUR: 0.92 }];
+    for (const [i, r] of rates.entries())
+      await warehouse.write([{ source: 'fx', fx: { updatedAt: T0, fetchedAt: T0 + i * 1000, rates: r } }]);
+    // A replayed fetch adds nothing.
+    await warehouse.write([{ source: 'fx', fx: { updatedAt: T0, fetchedAt: T0 + 1000, rates: rates[1] } }]);
+    // Stored: the first answer, the change, the change back (not its last text); the second repeats.
+    expect(
+      await warehouse.query(
+        "SELECT epoch_ms(fetched_at) - epoch_ms(TIMESTAMP '2026-11-01') AS ms, data FROM raw_fx_rates ORDER BY ms",
+      ),
+    ).toEqual(
+      [0, 2000, 3000].map((ms) => ({
+        ms,
+        data: JSON.stringify({
+          base: 'USD',
+          rates: rates[ms / 1000],
+          updated_at: '2026-11-01T00:00:00.000Z',
+        }),
+      })),
+    );
+    expect(
+      await warehouse.query(
+        `SELECT r.fetched_at, r.same_fetched_at, l.rows FROM raw_fx_rate_repeats r JOIN loads l USING (load_id)`,
+      ),
+    ).toEqual([
+      { fetched_at: '2026-11-01T00:00:01.000Z', same_fetched_at: '2026-11-01T00:00:00.000Z', rows: 1 },
+    ]);
+    const received = await warehouse.query(
+      `SELECT list(data ORDER BY fetched_at) AS answers FROM (
+         SELECT fetched_at, data FROM raw_fx_rates
+         UNION ALL
+         SELECT s.fetched_at, r.data FROM raw_fx_rate_repeats s
+         JOIN raw_fx_rates r ON r.updated_at = s.updated_at AND r.fetched_at = s.same_fetched_at
+       )`,
+    );
+    expect(received[0]?.answers).toEqual(
+      rates.map((r) => JSON.stringify({ base: 'USD', rates: r, updated_at: '2026-11-01T00:00:00.000Z' })),
+    );
+    expect(await warehouse.query('SELECT rate FROM fx_rates ORDER BY fetched_at')).toEqual([
+      { rate: 0.92 },
+      { rate: 0.93 },
+      { rate: 0.92 },
+    ]);
+  });
+});

@@ -42,6 +42,7 @@ const WAREHOUSE_TABLES = [
   'price_snapshots_typed',
   'raw_account_states',
   'raw_account_transactions',
+  'raw_fx_rate_repeats',
   'raw_fx_rates',
   'raw_listing_events',
   'raw_listing_observations',
@@ -97,6 +98,7 @@ describe('Warehouse.open', () => {
       '016_listing_repeats.sql',
       '017_price_line_repeats.sql',
       '018_minask_repeats.sql',
+      '019_fx_repeats.sql',
     ]);
     await again.close();
   });

@@ -25,31 +25,50 @@ export const fxLander = defineLander({
 });
 
 /**
- * Lands an FX answer in `raw_fx_rates` unless rates of the same update landed already (without an
- * update time, unless the same fetch did). Nothing of it is parsed here: `fx_rates` types it.
+ * Lands an FX answer in `raw_fx_rates` unless it is byte-identical to the last answer stored for
+ * its update (`updated_at`): that one is recorded in `raw_fx_rate_repeats`. Without an update time
+ * the fetch is the key; a replay of a fetch landed already adds nothing. Nothing of it is parsed
+ * here: `fx_rates` types it.
  */
 async function landFx(context: LandingContext, fx: FxRates): Promise<void> {
   const updated = msToTimestamp('$updated');
+  const fetched = msToTimestamp('$fetched');
   const answer = fx.answer ?? {
     base: 'USD',
     rates: fx.rates,
     updated_at: fx.updatedAt === null ? null : new Date(fx.updatedAt).toISOString(),
   };
+  const params = {
+    updated: fx.updatedAt,
+    fetched: fx.fetchedAt,
+    data: JSON.stringify(answer) ?? 'null',
+    load: context.loadId,
+    now: context.now,
+  };
+  const [same] = (
+    await context.connection.runAndReadAll(
+      `SELECT EXISTS (SELECT 1 FROM raw_fx_rates WHERE fetched_at = ${fetched} AND updated_at IS NOT DISTINCT FROM ${updated})
+           OR EXISTS (SELECT 1 FROM raw_fx_rate_repeats WHERE fetched_at = ${fetched} AND updated_at = ${updated}) AS replayed,
+              (SELECT arg_max(data = $data, fetched_at) FROM raw_fx_rates WHERE updated_at = ${updated}) AS repeat`,
+      { updated: fx.updatedAt, fetched: fx.fetchedAt, data: params.data },
+    )
+  ).getRowObjects();
+  if (same?.replayed === true) return;
+  if (same?.repeat === true) {
+    const repeats = await run(
+      context,
+      `INSERT INTO raw_fx_rate_repeats
+       SELECT ${updated}, ${fetched}, max(fetched_at), $load, ${msToTimestamp('$now')}
+       FROM raw_fx_rates WHERE updated_at = ${updated}`,
+      { updated: fx.updatedAt, fetched: fx.fetchedAt, load: context.loadId, now: context.now },
+    );
+    context.count('raw_fx_rate_repeats', repeats);
+    return;
+  }
   const landed = await run(
     context,
-    `INSERT INTO raw_fx_rates
-     SELECT ${updated}, ${msToTimestamp('$fetched')}, $data, $load, ${msToTimestamp('$now')}
-     WHERE NOT EXISTS (
-       SELECT 1 FROM raw_fx_rates
-       WHERE updated_at = ${updated} OR ($updated IS NULL AND fetched_at = ${msToTimestamp('$fetched')})
-     )`,
-    {
-      updated: fx.updatedAt,
-      fetched: fx.fetchedAt,
-      data: JSON.stringify(answer) ?? 'null',
-      load: context.loadId,
-      now: context.now,
-    },
+    `INSERT INTO raw_fx_rates SELECT ${updated}, ${fetched}, $data, $load, ${msToTimestamp('$now')}`,
+    params,
   );
   await countLandedPayloads(context, landed, {
     raw: 'raw_fx_rates',
