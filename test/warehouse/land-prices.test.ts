@@ -370,6 +370,50 @@ describe('Warehouse.write: the account', () => {
   });
 });
 
+describe('Warehouse.write: repeated account states', () => {
+  it("records a state byte-identical to its key's last state as a repeat, and stores one that changed", async () => {
+    const updated_at = '2026-11-01T00:00:00.000Z';
+    const bodies = [
+      { order_id: 'o1', status: 'pending', updated_at },
+      { order_id: 'o1', status: 'pending', updated_at },
+      { order_id: 'o1', status: 'held', updated_at },
+      { order_id: 'o1', status: 'pending', updated_at },
+    ];
+    for (const [i, body] of bodies.entries())
+      await warehouse.write([
+        {
+          source: 'account',
+          accountStates: [
+            { kind: 'order', id: 'o1', appId: 730, updatedAt: updated_at, observedAt: T0 + i * 1000, body },
+          ],
+        },
+      ]);
+    // Stored: the first state, the change, the change back (not its last text); the second repeats.
+    expect(await warehouse.query('SELECT status FROM account_states ORDER BY observed_at')).toEqual([
+      { status: 'pending' },
+      { status: 'held' },
+      { status: 'pending' },
+    ]);
+    expect(
+      await warehouse.query(
+        `SELECT r.observed_at, r.same_load_id = s.load_id AS same, l.rows
+         FROM raw_account_state_repeats r JOIN loads l USING (load_id)
+         JOIN raw_account_states s ON s.observed_at = TIMESTAMP '2026-11-01 00:00:00'`,
+      ),
+    ).toEqual([{ observed_at: '2026-11-01T00:00:01.000Z', same: true, rows: 1 }]);
+    const received = await warehouse.query(
+      `SELECT list(data ORDER BY observed_at) AS states FROM (
+         SELECT observed_at, data FROM raw_account_states
+         UNION ALL
+         SELECT s.observed_at, r.data FROM raw_account_state_repeats s
+         JOIN raw_account_states r ON r.kind = s.kind AND r.object_id = s.object_id AND r.updated_at = s.updated_at
+           AND r.load_id = s.same_load_id AND md5_number(r.data) = s.same_md5
+       )`,
+    );
+    expect(received[0]?.states).toEqual(bodies.map((b) => JSON.stringify(b)));
+  });
+});
+
 describe('Warehouse.write: gaps, state and loads', () => {
   it('opens a gap, closes it by sending it again, and ignores an identical replay', async () => {
     const open = { kind: 'reconnect', startedAt: T0, endedAt: null, rows: 0, detail: 'stream dropped' };

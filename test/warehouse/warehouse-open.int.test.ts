@@ -40,6 +40,7 @@ const WAREHOUSE_TABLES = [
   'price_group_marks',
   'price_snapshots',
   'price_snapshots_typed',
+  'raw_account_state_repeats',
   'raw_account_states',
   'raw_account_transactions',
   'raw_fx_rate_repeats',
@@ -99,6 +100,7 @@ describe('Warehouse.open', () => {
       '017_price_line_repeats.sql',
       '018_minask_repeats.sql',
       '019_fx_repeats.sql',
+      '020_account_state_repeats.sql',
     ]);
     await again.close();
   });

@@ -181,7 +181,7 @@ async function landLedger(
 
 /**
  * Follows one change feed from its watermark minus the overlap, each page landed with the
- * watermark it reaches; returns how many states were new (the overlap re-read is landed already).
+ * watermark it reaches; returns how many states were new (the overlap re-read lands as repeats).
  */
 async function follow(
   feed: Feed,
@@ -220,11 +220,12 @@ async function follow(
     // A row without an id or a time cannot be looked up here; the warehouse lands it once by its text.
     const keyOf = (row: AccountStateRow) => `${row.id} ${timeOf(row.updatedAt)}`;
     const fresh = rows.filter((row) => row.id === null || !known.has(keyOf(row)));
+    // Every state read lands: one read again is recorded as a repeat of the state stored.
     if (rows.length > 0)
       await writer.add({
         source: SOURCE,
         ...(accountId === undefined ? {} : { accountId }),
-        accountStates: fresh,
+        accountStates: rows,
         state: { [stateKey(accountId, feed.key)]: String(watermark) },
       });
     for (const row of fresh) known.add(keyOf(row));

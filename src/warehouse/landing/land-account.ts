@@ -1,4 +1,4 @@
-/** Lands the account side raw: ledger rows once per transaction id, object states once per (kind, id, updated_at). */
+/** Lands the account side raw: ledger rows once per transaction id, object states once per (kind, id, updated_at) and text. */
 
 import { countLandedPayloads } from '../typing/payload-counts.js';
 import { appendText, appendToTemp } from './appender.js';
@@ -39,7 +39,7 @@ export const ledgerLander = defineLander({
   land: landLedger,
 });
 
-/** The batch's `accountStates`: states of the account's objects, landed once per (kind, id, updated_at). */
+/** The batch's `accountStates`: states of the account's objects, stored once per (kind, id, updated_at) and text. */
 export const accountStatesLander = defineLander({
   field: 'accountStates',
   merge: 'append',
@@ -85,7 +85,7 @@ async function landLedger(context: LandingContext, rows: readonly LedgerRow[]): 
 async function landAccountStates(context: LandingContext, rows: readonly AccountStateRow[]): Promise<void> {
   const fresh = firstOfEachKey(
     rows.map((r) => ({ ...r, data: textOf(r.body) })),
-    (r) => `${r.kind}\n${r.id ?? r.data}\n${r.updatedAt ?? r.data}`,
+    (r) => `${r.kind}\n${r.id ?? r.data}\n${r.updatedAt ?? r.data}\n${r.data}`,
   );
   if (fresh.length === 0) return;
   const columns = { k: 'VARCHAR', i: 'VARCHAR', p: 'INTEGER', u: 'VARCHAR', w: 'DOUBLE', d: 'VARCHAR' };
@@ -98,20 +98,23 @@ async function landAccountStates(context: LandingContext, rows: readonly Account
     a.appendDouble(r.observedAt);
     a.appendVarchar(r.data);
   });
-  // Only the id and updated_at are read, for deduplication; a time that does not read is null.
+  await run(context, JUDGE_STATES);
+  const tail = `$load, ${msToTimestamp('$now')}`;
   const landed = await run(
     context,
     `INSERT INTO raw_account_states
-     SELECT k, i, p, u, ${msToTimestamp('w')}, d, $load, ${msToTimestamp('$now')}
-     FROM (SELECT * EXCLUDE (u), try_cast(u AS TIMESTAMPTZ) AT TIME ZONE 'UTC' AS u FROM _wh_states) s
-     WHERE NOT EXISTS (
-       SELECT 1 FROM raw_account_states a
-       WHERE a.kind = s.k AND coalesce(a.object_id, a.data) = coalesce(s.i, s.d)
-         AND coalesce(CAST(a.updated_at AS VARCHAR), a.data) = coalesce(CAST(s.u AS VARCHAR), s.d)
-     )`,
+     SELECT k, i, p, u, ${msToTimestamp('w')}, d, ${tail} FROM _wh_states_judged WHERE NOT repeat`,
     { load: context.loadId, now: context.now },
   );
+  const repeats = await run(
+    context,
+    `INSERT INTO raw_account_state_repeats
+     SELECT k, i, p, u, ${msToTimestamp('w')}, same_load, h, ${tail} FROM _wh_states_judged WHERE repeat`,
+    { load: context.loadId, now: context.now },
+  );
+  context.count('raw_account_state_repeats', repeats);
   await run(context, 'DROP TABLE _wh_states');
+  await run(context, 'DROP TABLE _wh_states_judged');
   await countLandedPayloads(context, landed, {
     raw: 'raw_account_states',
     typed: 'account_states_typed',
@@ -119,3 +122,24 @@ async function landAccountStates(context: LandingContext, rows: readonly Account
     receivedAt: 'observed_at',
   });
 }
+
+/**
+ * The batch's states (`_wh_states`) judged in `_wh_states_judged`: `u`, the updated_at read as a
+ * time (null when it does not read: only the id and updated_at are read, for the key), `h`, the
+ * md5 of the text, and `repeat` when byte-identical to the last state stored for its key (kind,
+ * id, updated_at; without an id or a time, the text), with `same_load`, the load that stored it.
+ */
+const JUDGE_STATES = `CREATE OR REPLACE TEMP TABLE _wh_states_judged AS
+  WITH s AS (
+    SELECT * EXCLUDE (u), try_cast(u AS TIMESTAMPTZ) AT TIME ZONE 'UTC' AS u, md5_number(d) AS h FROM _wh_states
+  ),
+  last AS (
+    SELECT a.kind, coalesce(a.object_id, a.data) AS ok, coalesce(CAST(a.updated_at AS VARCHAR), a.data) AS uk,
+           arg_max({'h': md5_number(a.data), 'load': a.load_id}, (a.ingested_at, a.observed_at)) AS last
+    FROM raw_account_states a
+    WHERE a.kind IN (SELECT DISTINCT k FROM s) AND coalesce(a.object_id, a.data) IN (SELECT coalesce(i, d) FROM s)
+    GROUP BY ALL
+  )
+  SELECT s.*, coalesce(l.last.h = s.h, false) AS repeat, l.last.load AS same_load
+  FROM s LEFT JOIN last l
+    ON l.kind = s.k AND l.ok = coalesce(s.i, s.d) AND l.uk = coalesce(CAST(s.u AS VARCHAR), s.d)`;
