@@ -515,6 +515,15 @@ describe('Warehouse.write: repeated snapshot lines', () => {
       { rows: 3 },
     ]);
     expect(await count('price_snapshots')).toBe(9);
+    // Every line counts once: in its load's rows and as a payload of the source.
+    expect(await warehouse.query('SELECT rows FROM loads ORDER BY started_at, rows')).toEqual([
+      { rows: 4 },
+      { rows: 4 },
+      { rows: 4 },
+    ]);
+    expect(await warehouse.query('SELECT source, payloads FROM payload_checks')).toEqual([
+      { source: 'snapshot', payloads: 9 },
+    ]);
   });
 });
 
@@ -588,6 +597,9 @@ describe('Warehouse.write: repeated minAsk rows', () => {
     );
     expect(rebuilt.map((r) => r.rows)).toEqual(lists.map((rows) => rows.map((r) => JSON.stringify(r))));
     expect(await count('minask_prices')).toBe(10);
+    expect(
+      await warehouse.query("SELECT payloads, partly_typed FROM payload_checks WHERE source = 'prices:730'"),
+    ).toEqual([{ payloads: 9, partly_typed: 0 }]);
     // A replayed list that was all repeats still lands once.
     await warehouse.write([
       {

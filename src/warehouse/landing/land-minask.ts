@@ -69,7 +69,6 @@ async function landMinAsk(context: LandingContext, list: MinAskList): Promise<vo
      FROM _wh_minask_judged WHERE repeat ORDER BY p`,
     params,
   );
-  context.count('raw_minask_price_repeats', repeats);
   await run(
     context,
     `INSERT INTO minask_group_marks
@@ -81,12 +80,18 @@ async function landMinAsk(context: LandingContext, list: MinAskList): Promise<vo
   );
   await run(context, 'DROP TABLE _wh_minask_judged');
   await run(context, 'DROP TABLE _wh_minask');
-  await countLandedPayloads(context, landed, {
-    raw: 'raw_minask_prices',
-    typed: 'minask_prices_typed',
-    kinds: ['price_row'],
-    receivedAt: 'fetched_at',
-  });
+  await countLandedPayloads(
+    context,
+    landed,
+    {
+      raw: 'raw_minask_prices',
+      repeats: 'raw_minask_price_repeats',
+      typed: 'minask_prices_typed',
+      kinds: ['price_row'],
+      receivedAt: 'fetched_at',
+    },
+    repeats,
+  );
 }
 
 /**

@@ -41,7 +41,7 @@ const READ_LINES = `read_csv($file, columns = {'line': 'VARCHAR'}, header = fals
  * Nothing of a line is parsed here: `price_snapshots` types them.
  */
 async function landSnapshot(context: LandingContext, snapshot: SnapshotFetch): Promise<void> {
-  let landed = 0;
+  let lines: LandedLines = { stored: 0, repeated: 0 };
   if (snapshot.status === 'downloaded') {
     const params = {
       etag: snapshot.etag,
@@ -58,13 +58,19 @@ async function landSnapshot(context: LandingContext, snapshot: SnapshotFetch): P
         { etag: snapshot.etag, fetched: snapshot.fetchedAt },
       )
     ).getRows();
-    if (before?.[0] !== true) landed = await landLines(context, snapshot.file, params);
-    await countLandedPayloads(context, landed, {
-      raw: 'raw_price_snapshots',
-      typed: 'price_snapshots_typed',
-      kinds: ['price_row'],
-      receivedAt: 'fetched_at',
-    });
+    if (before?.[0] !== true) lines = await landLines(context, snapshot.file, params);
+    await countLandedPayloads(
+      context,
+      lines.stored,
+      {
+        raw: 'raw_price_snapshots',
+        repeats: 'raw_price_snapshot_repeats',
+        typed: 'price_snapshots_typed',
+        kinds: ['price_row'],
+        receivedAt: 'fetched_at',
+      },
+      lines.repeated,
+    );
   }
   const fetches = await run(
     context,
@@ -77,12 +83,18 @@ async function landSnapshot(context: LandingContext, snapshot: SnapshotFetch): P
       fetched: snapshot.fetchedAt,
       etag: snapshot.etag,
       status: snapshot.status,
-      rows: landed,
+      rows: lines.stored + lines.repeated,
       load: context.loadId,
       now: context.now,
     },
   );
   context.count('snapshot_fetches', fetches);
+}
+
+/** How many of a file's lines were stored, and how many recorded as repeats. */
+interface LandedLines {
+  stored: number;
+  repeated: number;
 }
 
 /**
@@ -91,7 +103,7 @@ async function landSnapshot(context: LandingContext, snapshot: SnapshotFetch): P
  * the unreadable lines before it: the k-th unreadable line (by number) has `line - k` read lines
  * before it.
  */
-async function landLines(context: LandingContext, file: string, params: Params): Promise<number> {
+async function landLines(context: LandingContext, file: string, params: Params): Promise<LandedLines> {
   const envelope = `$etag, ${msToTimestamp('$generated')}, ${msToTimestamp('$fetched')}`;
   const tail = `$load, ${msToTimestamp('$now')}`;
   await run(
@@ -123,7 +135,6 @@ async function landLines(context: LandingContext, file: string, params: Params):
      FROM _wh_line_judged WHERE repeat ORDER BY n`,
     params,
   );
-  context.count('raw_price_snapshot_repeats', repeats);
   await run(
     context,
     `INSERT INTO price_group_marks
@@ -146,7 +157,7 @@ async function landLines(context: LandingContext, file: string, params: Params):
     '_wh_line_judged',
   ])
     await run(context, `DROP TABLE ${table}`);
-  return read + repeats + unreadable;
+  return { stored: read + unreadable, repeated: repeats };
 }
 
 /**

@@ -16,25 +16,34 @@ export interface LandedPayloads {
   kinds: readonly string[];
   /** The raw table's receive time column, e.g. `fetched_at`. */
   receivedAt: string;
+  /** The table recording the rows that repeat a stored one (counted as payloads too: the typed view reads them back). */
+  repeats?: string;
   /** What tells one payload from another among typed rows of one batch (a payload may type as several rows). @default one row, one payload */
   payloadKey?: string;
 }
 
-/** Counts `rows` landed in `landed.raw` for the batch and, when there are any, adds them to its source's payload counts. */
+/**
+ * Counts `rows` landed in `landed.raw` and `repeated` in `landed.repeats` for the batch and, when
+ * there are any, adds them to its source's payload counts.
+ */
 export async function countLandedPayloads(
   context: LandingContext,
   rows: number,
   landed: LandedPayloads,
+  repeated = 0,
 ): Promise<void> {
-  const { raw, typed, receivedAt } = landed;
+  const { raw, typed, receivedAt, repeats } = landed;
   context.count(raw, rows);
-  if (rows === 0) return;
+  if (repeats !== undefined) context.count(repeats, repeated);
+  if (rows + repeated === 0) return;
+  const repeatPayloads =
+    repeats === undefined ? '0' : `(SELECT count(*) FROM ${repeats} WHERE load_id = $load)`;
   const kinds = landed.kinds.map((k) => `'${k}'`).join(', ');
   const partly = landed.payloadKey ? `count(DISTINCT ${landed.payloadKey})` : 'count(*)';
   await run(
     context,
     `INSERT INTO payload_checks (source, payloads, rejected, partly_typed, updated_at)
-     SELECT $source, (SELECT count(*) FROM ${raw} WHERE load_id = $load),
+     SELECT $source, (SELECT count(*) FROM ${raw} WHERE load_id = $load) + ${repeatPayloads},
             (SELECT count(*) FROM rejected_payloads WHERE load_id = $load AND kind IN (${kinds})),
             (SELECT ${partly} FROM ${typed} WHERE load_id = $load AND len(typing_notes) > 0),
             ${msToTimestamp('$now')}
