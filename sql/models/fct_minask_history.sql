@@ -3,7 +3,8 @@
 -- file; the /prices list for the other games), and as recomputed from the listings the collector
 -- itself holds. Each side says how old it is at the end of the minute: the service list by its
 -- generation time (a 304 keeps an old list in force, and its age grows), the collector's figure
--- by its latest landing from the stream, a poll or a sweep. A row exists for every minute with a
+-- by its latest landing from the stream, a poll or a sweep (none for a minute that ended before the
+-- first landing: listings listed earlier are known from what landed later). A row exists for every minute with a
 -- fetched list that lists the group, and every minute the group's live set changed. Incremental
 -- builds recompute the minutes from the first one new data touches.
 -- A full build runs in chunks of groups (by a hash of the group): each reads its groups' rows of
@@ -19,7 +20,7 @@
 -- test: not_null(app_id, market_hash_name, minute, live_listed_count, built_watermark)
 -- test: accepted_values(service_source: 'snapshot', 'prices')
 -- test: expression(coalesce(service_age_seconds, 0) >= 0 AND coalesce(live_age_seconds, 0) >= 0)
--- test: expression(live_listed_count = 0 OR live_as_of IS NOT NULL)
+-- test: expression(live_listed_count = 0 OR live_as_of IS NOT NULL OR minute + INTERVAL 1 MINUTE <= (SELECT min(started_at) FROM loads WHERE source = 'stream' OR source LIKE 'poll%' OR source LIKE 'sweep%'))
 -- test: expression((coalesce(service_listed_count, 0) = 0) = (service_min_ask_usd IS NULL))
 -- test: relationships(app_id, market_hash_name -> dim_items)
 WITH fetches AS (
