@@ -9,18 +9,15 @@
  * (5,000) listings: the first start reads them all within the default read budget. Goal: fresh within 8 s of each restart.
  */
 import type { ChildProcess } from 'node:child_process';
-import { execFileSync } from 'node:child_process';
 import { once } from 'node:events';
 import { existsSync } from 'node:fs';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { controlFileOf } from '../../src/collector/control-file.js';
-import { type RunningService, startService } from '../../src/service/service.js';
-import { projectPath } from '../../src/shared/project-root.js';
+import type { RunningService } from '../../src/service/service.js';
 import { askLiveSet, compareLiveSet, followLiveSet, type LiveReference } from '../helpers/live-reference.js';
 import { percentile, print } from './fixtures.js';
-import { envWords, spawnBuiltMarket } from './service-process.js';
+import { envWords, spawnBuiltMarket, startBenchService } from './service-process.js';
 
 const CHURN = Number(process.env.BENCH_CHURN ?? 30);
 const KILLS = Number(process.env.BENCH_KILLS ?? 5);
@@ -43,18 +40,7 @@ interface Start {
 
 /** Runs the benchmark and prints its figures. */
 export async function run(): Promise<void> {
-  // Built before the service starts: the build blocks this process, the service's too.
-  execFileSync('npm', ['run', '--silent', 'build'], { cwd: projectPath(), stdio: 'inherit' });
-  const dir = await mkdtemp(join(tmpdir(), 'market-fresh-bench-'));
-  const service = await startService({
-    dbPath: join(dir, 'service.duckdb'),
-    port: 0,
-    sandbox: true,
-    listings: LISTINGS,
-    churnRate: CHURN,
-    churnPaused: true,
-    rateLimits: { read: 1e8 },
-  });
+  const { dir, service } = await startBenchService('fresh', LISTINGS, CHURN);
   let collector: ChildProcess | undefined;
   try {
     const { rawKey } = await service.context.accounts.createAccount({ appIds: [CS2], balanceCents: 100 });

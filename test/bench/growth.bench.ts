@@ -7,17 +7,13 @@
  * (every line of each event frame, heartbeats left out). Goal: at most 3x.
  */
 import type { ChildProcess } from 'node:child_process';
-import { execFileSync } from 'node:child_process';
 import { once } from 'node:events';
 import { existsSync, statSync } from 'node:fs';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
-import { startService } from '../../src/service/service.js';
-import { projectPath } from '../../src/shared/project-root.js';
 import { askCollector } from '../helpers/cli.js';
 import { print } from './fixtures.js';
-import { envWords, spawnBuiltMarket } from './service-process.js';
+import { envWords, spawnBuiltMarket, startBenchService } from './service-process.js';
 
 const LISTINGS = Number(process.env.BENCH_LISTINGS ?? 20_000);
 const CHURN = Number(process.env.BENCH_CHURN ?? 10);
@@ -27,17 +23,7 @@ const CS2 = 730;
 
 /** Runs the benchmark and prints its figures. */
 export async function run(): Promise<void> {
-  execFileSync('npm', ['run', '--silent', 'build'], { cwd: projectPath(), stdio: 'inherit' });
-  const dir = await mkdtemp(join(tmpdir(), 'market-growth-bench-'));
-  const service = await startService({
-    dbPath: join(dir, 'service.duckdb'),
-    port: 0,
-    sandbox: true,
-    listings: LISTINGS,
-    churnRate: CHURN,
-    churnPaused: true,
-    rateLimits: { read: 1e8 },
-  });
+  const { dir, service } = await startBenchService('growth', LISTINGS, CHURN);
   const warehousePath = join(dir, 'warehouse.duckdb');
   const streamStop = new AbortController();
   let collector: ChildProcess | undefined;

@@ -1,7 +1,11 @@
 /** Child processes of the benchmarks: `market serve` and the built `market`; their memory and CPU. */
-import { type ChildProcess, spawn } from 'node:child_process';
+import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { readFileSync } from 'node:fs';
+import { mkdtemp } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { type RunningService, startService } from '../../src/service/service.js';
 import { projectPath } from '../../src/shared/project-root.js';
 import { spawnMarket, waitForLine } from '../helpers/cli.js';
 
@@ -79,4 +83,28 @@ export function spawnBuiltMarket(args: string[]): ChildProcess {
 /** The space-separated words of an environment variable (none when unset). */
 export function envWords(name: string): string[] {
   return process.env[name]?.split(' ').filter(Boolean) ?? [];
+}
+
+/**
+ * Builds the CLI (the build blocks this process, the service's too, so it goes first), then starts
+ * an in-process sandbox service in a new temporary folder, churn paused and reads unlimited, for a
+ * benchmark whose built collector runs against it. The caller removes `dir`.
+ */
+export async function startBenchService(
+  name: string,
+  listings: number,
+  churnRate: number,
+): Promise<{ dir: string; service: RunningService }> {
+  execFileSync('npm', ['run', '--silent', 'build'], { cwd: projectPath(), stdio: 'inherit' });
+  const dir = await mkdtemp(join(tmpdir(), `market-${name}-bench-`));
+  const service = await startService({
+    dbPath: join(dir, 'service.duckdb'),
+    port: 0,
+    sandbox: true,
+    listings,
+    churnRate,
+    churnPaused: true,
+    rateLimits: { read: 1e8 },
+  });
+  return { dir, service };
 }

@@ -178,10 +178,7 @@ export class CollectorMetrics implements RequestObserver {
       registers: [this.registry],
       collect() {
         this.reset();
-        for (const s of status()) {
-          const value = count(s);
-          if (value !== undefined) this.inc({ source: s.name }, value);
-        }
+        eachSource(status(), count, (source, value) => this.inc({ source }, value));
       },
     });
   }
@@ -195,10 +192,7 @@ export class CollectorMetrics implements RequestObserver {
       registers: [this.registry],
       collect() {
         this.reset();
-        for (const s of status()) {
-          const v = value(s);
-          if (v !== undefined) this.set({ source: s.name }, v);
-        }
+        eachSource(status(), value, (source, v) => this.set({ source }, v));
       },
     });
   }
@@ -230,5 +224,17 @@ function fileBytes(file: string): number {
     return statSync(file).size;
   } catch {
     return 0;
+  }
+}
+
+/** Puts each source's figure, where it has one, under the source's label (a scrape's read of the board). */
+function eachSource(
+  sources: SourceStatus[],
+  figure: BoardCount,
+  put: (source: string, value: number) => void,
+): void {
+  for (const s of sources) {
+    const value = figure(s);
+    if (value !== undefined) put(s.name, value);
   }
 }
