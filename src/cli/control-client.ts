@@ -8,15 +8,15 @@
 import { readFile } from 'node:fs/promises';
 import type { Json } from '@duckdb/node-api';
 import { Agent, type Dispatcher, request } from 'undici';
-import type { StatusAnswer } from '../collector/control.js';
-import type { ControlErrorBody } from '../collector/control-errors.js';
-import type { ExportRequest } from '../collector/control-export.js';
-import { type ControlFile, controlFileOf } from '../collector/control-file.js';
-import type { ModelsRequest, ModelsRunAnswer, ModelsTestAnswer } from '../collector/control-models.js';
-import type { ReportRequest } from '../collector/control-report.js';
-import type { SqlLine } from '../collector/control-sql.js';
-import type { NdjsonLine } from '../collector/ndjson-answer.js';
-import type { QueryColumn } from '../collector/read-only-query.js';
+import type { ControlErrorBody } from '../collector/control/errors.js';
+import type { ExportRequest } from '../collector/control/export.js';
+import { type ControlFile, controlFileOf } from '../collector/control/file.js';
+import type { ModelsRequest, ModelsRunAnswer, ModelsTestAnswer } from '../collector/control/models.js';
+import type { NdjsonLine } from '../collector/control/ndjson-answer.js';
+import type { QueryColumn } from '../collector/control/read-only-query.js';
+import type { ReportRequest } from '../collector/control/report.js';
+import type { StatusAnswer } from '../collector/control/server.js';
+import type { SqlLine } from '../collector/control/sql.js';
 import type {
   ExportProgress,
   ExportSummary,

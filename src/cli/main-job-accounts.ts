@@ -5,7 +5,7 @@
  * whose accounts or keys the service no longer knows (a new database) is replaced.
  */
 import { readFile } from 'node:fs/promises';
-import { writeOwnerOnly } from '../collector/control.js';
+import { writeOwnerOnly } from '../collector/control/server.js';
 import type { Accounts } from '../service/accounts/accounts.js';
 import { keyIdOf, keyMatches } from '../service/core/api-keys.js';
 

@@ -4,9 +4,9 @@
  * (DuckDB lets one process open it), `LocalWarehouse` on the file opened here; open-warehouse.ts
  * picks one.
  */
-import type { ExportRequest } from '../collector/control-export.js';
-import type { ModelsRequest } from '../collector/control-models.js';
-import type { ReportRequest } from '../collector/control-report.js';
+import type { ExportRequest } from '../collector/control/export.js';
+import type { ModelsRequest } from '../collector/control/models.js';
+import type { ReportRequest } from '../collector/control/report.js';
 import type {
   ExportProgress,
   ExportSummary,

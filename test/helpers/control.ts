@@ -7,9 +7,13 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { request } from 'undici';
-import { type ControlOptions, type ControlServer, startControlServer } from '../../src/collector/control.js';
-import { type ControlFile, controlFileOf } from '../../src/collector/control-file.js';
-import { lockDownWarehouse } from '../../src/collector/lock-down.js';
+import { type ControlFile, controlFileOf } from '../../src/collector/control/file.js';
+import { lockDownWarehouse } from '../../src/collector/control/lock-down.js';
+import {
+  type ControlOptions,
+  type ControlServer,
+  startControlServer,
+} from '../../src/collector/control/server.js';
 import { StatusBoard } from '../../src/collector/source-status.js';
 import { Warehouse } from '../../src/warehouse/index.js';
 

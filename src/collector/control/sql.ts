@@ -10,7 +10,7 @@ import type { Json } from '@duckdb/node-api';
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { ControlError, type ControlErrorBody } from './control-errors.js';
+import { ControlError, type ControlErrorBody } from './errors.js';
 import type { QueryColumn, QueryDoor, RowStream } from './read-only-query.js';
 
 /** One line of the answer of `POST /sql`. */

@@ -7,8 +7,8 @@
  */
 import { randomBytes } from 'node:crypto';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { bearerTokenOf, isSameToken } from '../shared/bearer-token.js';
-import { ControlError } from './control-errors.js';
+import { bearerTokenOf, isSameToken } from '../../shared/bearer-token.js';
+import { ControlError } from './errors.js';
 
 /** A fresh random token for one run of the daemon. */
 export function createControlToken(): string {

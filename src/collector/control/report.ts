@@ -12,7 +12,7 @@ import {
   type ReportProgress,
   type ReportSummary,
   type Warehouse,
-} from '../warehouse/index.js';
+} from '../../warehouse/index.js';
 import { answerNdjson, type NdjsonLine } from './ndjson-answer.js';
 
 /** The body of `POST /report`: the options of a report, with the folder given as an absolute path. */

@@ -13,8 +13,8 @@ import {
   exportModels,
   isExportInputError,
   type Warehouse,
-} from '../warehouse/index.js';
-import { ControlError } from './control-errors.js';
+} from '../../warehouse/index.js';
+import { ControlError } from './errors.js';
 import { isInside } from './lock-down.js';
 import { answerNdjson, type NdjsonLine } from './ndjson-answer.js';
 

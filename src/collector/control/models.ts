@@ -6,8 +6,8 @@
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import type { ModelRunSummary, ModelTestResult, Warehouse } from '../warehouse/index.js';
-import { failedWith } from './control-errors.js';
+import type { ModelRunSummary, ModelTestResult, Warehouse } from '../../warehouse/index.js';
+import { failedWith } from './errors.js';
 
 /** The body of `POST /models/run` and `POST /models/test` (optional: none means every model). */
 export const modelsRequestSchema = z.object({

@@ -7,7 +7,7 @@
  * else, and the daemon's own landing, snapshot loads and exports still reach their folders.
  */
 import { resolve } from 'node:path';
-import type { Warehouse } from '../warehouse/index.js';
+import type { Warehouse } from '../../warehouse/index.js';
 
 /** Locks the warehouse's DuckDB down to `folders` (the staging, export and report folders). */
 export async function lockDownWarehouse(warehouse: Warehouse, folders: readonly string[]): Promise<void> {

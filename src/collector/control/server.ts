@@ -15,21 +15,21 @@ import type { AddressInfo } from 'node:net';
 import Fastify, { type FastifyHttpOptions, type FastifyInstance } from 'fastify';
 import { validatorCompiler } from 'fastify-type-provider-zod';
 import type { Logger } from 'pino';
-import { answerClientError } from '../shared/client-error-answer.js';
-import { closeWithin } from '../shared/close-within.js';
-import { type ClientTimeouts, slowClientOptions } from '../shared/slow-clients.js';
-import type { Warehouse } from '../warehouse/index.js';
-import { type ControlTokens, createControlToken, registerControlAccess } from './control-access.js';
-import { registerControlErrors } from './control-errors.js';
-import { registerExportRoute } from './control-export.js';
-import { type ControlFile, controlFileOf } from './control-file.js';
-import { registerModelRoutes } from './control-models.js';
-import { registerReportRoute } from './control-report.js';
-import { registerSqlRoute } from './control-sql.js';
-import type { CollectorMetrics } from './metrics/collector-metrics.js';
-import { registerMetricsRoute } from './metrics/metrics-route.js';
+import { answerClientError } from '../../shared/client-error-answer.js';
+import { closeWithin } from '../../shared/close-within.js';
+import { type ClientTimeouts, slowClientOptions } from '../../shared/slow-clients.js';
+import type { Warehouse } from '../../warehouse/index.js';
+import type { CollectorMetrics } from '../metrics/collector-metrics.js';
+import { registerMetricsRoute } from '../metrics/metrics-route.js';
+import type { SourceStatus } from '../source-status.js';
+import { type ControlTokens, createControlToken, registerControlAccess } from './access.js';
+import { registerControlErrors } from './errors.js';
+import { registerExportRoute } from './export.js';
+import { type ControlFile, controlFileOf } from './file.js';
+import { registerModelRoutes } from './models.js';
 import { QueryDoor } from './read-only-query.js';
-import type { SourceStatus } from './source-status.js';
+import { registerReportRoute } from './report.js';
+import { registerSqlRoute } from './sql.js';
 
 /** The running control endpoint. */
 export interface ControlServer {

@@ -13,9 +13,9 @@ import {
   type Json,
   StatementType,
 } from '@duckdb/node-api';
-import { jsonSafeConverter, type Warehouse } from '../warehouse/index.js';
-import { DEFAULT_QUERY_TIMEOUT_MS } from './collector-options.js';
-import { ControlError, failedWith } from './control-errors.js';
+import { jsonSafeConverter, type Warehouse } from '../../warehouse/index.js';
+import { DEFAULT_QUERY_TIMEOUT_MS } from '../collector-options.js';
+import { ControlError, failedWith } from './errors.js';
 
 /** A column of a query's answer, with its DuckDB type, e.g. `DECIMAL(18,2)`. */
 export interface QueryColumn {
