@@ -116,11 +116,14 @@ describe('the collector behind an upstream that drifts', () => {
     );
     expect(Number(items?.n)).toBeGreaterThan(600);
     expect(Number(items?.rated)).toBe(Number(items?.n));
-    // The payloads are counted after landing, with the live set: in one read, every item of the
-    // via's loads no longer pending is counted (the collector lands on meanwhile).
+    // A stored item is counted when the live set applies its load, a repeat as it lands: in one
+    // read, every item of the via's loads no longer pending and every repeat is counted (the
+    // collector lands on meanwhile).
     const [counted] = await warehouse.query(
       `SELECT (SELECT count(*) FROM listing_observations_typed WHERE raw IS NOT NULL AND via = '${via}'
-                 AND load_id NOT IN (SELECT load_id FROM live_set_pending)) AS landed,
+                 AND load_id NOT IN (SELECT load_id FROM live_set_pending))
+            + (SELECT count(*) FROM raw_listing_repeats WHERE via = '${via}'
+                 AND load_id IN (SELECT load_id FROM live_set_pending)) AS landed,
               payloads, rejected, partly_typed
        FROM payload_checks WHERE source = '${via}'`,
     );
