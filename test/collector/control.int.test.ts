@@ -10,7 +10,7 @@ import { connect } from 'node:net';
 import { join } from 'node:path';
 import { DuckDBInstance } from '@duckdb/node-api';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { controlFileOf } from '../../src/collector/control/file.js';
+import { controlFileOf } from '../../src/collector/control/protocol.js';
 import { startTestControl, type TestControl } from '../helpers/control.js';
 import { trickle } from '../helpers/trickle.js';
 
