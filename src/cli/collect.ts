@@ -1,6 +1,5 @@
 /** `market collect`: runs the collector daemon until SIGINT or SIGTERM, then drains, flushes and exits 0. */
-import type { CollectorOptions } from '../collector/collector-options.js';
-import { startCollector } from '../collector/daemon.js';
+import { type CollectorOptions, startCollector } from '../collector/index.js';
 import { CliError } from './cli-error.js';
 import { controlEndpointOf } from './control-endpoint.js';
 import { type ConfigOf, parseFlags } from './flags.js';

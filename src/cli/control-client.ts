@@ -8,15 +8,21 @@
 import { readFile } from 'node:fs/promises';
 import type { Json } from '@duckdb/node-api';
 import { Agent, type Dispatcher, request } from 'undici';
-import type { ControlErrorBody } from '../collector/control/errors.js';
-import type { ExportRequest } from '../collector/control/export.js';
-import { type ControlFile, controlFileOf } from '../collector/control/file.js';
-import type { ModelsRequest, ModelsRunAnswer, ModelsTestAnswer } from '../collector/control/models.js';
-import type { NdjsonLine } from '../collector/control/ndjson-answer.js';
-import type { QueryColumn } from '../collector/control/read-only-query.js';
-import type { ReportRequest } from '../collector/control/report.js';
-import type { StatusAnswer } from '../collector/control/server.js';
-import type { SqlLine } from '../collector/control/sql.js';
+import {
+  CONTROL_PATHS,
+  type ControlErrorBody,
+  type ControlFile,
+  controlFileOf,
+  type ExportRequest,
+  type ModelsRequest,
+  type ModelsRunAnswer,
+  type ModelsTestAnswer,
+  type NdjsonLine,
+  type QueryColumn,
+  type ReportRequest,
+  type SqlLine,
+  type StatusAnswer,
+} from '../collector/control/protocol.js';
 import type {
   ExportProgress,
   ExportSummary,
@@ -67,7 +73,7 @@ export class ControlClient implements WarehouseWork {
 
   /** The collector's pid and the status of each source. */
   async status(): Promise<StatusAnswer> {
-    return (await this.request('GET', '/status')).body.json() as Promise<StatusAnswer>;
+    return (await this.request('GET', CONTROL_PATHS.status)).body.json() as Promise<StatusAnswer>;
   }
 
   /**
@@ -75,7 +81,7 @@ export class ControlClient implements WarehouseWork {
    * deadline) and returns its columns with its rows to read as they arrive.
    */
   async streamQuery(sql: string, timeoutMs?: number): Promise<QueryAnswer> {
-    const path = timeoutMs === undefined ? '/sql' : `/sql?timeoutMs=${timeoutMs}`;
+    const path = timeoutMs === undefined ? CONTROL_PATHS.sql : `${CONTROL_PATHS.sql}?timeoutMs=${timeoutMs}`;
     const lines = readLines((await this.request('POST', path, sql)).body);
     const first = await nextLine(lines);
     if (first === null || !('columns' in first))
@@ -111,7 +117,7 @@ export class ControlClient implements WarehouseWork {
   /** Builds the selected models (all with none). */
   async runModels(request: ModelsRequest): Promise<ModelRunSummary> {
     const answer = (await (
-      await this.request('POST', '/models/run', request)
+      await this.request('POST', CONTROL_PATHS.modelsRun, request)
     ).body.json()) as ModelsRunAnswer;
     return answer.summary;
   }
@@ -119,22 +125,22 @@ export class ControlClient implements WarehouseWork {
   /** Runs the tests of the selected models (all with none). */
   async testModels(request: ModelsRequest): Promise<ModelTestResult[]> {
     const answer = (await (
-      await this.request('POST', '/models/test', request)
+      await this.request('POST', CONTROL_PATHS.modelsTest, request)
     ).body.json()) as ModelsTestAnswer;
     return answer.results;
   }
 
   /** Runs an export in the collector, following its NDJSON progress lines to the result line. */
   export(request: ExportRequest, onProgress: (progress: ExportProgress) => void): Promise<ExportSummary> {
-    return this.follow<ExportProgress, ExportSummary>('/export', 'export', request, onProgress);
+    return this.follow<ExportProgress, ExportSummary>(CONTROL_PATHS.export, 'export', request, onProgress);
   }
 
   /** Builds a report in the collector, following its NDJSON progress lines to the result line. */
   report(request: ReportRequest, onProgress: (progress: ReportProgress) => void): Promise<ReportSummary> {
-    return this.follow<ReportProgress, ReportSummary>('/report', 'report', request, onProgress);
+    return this.follow<ReportProgress, ReportSummary>(CONTROL_PATHS.report, 'report', request, onProgress);
   }
 
-  /** Posts `request` to an NDJSON route (see ndjson-answer.ts) and follows it to its result. */
+  /** Posts `request` to an NDJSON route (see NdjsonLine) and follows it to its result. */
   private async follow<P, R>(
     path: string,
     what: string,

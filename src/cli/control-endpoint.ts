@@ -3,7 +3,7 @@
  * token file is read once at start, so a scraper's lasting token reaches the daemon, never its path.
  */
 import { readFile } from 'node:fs/promises';
-import type { ControlEndpointOptions } from '../collector/collector-options.js';
+import type { ControlEndpointOptions } from '../collector/index.js';
 import { CliError } from './cli-error.js';
 
 /** The control endpoint of `market collect` and `market run` from their flags. */

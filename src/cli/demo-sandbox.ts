@@ -5,9 +5,8 @@
  * the demo buyer, is made with a trading key to buy what the demo account lists on P2P.
  */
 
-import { sandboxOf } from '../sandbox/operator-call.js';
-import { newPlatformId, STEAM_ID_BASE } from '../service/core/platform-ids.js';
-import { hasPrivateInventory } from '../service/platform/trade-urls.js';
+import { sandboxOf } from '../sandbox/index.js';
+import { hasPrivateInventory, newPlatformId, STEAM_ID_BASE } from '../service/index.js';
 
 /** What the trader needs from the setup. */
 export interface DemoSetup {

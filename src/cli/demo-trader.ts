@@ -18,7 +18,7 @@ import type { Logger } from 'pino';
 import { MarketClient } from '../client/index.js';
 import { isApiError } from '../contract/api-error.js';
 import type { Delivery } from '../contract/listing.js';
-import { sandboxOf } from '../sandbox/operator-call.js';
+import { sandboxOf } from '../sandbox/index.js';
 import { startJob } from '../shared/jobs/index.js';
 import { setUpDemoAccounts } from './demo-sandbox.js';
 import { DemoSeller } from './demo-seller.js';

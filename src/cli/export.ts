@@ -4,7 +4,7 @@
  * read-only here. One summary line per model on stdout, progress on stderr.
  */
 import { resolve } from 'node:path';
-import type { ExportRequest } from '../collector/control/export.js';
+import type { ExportRequest } from '../collector/control/protocol.js';
 import type { ExportSummary, ModelExportSummary } from '../warehouse/index.js';
 import { createProgressPrinter } from './export-progress.js';
 import { parseFlags } from './flags.js';

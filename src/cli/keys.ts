@@ -1,12 +1,8 @@
 /** `market keys create|list|revoke`: key management on a service database that no server holds. */
 import { existsSync } from 'node:fs';
 import { usdToCents } from '../contract/common.js';
-import { Accounts } from '../service/accounts/accounts.js';
-import { isCidr } from '../service/core/ip-allowlist.js';
-import { UnitOfWorkRunner } from '../service/core/unit-of-work.js';
-import { ALL_APP_IDS } from '../service/market/games.js';
-import { Database } from '../shared/database.js';
-import { projectPath } from '../shared/project-root.js';
+import { type Accounts, ALL_APP_IDS, isCidr, loadAccounts, openServiceDatabase } from '../service/index.js';
+import type { Database } from '../shared/database.js';
 import { CliError } from './cli-error.js';
 import { parseFlags } from './flags.js';
 import { keysCreateFlags, keysFlags } from './options.js';
@@ -73,16 +69,14 @@ async function withAccounts(file: string, work: (accounts: Accounts) => Promise<
     );
   let db: Database;
   try {
-    db = await Database.open(file, projectPath('sql', 'service'));
+    db = await openServiceDatabase(file);
   } catch (error) {
     throw new CliError(
       `${(error as Error).message}; stop the server that holds it, or use the sandbox endpoints`,
     );
   }
   try {
-    const accounts = new Accounts(db, new UnitOfWorkRunner(db, Date.now));
-    await accounts.load(db);
-    await work(accounts);
+    await work(await loadAccounts(db));
   } finally {
     await db.close();
   }

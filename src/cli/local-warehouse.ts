@@ -5,9 +5,8 @@
  */
 
 import { DEFAULT_QUERY_TIMEOUT_MS } from '../collector/collector-options.js';
-import { exportOptionsOf } from '../collector/control/export.js';
-import type { ModelsRequest } from '../collector/control/models.js';
-import { streamQuery } from '../collector/control/read-only-query.js';
+import { exportOptionsOf, streamQuery } from '../collector/control/index.js';
+import type { ModelsRequest } from '../collector/control/protocol.js';
 import {
   buildReport,
   exportModels,

@@ -4,7 +4,7 @@
  * summary object in JSON, one line on a terminal; `market status` has the details.
  */
 import pino, { type DestinationStream, type Logger } from 'pino';
-import type { SourceStatus } from '../collector/source-status.js';
+import type { SourceStatus } from '../collector/index.js';
 import type { LOG_FORMATS, LOG_LEVELS } from './config.js';
 import { describeStatus, type StatusSummary } from './status-log.js';
 

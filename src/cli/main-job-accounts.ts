@@ -5,9 +5,8 @@
  * whose accounts or keys the service no longer knows (a new database) is replaced.
  */
 import { readFile } from 'node:fs/promises';
-import { writeOwnerOnly } from '../collector/control/server.js';
-import type { Accounts } from '../service/accounts/accounts.js';
-import { keyIdOf, keyMatches } from '../service/core/api-keys.js';
+import { type Accounts, keyIdOf, keyMatches } from '../service/index.js';
+import { writeOwnerOnly } from '../shared/owner-only-file.js';
 
 /** An account and a raw key of it. */
 export interface KeyedAccount {

@@ -3,7 +3,7 @@
  * the warehouse the work goes through it (DuckDB lets one process open the file); otherwise the
  * file is opened here (read-write to build, read-only to test).
  */
-import type { ModelsRequest } from '../collector/control/models.js';
+import type { ModelsRequest } from '../collector/control/protocol.js';
 import { CliError } from './cli-error.js';
 import { parseFlags } from './flags.js';
 import { openWarehouse } from './open-warehouse.js';

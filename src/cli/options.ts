@@ -1,15 +1,18 @@
 /**
  * The flags of every `market` command, one table per command (see flags.ts): commander reads flags
  * over `MARKET_*` variables over defaults (and shows both in `--help`), the command parses what it
- * read with the same table. The collector's and the service's defaults come from themselves. One file of
- * about 400 lines on purpose: it is the CLI's whole surface, read (and reviewed) as one list.
+ * read with the same table. The collector's, the warehouse's and the service's defaults come from
+ * themselves. One file of about 400 lines on purpose: it is the CLI's whole surface, read (and
+ * reviewed) as one list.
  */
 import { z } from 'zod';
-import { COLLECTOR_DEFAULTS } from '../collector/collector-options.js';
-import { type FreshnessRules, parseFreshnessRule } from '../collector/freshness.js';
+import {
+  COLLECTOR_DEFAULTS,
+  type FreshnessRules,
+  parseFreshnessRule,
+} from '../collector/collector-options.js';
 import { SERVICE_DEFAULTS } from '../service/service-options.js';
-import { isDay } from '../warehouse/export/export-plan.js';
-import { isWindow } from '../warehouse/report/report-window.js';
+import { isDay, isWindow, WAREHOUSE_DEFAULTS } from '../warehouse/warehouse-options.js';
 import { cron, cronOrOff, int, list, logFormat, logLevel, memorySize, onOff, secondsAsMs } from './config.js';
 import { flag } from './flags.js';
 
@@ -28,7 +31,7 @@ const warehouseFlags = {
     '--warehouse-memory <size>',
     "DuckDB's memory limit for the warehouse; raise it for long histories",
     memorySize,
-    { env: 'MARKET_WAREHOUSE_MEMORY', fallback: '1GB' },
+    { env: 'MARKET_WAREHOUSE_MEMORY', fallback: WAREHOUSE_DEFAULTS.memoryLimit },
   ),
 };
 

@@ -5,7 +5,7 @@
  * read-only here. The report's path on stdout, progress on stderr.
  */
 import { resolve } from 'node:path';
-import type { ReportRequest } from '../collector/control/report.js';
+import type { ReportRequest } from '../collector/control/protocol.js';
 import type { ReportProgress, ReportSummary } from '../warehouse/index.js';
 import { parseFlags } from './flags.js';
 import { openWarehouse } from './open-warehouse.js';

@@ -6,10 +6,8 @@
  * the models to parquet and writing a market report every hour), until SIGINT or SIGTERM.
  */
 import { dirname, isAbsolute, join, relative } from 'node:path';
-import { startCollector } from '../collector/daemon.js';
-import { newPlatformId } from '../service/core/platform-ids.js';
-import { ALL_APP_IDS } from '../service/market/games.js';
-import { startService } from '../service/service.js';
+import { startCollector } from '../collector/index.js';
+import { ALL_APP_IDS, newPlatformId, startService } from '../service/index.js';
 import { projectPath } from '../shared/project-root.js';
 import { controlEndpointOf } from './control-endpoint.js';
 import { startDemoTrader } from './demo-trader.js';

@@ -1,6 +1,6 @@
 /** `market serve`: runs the service until SIGINT or SIGTERM, then shuts down cleanly. */
 import { readFileSync } from 'node:fs';
-import { startService } from '../service/service.js';
+import { startService } from '../service/index.js';
 import { CliError } from './cli-error.js';
 import { type ConfigOf, parseFlags } from './flags.js';
 import { serveFlags } from './options.js';

@@ -6,7 +6,7 @@
 import { once } from 'node:events';
 import type { Writable } from 'node:stream';
 import type { Json } from '@duckdb/node-api';
-import type { QueryColumn } from '../collector/control/read-only-query.js';
+import type { QueryColumn } from '../collector/control/protocol.js';
 
 /** The rows of a query: its columns, then its rows a batch at a time. */
 export interface RowsToPrint {

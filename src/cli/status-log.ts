@@ -5,7 +5,7 @@
  * `market status`.
  */
 import type { Logger } from 'pino';
-import type { SourceStatus } from '../collector/source-status.js';
+import type { SourceStatus } from '../collector/index.js';
 
 /** The few figures of the status line. */
 export interface StatusSummary {

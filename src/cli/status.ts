@@ -1,6 +1,5 @@
 /** `market status`: what each source of a running collector is doing, asked through its control endpoint. */
-import type { FreshnessState } from '../collector/freshness.js';
-import type { SourceStatus } from '../collector/source-status.js';
+import type { FreshnessState, SourceStatus } from '../collector/index.js';
 import { CliError } from './cli-error.js';
 import { ControlClient } from './control-client.js';
 import { parseFlags } from './flags.js';

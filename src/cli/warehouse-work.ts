@@ -4,9 +4,7 @@
  * (DuckDB lets one process open it), `LocalWarehouse` on the file opened here; open-warehouse.ts
  * picks one.
  */
-import type { ExportRequest } from '../collector/control/export.js';
-import type { ModelsRequest } from '../collector/control/models.js';
-import type { ReportRequest } from '../collector/control/report.js';
+import type { ExportRequest, ModelsRequest, ReportRequest } from '../collector/control/protocol.js';
 import type {
   ExportProgress,
   ExportSummary,

@@ -6,6 +6,9 @@ import type { Logger } from 'pino';
 import { APP_IDS } from '../contract/common.js';
 import type { FreshnessRules } from './freshness.js';
 
+/** How a `--freshness` rule is read, beside the options it fills. */
+export { type FreshnessRules, parseFreshnessRule } from './freshness.js';
+
 /** The API deployment collected. */
 export interface ApiOptions {
   /** `http://host:port/v1` of the API. */

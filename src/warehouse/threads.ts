@@ -9,10 +9,9 @@ const WIDE_THREADS = 2;
 const WIDEN_AFTER_MS = 100;
 
 /**
- * Landing writes are many small statements that a second thread slows down (`npm run bench
- * landing`: 7.7-8.1 s on one, 8.3-9.4 s on two), while model builds and long reads gain from it (a full
- * build of the models benchmark at 1M events: 21.0 s on two, 26.0 s on one). DuckDB's thread count
- * is global to the file, so it is raised while any such work runs and set back to one after; the
+ * Landing writes are many small statements that a second thread slows down, while model builds and
+ * long reads gain from it (`npm run bench landing` and `models`; the figures are in
+ * test/bench/README.md). DuckDB's thread count is global to the file, so it is raised while any such work runs and set back to one after; the
  * statements such work runs from then on use both. Open the file with one thread.
  *
  * @example

@@ -25,6 +25,7 @@ import {
 } from './models/index.js';
 import { WarehouseThreads } from './threads.js';
 import { createDerivedViews } from './typing/views.js';
+import { WAREHOUSE_DEFAULTS } from './warehouse-options.js';
 
 /** Options of {@link Warehouse.open}. */
 export interface WarehouseOptions {
@@ -41,22 +42,17 @@ export interface WarehouseOptions {
   stagingDir?: string;
   /** Folder of the SQL models. @default the project's `sql/models` */
   modelsDir?: string;
-  /** DuckDB's memory limit, e.g. `4GB`. @default `1GB` */
+  /** DuckDB's memory limit, e.g. `4GB`. @default {@link WAREHOUSE_DEFAULTS} (`1GB`) */
   memoryLimit?: string;
   /**
    * Size of the write-ahead log at which DuckDB checkpoints (writes the committed changes into the
    * file and empties the log), e.g. `16MB`. A checkpoint rewrites every row group and index a write
    * touched since the last one, so a small threshold makes every few writes pay one; a larger one
    * keeps more committed data in memory until then, and makes the next open after a crash (or a
-   * kill -9) replay a longer log. @default `64MB`
+   * kill -9) replay a longer log. @default {@link WAREHOUSE_DEFAULTS} (`64MB`)
    */
   checkpointThreshold?: string;
 }
-
-/** Enough to build the models over about a million listing events; raise it for longer histories. */
-const DEFAULT_MEMORY_LIMIT = '1GB';
-/** Four times DuckDB's own: a stream burst then checkpoints every 40,000 events or so, not every 10,000. */
-const DEFAULT_CHECKPOINT_THRESHOLD = '64MB';
 
 /** The folder of the warehouse migrations, `sql/warehouse` (see `findSqlDir`). */
 export function findMigrationsDir(from?: string): string {
@@ -281,12 +277,12 @@ async function openDatabase(path: string, options: WarehouseOptions): Promise<Da
       // A bounded buffer pool keeps a months-long daemon's memory flat; DuckDB spills beyond it. Model
       // builds over a month of history need more than landing does (a few hundred MB per million
       // listing events); nothing relies on the physical order of a query's output.
-      memoryLimit: options.memoryLimit ?? DEFAULT_MEMORY_LIMIT,
+      memoryLimit: options.memoryLimit ?? WAREHOUSE_DEFAULTS.memoryLimit,
       // One until wider work asks for more (see `WarehouseThreads`).
       threads: 1,
       config: {
         preserve_insertion_order: 'false',
-        checkpoint_threshold: options.checkpointThreshold ?? DEFAULT_CHECKPOINT_THRESHOLD,
+        checkpoint_threshold: options.checkpointThreshold ?? WAREHOUSE_DEFAULTS.checkpointThreshold,
       },
       sessionSql: ["SET TimeZone = 'UTC'"],
     });

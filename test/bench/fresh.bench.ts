@@ -13,7 +13,7 @@ import { once } from 'node:events';
 import { existsSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
-import { controlFileOf } from '../../src/collector/control/file.js';
+import { controlFileOf } from '../../src/collector/control/protocol.js';
 import type { RunningService } from '../../src/service/service.js';
 import { askLiveSet, compareLiveSet, followLiveSet, type LiveReference } from '../helpers/live-reference.js';
 import { percentile, print } from './fixtures.js';

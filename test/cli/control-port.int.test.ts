@@ -10,7 +10,7 @@ import { readFile, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { type ControlFile, controlFileOf } from '../../src/collector/control/file.js';
+import { type ControlFile, controlFileOf } from '../../src/collector/control/protocol.js';
 import { runMarket, spawnCollector } from '../helpers/cli.js';
 import { freePort, stopChild } from '../helpers/crash.js';
 import { startTestService, type TestService } from '../helpers/service.js';

@@ -14,7 +14,7 @@ import { join } from 'node:path';
 import { connect as connectTls } from 'node:tls';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { loopbackTls } from '../../src/cli/loopback-tls.js';
-import { type ControlFile, controlFileOf } from '../../src/collector/control/file.js';
+import { type ControlFile, controlFileOf } from '../../src/collector/control/protocol.js';
 import { spawnCollector, spawnMarket, waitForLine } from '../helpers/cli.js';
 import { startTestService, type TestService } from '../helpers/service.js';
 import { type OneStream, streamOnce } from '../helpers/stream-once.js';

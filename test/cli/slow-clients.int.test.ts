@@ -10,7 +10,7 @@ import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type ControlFile, controlFileOf } from '../../src/collector/control/file.js';
+import { type ControlFile, controlFileOf } from '../../src/collector/control/protocol.js';
 import { spawnMarket, waitForLine } from '../helpers/cli.js';
 import { trickle } from '../helpers/trickle.js';
 

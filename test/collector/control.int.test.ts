@@ -10,7 +10,7 @@ import { connect } from 'node:net';
 import { join } from 'node:path';
 import { DuckDBInstance } from '@duckdb/node-api';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { controlFileOf } from '../../src/collector/control/file.js';
+import { controlFileOf } from '../../src/collector/control/protocol.js';
 import { startTestControl, type TestControl } from '../helpers/control.js';
 import { trickle } from '../helpers/trickle.js';
 
@@ -308,8 +308,11 @@ describe('stopping the control endpoint', () => {
     const control = await startTestControl({ queryTimeoutMs: 600_000 });
     try {
       const running = control.sql('SELECT count(*) FROM range(1000000000000)');
-      // The query is under way once DuckDB reports progress on it, or after a moment.
-      await new Promise((r) => setTimeout(r, 300));
+      // The query is under way once the warehouse has given it DuckDB's second thread (after 100 ms).
+      const threads = "SELECT current_setting('threads')::INTEGER AS threads";
+      await expect
+        .poll(async () => Number((await control.warehouse.query(threads))[0]?.threads), { timeout: 10_000 })
+        .toBe(2);
       const closed = control.server.close().then(() => 'closed');
       const bound = new Promise((r) => setTimeout(() => r('still running'), 10_000));
       expect(await Promise.race([closed, bound])).toBe('closed');

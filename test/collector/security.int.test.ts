@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { ControlClient } from '../../src/cli/control-client.js';
-import { type ControlFile, controlFileOf } from '../../src/collector/control/file.js';
+import { type ControlFile, controlFileOf } from '../../src/collector/control/protocol.js';
 import { runMarket, spawnCollector } from '../helpers/cli.js';
 import { startTestService, type TestService } from '../helpers/service.js';
 

@@ -6,7 +6,7 @@ import type { ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { controlFileOf } from '../../src/collector/control/file.js';
+import { controlFileOf } from '../../src/collector/control/protocol.js';
 import { Warehouse } from '../../src/warehouse/index.js';
 import { askCollector, spawnCollector } from '../helpers/cli.js';
 import { startTestService, type TestService } from '../helpers/service.js';

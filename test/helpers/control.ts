@@ -7,8 +7,8 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { request } from 'undici';
-import { type ControlFile, controlFileOf } from '../../src/collector/control/file.js';
 import { lockDownWarehouse } from '../../src/collector/control/lock-down.js';
+import { type ControlFile, controlFileOf } from '../../src/collector/control/protocol.js';
 import {
   type ControlOptions,
   type ControlServer,

@@ -4,7 +4,7 @@ import { once } from 'node:events';
 import { existsSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { expect, vi } from 'vitest';
-import { controlFileOf } from '../../src/collector/control/file.js';
+import { controlFileOf } from '../../src/collector/control/protocol.js';
 
 /** A port free on 127.0.0.1 right now. */
 export async function freePort(): Promise<number> {

@@ -9,6 +9,7 @@ import { randomBytes } from 'node:crypto';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { bearerTokenOf, isSameToken } from '../../shared/bearer-token.js';
 import { ControlError } from './errors.js';
+import { CONTROL_PATHS } from './protocol.js';
 
 /** A fresh random token for one run of the daemon. */
 export function createControlToken(): string {
@@ -49,5 +50,5 @@ export function registerControlAccess(app: FastifyInstance, tokens: ControlToken
 
 /** `GET /metrics` as routed, so that a query string changes nothing. */
 function isMetricsScrape(request: FastifyRequest): boolean {
-  return request.method === 'GET' && request.routeOptions.url === '/metrics';
+  return request.method === 'GET' && request.routeOptions.url === CONTROL_PATHS.metrics;
 }

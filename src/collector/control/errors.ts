@@ -3,31 +3,7 @@
  * JSON, body too large, wrong media type), is answered `{ code, detail }`.
  */
 import type { FastifyError, FastifyInstance } from 'fastify';
-
-/** The codes the control endpoint answers with, and their HTTP status. */
-export const CONTROL_ERROR_STATUS = {
-  invalid_request: 400,
-  not_read_only: 400,
-  query_failed: 400,
-  models_failed: 400,
-  unauthorized: 401,
-  forbidden: 403,
-  not_found: 404,
-  query_timeout: 408,
-  body_too_large: 413,
-  unsupported_media_type: 415,
-  internal_error: 500,
-  stopping: 503,
-} as const;
-
-/** A code of {@link CONTROL_ERROR_STATUS}. */
-export type ControlErrorCode = keyof typeof CONTROL_ERROR_STATUS;
-
-/** The body of every error answer. */
-export interface ControlErrorBody {
-  code: ControlErrorCode;
-  detail: string;
-}
+import { CONTROL_ERROR_STATUS, type ControlErrorBody, type ControlErrorCode } from './protocol.js';
 
 /** A failure a control route throws, answered with its code's status. */
 export class ControlError extends Error {

@@ -2,33 +2,19 @@
  * `POST /export` of the control endpoint: runs a parquet export inside the daemon (which alone may
  * open the warehouse while it runs) and streams NDJSON: progress lines, then a result or an error line.
  */
-import { isAbsolute } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
-import { z } from 'zod';
 import {
   type ExportOptions,
   type ExportProgress,
-  type ExportSummary,
   exportModels,
   isExportInputError,
   type Warehouse,
 } from '../../warehouse/index.js';
 import { ControlError } from './errors.js';
 import { isInside } from './lock-down.js';
-import { answerNdjson, type NdjsonLine } from './ndjson-answer.js';
-
-/** The body of `POST /export`: the options of an export, with the folder given as an absolute path. */
-export const exportRequestSchema = z.object({
-  to: z.string().refine(isAbsolute, 'to must be an absolute path (the daemon may run in another folder)'),
-  models: z.array(z.string()).optional(),
-  since: z.string().optional(),
-  until: z.string().optional(),
-});
-export type ExportRequest = z.infer<typeof exportRequestSchema>;
-
-/** One line of the answer (see ndjson-answer.ts). */
-export type ExportLine = NdjsonLine<ExportProgress, ExportSummary>;
+import { answerNdjson } from './ndjson-answer.js';
+import { CONTROL_PATHS, type ExportRequest, exportRequestSchema } from './protocol.js';
 
 /**
  * Registers `POST /export`, into `folders` only: the locked-down warehouse writes nowhere else
@@ -41,7 +27,7 @@ export function registerExportRoute(
 ): void {
   app
     .withTypeProvider<ZodTypeProvider>()
-    .post('/export', { schema: { body: exportRequestSchema } }, (request, reply) => {
+    .post(CONTROL_PATHS.export, { schema: { body: exportRequestSchema } }, (request, reply) => {
       if (!folders.some((folder) => isInside(folder, request.body.to)))
         throw new ControlError(
           'invalid_request',

@@ -5,32 +5,20 @@
  */
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
-import { z } from 'zod';
-import type { ModelRunSummary, ModelTestResult, Warehouse } from '../../warehouse/index.js';
+import type { Warehouse } from '../../warehouse/index.js';
 import { failedWith } from './errors.js';
-
-/** The body of `POST /models/run` and `POST /models/test` (optional: none means every model). */
-export const modelsRequestSchema = z.object({
-  select: z.array(z.string()).optional(),
-  fullRefresh: z.boolean().optional(),
-});
-export type ModelsRequest = z.infer<typeof modelsRequestSchema>;
-
-/** The answer of `POST /models/run`. */
-export interface ModelsRunAnswer {
-  summary: ModelRunSummary;
-}
-
-/** The answer of `POST /models/test`. */
-export interface ModelsTestAnswer {
-  results: ModelTestResult[];
-}
+import {
+  CONTROL_PATHS,
+  type ModelsRunAnswer,
+  type ModelsTestAnswer,
+  modelsRequestSchema,
+} from './protocol.js';
 
 /** Registers the model routes. */
 export function registerModelRoutes(app: FastifyInstance, warehouse: Warehouse): void {
   const api = app.withTypeProvider<ZodTypeProvider>();
   api.post(
-    '/models/run',
+    CONTROL_PATHS.modelsRun,
     { schema: { body: modelsRequestSchema.optional() } },
     async (request): Promise<ModelsRunAnswer> => {
       const { select = [], fullRefresh = false } = request.body ?? {};
@@ -42,7 +30,7 @@ export function registerModelRoutes(app: FastifyInstance, warehouse: Warehouse):
     },
   );
   api.post(
-    '/models/test',
+    CONTROL_PATHS.modelsTest,
     { schema: { body: modelsRequestSchema.optional() } },
     async (request): Promise<ModelsTestAnswer> => {
       try {

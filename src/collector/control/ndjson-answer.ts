@@ -5,13 +5,7 @@
  */
 import { PassThrough } from 'node:stream';
 import type { FastifyReply } from 'fastify';
-
-/** One line of an NDJSON answer. */
-export type NdjsonLine<P, R> =
-  | { progress: P }
-  | { result: R }
-  /** `input`: the request was bad (nothing was written). */
-  | { error: string; input: boolean };
+import type { NdjsonLine } from './protocol.js';
 
 /** Between keep-alive blank lines while no progress line is due. */
 const KEEPALIVE_MS = 15_000;

@@ -16,12 +16,7 @@ import {
 import { jsonSafeConverter, type Warehouse } from '../../warehouse/index.js';
 import { DEFAULT_QUERY_TIMEOUT_MS } from '../collector-options.js';
 import { ControlError, failedWith } from './errors.js';
-
-/** A column of a query's answer, with its DuckDB type, e.g. `DECIMAL(18,2)`. */
-export interface QueryColumn {
-  name: string;
-  type: string;
-}
+import type { QueryColumn } from './protocol.js';
 
 /** The answer of a query being read. */
 export interface RowStream {

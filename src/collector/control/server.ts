@@ -1,15 +1,14 @@
 /**
- * The daemon's control endpoint, a small Fastify app on loopback: `GET /status`, `POST /sql`
- * (read-only queries through the daemon, which alone may open the warehouse while it runs; see
- * control-sql.ts), `POST /models/run` and `/models/test` (control-models.ts), `POST /export`
- * (control-export.ts), `POST /report` (control-report.ts) and `GET /metrics` (metrics/). Only the owner gets in (see
- * control-access.ts); every error is `{ code, detail }`; slow clients are cut. Its address and
+ * The daemon's control endpoint, a small Fastify app on loopback speaking protocol.ts: `GET
+ * /status`, `POST /sql` (read-only queries through the daemon, which alone may open the warehouse
+ * while it runs; see sql.ts), `POST /models/run` and `/models/test` (models.ts), `POST /export`
+ * (export.ts), `POST /report` (report.ts) and `GET /metrics` (metrics/). Only the owner gets in
+ * (see access.ts); every error is `{ code, detail }`; slow clients are cut. Its address and
  * per-run token are written beside the warehouse (`<warehouse>.collector.json`, mode 600) so
  * `market status`, `sql`, `models`, `export` and `report` find it. Its port may be fixed, and a
  * metrics token given, so that a scraper's config outlives restarts.
  */
-import { randomUUID } from 'node:crypto';
-import { chmod, rename, unlink, writeFile } from 'node:fs/promises';
+import { unlink } from 'node:fs/promises';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import Fastify, { type FastifyHttpOptions, type FastifyInstance } from 'fastify';
@@ -17,6 +16,7 @@ import { validatorCompiler } from 'fastify-type-provider-zod';
 import type { Logger } from 'pino';
 import { answerClientError } from '../../shared/client-error-answer.js';
 import { closeWithin } from '../../shared/close-within.js';
+import { writeOwnerOnly } from '../../shared/owner-only-file.js';
 import { type ClientTimeouts, slowClientOptions } from '../../shared/slow-clients.js';
 import type { Warehouse } from '../../warehouse/index.js';
 import type { CollectorMetrics } from '../metrics/collector-metrics.js';
@@ -25,8 +25,8 @@ import type { SourceStatus } from '../source-status.js';
 import { type ControlTokens, createControlToken, registerControlAccess } from './access.js';
 import { registerControlErrors } from './errors.js';
 import { registerExportRoute } from './export.js';
-import { type ControlFile, controlFileOf } from './file.js';
 import { registerModelRoutes } from './models.js';
+import { CONTROL_PATHS, type ControlFile, controlFileOf, type StatusAnswer } from './protocol.js';
 import { QueryDoor } from './read-only-query.js';
 import { registerReportRoute } from './report.js';
 import { registerSqlRoute } from './sql.js';
@@ -36,14 +36,6 @@ export interface ControlServer {
   port: number;
   /** Interrupts the queries in progress, stops listening and removes the control file. */
   close(): Promise<void>;
-}
-
-/** The answer of `GET /status`. */
-export interface StatusAnswer {
-  pid: number;
-  /** The upstream's clock minus the collector's, in seconds, as measured; null before an answer. */
-  upstreamOffsetSeconds?: number | null;
-  sources: SourceStatus[];
 }
 
 /** Options of {@link startControlServer}. */
@@ -132,7 +124,7 @@ function buildControlApp(
   registerControlErrors(app);
   registerControlAccess(app, tokens, () => `127.0.0.1:${(app.server.address() as AddressInfo).port}`);
   app.get(
-    '/status',
+    CONTROL_PATHS.status,
     async (): Promise<StatusAnswer> => ({
       pid: process.pid,
       upstreamOffsetSeconds: secondsOf(options.upstreamOffsetMs?.() ?? null),
@@ -156,20 +148,4 @@ function clearerListenError(error: unknown, port: number): unknown {
 
 function secondsOf(ms: number | null): number | null {
   return ms === null ? null : ms / 1000;
-}
-
-/**
- * Writes `text` to `file` with mode 600, whatever was there before: written aside (created with
- * that mode), then renamed over, so no other user ever sees the token, even for a moment.
- */
-export async function writeOwnerOnly(file: string, text: string): Promise<void> {
-  const aside = `${file}.${randomUUID()}.tmp`;
-  try {
-    await writeFile(aside, text, { mode: 0o600, flag: 'wx' });
-    await chmod(aside, 0o600);
-    await rename(aside, file);
-  } catch (error) {
-    await unlink(aside).catch(() => undefined);
-    throw error;
-  }
 }

@@ -6,30 +6,17 @@
  * statement refused or unparsable is answered 400 `{ code, detail }` before any line.
  */
 import { Readable } from 'node:stream';
-import type { Json } from '@duckdb/node-api';
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { ControlError, type ControlErrorBody } from './errors.js';
-import type { QueryColumn, QueryDoor, RowStream } from './read-only-query.js';
-
-/** One line of the answer of `POST /sql`. */
-export type SqlLine =
-  | { columns: readonly QueryColumn[] }
-  /** A row: its values in the order of the columns. */
-  | Json[]
-  | { end: { rows: number } }
-  | { error: ControlErrorBody };
-
-const sqlQuerySchema = z.object({
-  /** This query's deadline, instead of the daemon's. */
-  timeoutMs: z.coerce.number().int().positive().max(86_400_000).optional(),
-});
+import { ControlError } from './errors.js';
+import { CONTROL_PATHS, type SqlLine, sqlQuerySchema } from './protocol.js';
+import type { QueryDoor, RowStream } from './read-only-query.js';
 
 /** Registers `POST /sql` on the door. */
 export function registerSqlRoute(app: FastifyInstance, door: QueryDoor): void {
   app.withTypeProvider<ZodTypeProvider>().post(
-    '/sql',
+    CONTROL_PATHS.sql,
     {
       schema: {
         body: z.string().min(1, 'send one SQL statement as text/plain'),

@@ -21,8 +21,8 @@ export interface BatchWriterOptions {
    * of `maxWriteRows` or more queued; otherwise it is brought up to date after every write). Reads stay exact either way
    * (`live_listings` merges the loads not applied yet); a larger value makes a burst cheaper to
    * land (most of its listings come and go before an apply, and each apply has a fixed cost) and a
-   * read during it dearer: at 100,000 rows an apply costs about 1.5 s and a full read of
-   * `live_listings` 0.6-0.8 s (0.3 s at 20,000; 400,000 events landed before). @default 100000
+   * read during it dearer (what each costs at 20,000 and 100,000 rows: test/bench/README.md,
+   * landing). @default 100000
    */
   refreshRows?: number;
   /** Called with the error of a flush started by size or time (the batches' own promises reject too). */
