@@ -10,7 +10,7 @@ import { connect } from 'node:net';
 import { join } from 'node:path';
 import { DuckDBInstance } from '@duckdb/node-api';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { controlFileOf } from '../../src/collector/control/protocol.js';
+import { CONTROL_ERROR_STATUS, CONTROL_PATHS, controlFileOf } from '../../src/collector/control/protocol.js';
 import { startTestControl, type TestControl } from '../helpers/control.js';
 import { trickle } from '../helpers/trickle.js';
 
@@ -187,6 +187,23 @@ describe('POST /sql', () => {
     expect([200, 408]).toContain(answer.status);
     const last = answer.status === 200 ? answer.lines().at(-1).error : answer.json();
     expect(last).toEqual({ code: 'query_timeout', detail: expect.stringMatching(/interrupted/) });
+  });
+});
+
+describe('the protocol', () => {
+  // GET /metrics is routed only with instruments to serve: prometheus.int.test.ts calls it.
+  const posted = Object.entries(CONTROL_PATHS).filter(
+    ([, path]) => path !== '/status' && path !== '/metrics',
+  );
+
+  it('routes GET /status', async () => {
+    expect((await c.call(CONTROL_PATHS.status)).status).toBe(200);
+  });
+
+  it.each(posted)('routes POST %s, checking its body', async (_, path) => {
+    const answer = await c.call(path, { body: '[]', contentType: 'application/json' });
+    expect(answer.status).toBe(CONTROL_ERROR_STATUS.invalid_request);
+    expect(answer.json()).toMatchObject({ code: 'invalid_request' });
   });
 });
 
