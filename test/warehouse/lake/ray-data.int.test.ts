@@ -69,10 +69,10 @@ function sorted(rows: Record<string, unknown>[]): Record<string, unknown>[] {
 }
 
 /**
- * The three answers from `source` (a SQL relation of stg_listing_events, then one of
- * fct_minask_history, each with a `date` column), for the days from SINCE on.
+ * DuckDB's answers over `events` and `minask` (SQL relations of stg_listing_events and
+ * fct_minask_history rows, each with a `date` column), for the days from SINCE on.
  */
-async function answer3(
+async function computeAnswers(
   warehouse: Warehouse,
   events: string,
   minask: string,
@@ -124,7 +124,7 @@ beforeAll(async () => {
          GROUP BY ALL ORDER BY count(*) DESC, market_hash_name LIMIT 1`,
       );
       item = String(top?.market_hash_name);
-      fromWarehouse = await answer3(
+      fromWarehouse = await computeAnswers(
         warehouse,
         `(SELECT *, CAST(received_at AS DATE) AS date FROM stg_listing_events WHERE received_at < TIMESTAMP '${BEFORE.slice(0, 19)}')`,
         `(SELECT *, CAST(minute AS DATE) AS date FROM fct_minask_history WHERE minute < TIMESTAMP '${BEFORE.slice(0, 19)}')`,
@@ -188,7 +188,7 @@ describe('the lake of a collected warehouse', () => {
   it('read by DuckDB through its manifest, gives the answers of the warehouse', async () => {
     const warehouse = await Warehouse.open(':memory:', { readOnly: false });
     try {
-      const fromLake = await answer3(
+      const fromLake = await computeAnswers(
         warehouse,
         lakeRelation('stg_listing_events'),
         lakeRelation('fct_minask_history'),
