@@ -8,7 +8,8 @@ on, so the files of earlier days are never opened. Computed, over the days read:
   how many were listed;
 - per day and item group, from `fct_minask_history`: the day's lowest service minAsk (integer
   cents), its highest listed count, and its minutes;
-- the float histogram of `--item` (new listings, `--buckets` equal buckets of [0, 1)).
+- the float histogram of `--item` (new listings, `--buckets` equal buckets of [0, 1));
+- and the cluster's alive nodes, the files read, and the nodes that read them.
 
 Usage: ray_read.py --address 127.0.0.1:6379 --lake <dir> --since YYYY-MM-DD --item <name>
        [--nodes 3] [--buckets 20]
@@ -25,8 +26,8 @@ import time
 import pyarrow as pa
 import pyarrow.compute as pc
 import ray
-from ray.data.context import ShuffleStrategy
 from ray.data.aggregate import Count, Max, Min
+from ray.data.context import ShuffleStrategy
 from ray.data.datasource.partitioning import Partitioning, PathPartitionFilter
 
 GROUP = ["market_hash_name", "wear", "doppler_phase"]
