@@ -15,7 +15,11 @@ const TEST_NAME = '*.{test,spec}.?(c|m)[jt]s?(x)';
 const INTEGRATION_NAME = '*.int.{test,spec}.?(c|m)[jt]s?(x)';
 
 /** Files that take far longer than any other: they start first, so none is left running alone at the end. */
-const LONGEST = ['test/collector/no-loss.int.test.ts', 'test/cli/slow-clients.int.test.ts'];
+const LONGEST = [
+  'test/warehouse/lake/ray-data.int.test.ts',
+  'test/collector/no-loss.int.test.ts',
+  'test/cli/slow-clients.int.test.ts',
+];
 
 /** Vitest's order (the last run's durations, else file size), except that the longest files go first. */
 class LongestFirst extends BaseSequencer {
