@@ -26,5 +26,6 @@ CREATE TABLE lake_files (
 CREATE TABLE lake_moves (
   move_id VARCHAR NOT NULL,           -- the manifest's move id
   lake_before TIMESTAMP NOT NULL,     -- every row landed before it moved (UTC)
-  moved_at TIMESTAMP NOT NULL         -- when the move was written (UTC)
+  moved_at TIMESTAMP NOT NULL,        -- when the move was written (UTC)
+  lake_dir VARCHAR NOT NULL           -- the lake folder it wrote (absolute): where the next open looks
 );

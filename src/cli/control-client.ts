@@ -11,6 +11,7 @@ import { Agent, type Dispatcher, request } from 'undici';
 import type { ControlErrorBody } from '../collector/control/errors.js';
 import type { ExportRequest } from '../collector/control/export.js';
 import { type ControlFile, controlFileOf } from '../collector/control/file.js';
+import type { LakeMoveAnswer, LakeMoveRequest } from '../collector/control/lake.js';
 import type { ModelsRequest, ModelsRunAnswer, ModelsTestAnswer } from '../collector/control/models.js';
 import type { NdjsonLine } from '../collector/control/ndjson-answer.js';
 import type { QueryColumn } from '../collector/control/read-only-query.js';
@@ -20,6 +21,7 @@ import type { SqlLine } from '../collector/control/sql.js';
 import type {
   ExportProgress,
   ExportSummary,
+  LakeMoveSummary,
   ModelRunSummary,
   ModelTestResult,
   ReportProgress,
@@ -113,6 +115,12 @@ export class ControlClient implements WarehouseWork {
     const answer = (await (
       await this.request('POST', '/models/run', request)
     ).body.json()) as ModelsRunAnswer;
+    return answer.summary;
+  }
+
+  /** Moves every row landed before the request's instant into the collector's lake. */
+  async moveToLake(request: LakeMoveRequest): Promise<LakeMoveSummary> {
+    const answer = (await (await this.request('POST', '/lake/move', request)).body.json()) as LakeMoveAnswer;
     return answer.summary;
   }
 

@@ -16,6 +16,7 @@ import {
   moveToLake,
   openLake,
   readLakeStatus,
+  recordedLakeDir,
 } from './lake/index.js';
 import type { WarehouseBatch, WriteSummary } from './landing/batch.js';
 import { landBatch } from './landing/land-batch.js';
@@ -62,7 +63,8 @@ export interface WarehouseOptions {
   checkpointThreshold?: string;
   /**
    * The lake folder: the old days moved out of the file (see {@link Warehouse.moveToLake}), read
-   * with the file's rows by every view and model. @default `lake` beside the warehouse file (none for `:memory:`)
+   * with the file's rows by every view and model. @default the folder the file last moved to, else
+   * `lake` beside the warehouse file (none for `:memory:`)
    */
   lakeDir?: string;
 }
@@ -132,7 +134,7 @@ export class Warehouse {
     try {
       db = await openDatabase(path, options);
       const clock = options.clock ?? Date.now;
-      const lakeDir = lakeDirOf(path, options.lakeDir);
+      const lakeDir = await lakeDirOf(db, path, options.lakeDir);
       // The lake first: a move a kill interrupted is finished, and the typed views read its views.
       if (!readOnly) await openLake({ ...lakeContext(db, clock), dir: lakeDir });
       const liveSet = readOnly ? false : await createDerivedViews(db);
@@ -355,10 +357,11 @@ async function openDatabase(path: string, options: WarehouseOptions): Promise<Da
   }
 }
 
-/** The lake folder of the file at `path`: `chosen`, else `lake` beside it; none in memory. */
-function lakeDirOf(path: string, chosen: string | undefined): string | null {
+/** The lake folder of the file at `path`: `chosen`, else the one it last moved to, else `lake` beside it; none in memory. */
+async function lakeDirOf(db: Database, path: string, chosen: string | undefined): Promise<string | null> {
   if (chosen !== undefined) return resolve(chosen);
-  return path === ':memory:' ? null : join(dirname(resolve(path)), 'lake');
+  if (path === ':memory:') return null;
+  return (await recordedLakeDir(db)) ?? join(dirname(resolve(path)), 'lake');
 }
 
 /** How a lake move or open reaches `db`: the writer's transactions and connections of its own. */

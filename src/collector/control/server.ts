@@ -18,7 +18,7 @@ import type { Logger } from 'pino';
 import { answerClientError } from '../../shared/client-error-answer.js';
 import { closeWithin } from '../../shared/close-within.js';
 import { type ClientTimeouts, slowClientOptions } from '../../shared/slow-clients.js';
-import type { Warehouse } from '../../warehouse/index.js';
+import type { LakeStatus, Warehouse } from '../../warehouse/index.js';
 import type { CollectorMetrics } from '../metrics/collector-metrics.js';
 import { registerMetricsRoute } from '../metrics/metrics-route.js';
 import type { SourceStatus } from '../source-status.js';
@@ -26,6 +26,7 @@ import { type ControlTokens, createControlToken, registerControlAccess } from '.
 import { registerControlErrors } from './errors.js';
 import { registerExportRoute } from './export.js';
 import { type ControlFile, controlFileOf } from './file.js';
+import { registerLakeRoute } from './lake.js';
 import { registerModelRoutes } from './models.js';
 import { QueryDoor } from './read-only-query.js';
 import { registerReportRoute } from './report.js';
@@ -44,6 +45,8 @@ export interface StatusAnswer {
   /** The upstream's clock minus the collector's, in seconds, as measured; null before an answer. */
   upstreamOffsetSeconds?: number | null;
   sources: SourceStatus[];
+  /** What the lake holds: days, files, bytes, rows, and the instant before which every row is in it. */
+  lake?: LakeStatus;
 }
 
 /** Options of {@link startControlServer}. */
@@ -137,12 +140,14 @@ function buildControlApp(
       pid: process.pid,
       upstreamOffsetSeconds: secondsOf(options.upstreamOffsetMs?.() ?? null),
       sources: status(),
+      lake: await warehouse.lakeStatus(),
     }),
   );
   registerSqlRoute(app, door);
   registerModelRoutes(app, warehouse);
   registerExportRoute(app, warehouse, options.exportDirs);
   registerReportRoute(app, warehouse);
+  registerLakeRoute(app, warehouse);
   if (options.metrics) registerMetricsRoute(app, options.metrics);
   return app;
 }

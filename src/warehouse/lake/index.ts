@@ -15,5 +15,5 @@ export {
   type LakeMove,
   readLakeManifest,
 } from './manifest.js';
-export { type LakeMoveSummary, type MoveContext, moveToLake, openLake } from './move.js';
+export { type LakeMoveSummary, type MoveContext, moveToLake, openLake, recordedLakeDir } from './move.js';
 export { hotTableOf, isLakeModel, LAKE_RELATIONS, type LakeRelation, lakeRelation } from './relations.js';

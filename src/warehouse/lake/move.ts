@@ -114,6 +114,15 @@ export async function moveToLake(context: MoveContext, before: number): Promise<
   return summary;
 }
 
+/** The lake folder the file's last completed move wrote, or null before any (or without the lake's tables). */
+export async function recordedLakeDir(sql: SqlRunner): Promise<string | null> {
+  if (!(await hasLake(sql))) return null;
+  const [last] = await sql.all<{ dir: string }>(
+    'SELECT lake_dir AS dir FROM lake_moves ORDER BY lake_before DESC LIMIT 1',
+  );
+  return last?.dir ?? null;
+}
+
 /** Each relation's bound now, epoch ms. */
 async function readBounds(sql: SqlRunner): Promise<Map<string, number>> {
   const rows = await sql.all<{ relation: string; ms: bigint | number }>(
@@ -232,11 +241,15 @@ export async function finishMove(context: MoveContext, manifest: LakeManifest): 
       });
     }
     await recordFiles(sql, context.dir, manifest);
-    await sql.run('INSERT INTO lake_moves VALUES ($id, CAST($before AS TIMESTAMP), CAST($at AS TIMESTAMP))', {
-      id: last.id,
-      before: timestampText(before),
-      at: timestampText(Date.parse(last.at)),
-    });
+    await sql.run(
+      'INSERT INTO lake_moves VALUES ($id, CAST($before AS TIMESTAMP), CAST($at AS TIMESTAMP), $dir)',
+      {
+        dir: context.dir,
+        id: last.id,
+        before: timestampText(before),
+        at: timestampText(Date.parse(last.at)),
+      },
+    );
     await createWholeViews(sql);
   });
 }
