@@ -8,6 +8,7 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { DuckDBInstance } from '@duckdb/node-api';
 import { afterEach, beforeEach, expect, it } from 'vitest';
+import { createLakeTask } from '../../../src/collector/warehouse-tasks.js';
 import { exportModels, Warehouse } from '../../../src/warehouse/index.js';
 import { makeTempDir, T0 } from '../fixtures.js';
 import { DAY, landDays, printRelations } from './lake-fixture.js';
@@ -132,6 +133,20 @@ it(
     await expect(warehouse.moveToLake(clock.now + 1)).rejects.toThrow(/after now/);
     expect((await warehouse.moveToLake(T0)).moveId).toBeNull();
     expect(existsSync(join(dir, 'lake', 'manifest.json'))).toBe(false);
+  },
+  SLOW,
+);
+
+it(
+  'moves on schedule the days older than the hot window, keeping today and --hot-days days before it',
+  async () => {
+    await landDays(warehouse, clock, dir, 3);
+    clock.now = T0 + 3 * DAY + 5 * 3_600_000;
+    const moved = await createLakeTask(warehouse, 1).run(new AbortController().signal);
+    expect(moved).toBeGreaterThan(0);
+    expect(await warehouse.lakeStatus()).toMatchObject({ days: 2, before: '2026-11-03T00:00:00.000Z' });
+    // The next run that day finds nothing older left.
+    expect(await createLakeTask(warehouse, 1).run(new AbortController().signal)).toBe(0);
   },
   SLOW,
 );
