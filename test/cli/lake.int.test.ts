@@ -111,6 +111,18 @@ describe('market lake move through a running collector', () => {
     const expected = await landedBefore(instant);
     expect(expected).toMatch(/listing_observations,[1-9]/);
 
+    const elsewhere = await runMarket([
+      'lake',
+      'move',
+      '--warehouse',
+      warehouse,
+      '--before',
+      before,
+      '--lake',
+      t.dir,
+    ]);
+    expect(elsewhere.code).toBe(2);
+    expect(elsewhere.stderr).toMatch(/moves into its own lake/);
     const moved = await runMarket(['lake', 'move', '--warehouse', warehouse, '--before', before]);
     expect(moved.code, moved.stderr).toBe(0);
     expect(moved.stdout).toMatch(/raw_listing_observations\s+\|\s+1\s+\|\s+\d+/);
