@@ -37,11 +37,25 @@ export async function collect(flags: Record<string, unknown>): Promise<void> {
 
 /** The collector's option groups from the flags (already in the collector's units). */
 function collectorOptionsOf(config: ConfigOf<typeof collectFlags>): CollectorOptions {
-  const { baseUrl, apiKey, readBudget, warehouse, warehouseMemory, exportCron, reportCron, ...rest } = config;
+  const {
+    baseUrl,
+    apiKey,
+    readBudget,
+    warehouse,
+    warehouseMemory,
+    exportCron,
+    reportCron,
+    lakeCron,
+    ...rest
+  } = config;
   return {
     api: { baseUrl, apiKey, readBudget },
     freshness: rest.freshness,
-    warehouse: { path: warehouse, memoryLimit: warehouseMemory },
+    warehouse: {
+      path: warehouse,
+      memoryLimit: warehouseMemory,
+      ...(rest.lakeDir ? { lakeDir: rest.lakeDir } : {}),
+    },
     sources: {
       games: rest.games,
       snapshotCron: rest.snapshotCron,
@@ -62,6 +76,8 @@ function collectorOptionsOf(config: ConfigOf<typeof collectFlags>): CollectorOpt
       queryTimeoutMs: rest.queryTimeoutMs,
       ...(exportCron ? { exportCron } : {}),
       ...(reportCron ? { reportCron } : {}),
+      ...(lakeCron ? { lakeCron } : {}),
+      hotDays: rest.hotDays,
     },
   };
 }

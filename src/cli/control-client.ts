@@ -14,6 +14,8 @@ import {
   type ControlFile,
   controlFileOf,
   type ExportRequest,
+  type LakeMoveAnswer,
+  type LakeMoveRequest,
   type ModelsRequest,
   type ModelsRunAnswer,
   type ModelsTestAnswer,
@@ -26,6 +28,7 @@ import {
 import type {
   ExportProgress,
   ExportSummary,
+  LakeMoveSummary,
   ModelRunSummary,
   ModelTestResult,
   ReportProgress,
@@ -119,6 +122,12 @@ export class ControlClient implements WarehouseWork {
     const answer = (await (
       await this.request('POST', CONTROL_PATHS.modelsRun, request)
     ).body.json()) as ModelsRunAnswer;
+    return answer.summary;
+  }
+
+  /** Moves every row landed before the request's instant into the collector's lake. */
+  async moveToLake(request: LakeMoveRequest): Promise<LakeMoveSummary> {
+    const answer = (await (await this.request('POST', '/lake/move', request)).body.json()) as LakeMoveAnswer;
     return answer.summary;
   }
 

@@ -1,16 +1,18 @@
 /**
- * The warehouse work of `market sql`, `models`, `export` and `report` on the file opened in this
+ * The warehouse work of `market sql`, `models`, `export`, `report` and `lake move` on the file opened in this
  * command's own process, when no collector holds it: each call opens the file (read-only unless
  * it builds models), does its work and closes it.
  */
 
 import { DEFAULT_QUERY_TIMEOUT_MS } from '../collector/collector-options.js';
 import { exportOptionsOf, streamQuery } from '../collector/control/index.js';
-import type { ModelsRequest } from '../collector/control/protocol.js';
+import type { LakeMoveRequest, ModelsRequest } from '../collector/control/protocol.js';
 import {
   buildReport,
   exportModels,
   isExportInputError,
+  isLakeInputError,
+  type LakeMoveSummary,
   type ModelRunSummary,
   type ModelTestResult,
   Warehouse,
@@ -68,6 +70,14 @@ export class LocalWarehouse implements WarehouseWork {
     return this.open(true, (warehouse) => buildReport(warehouse, options));
   }
 
+  moveToLake(request: LakeMoveRequest): Promise<LakeMoveSummary> {
+    return this.open(
+      false,
+      (warehouse) => warehouse.moveToLake(Date.parse(request.before)),
+      (error) => (isLakeInputError(error) ? 2 : 1),
+    );
+  }
+
   /**
    * Opens the warehouse with the flags' memory limit, runs `use`, and closes it; a failure becomes a
    * CliError with its message and the exit code `exitCodeOf` gives (2, a user's mistake, by default).
@@ -83,6 +93,7 @@ export class LocalWarehouse implements WarehouseWork {
         readOnly,
         memoryLimit: this.flags.warehouseMemory,
         ...(this.modelsDir ? { modelsDir: this.modelsDir } : {}),
+        ...(this.flags.lakeDir ? { lakeDir: this.flags.lakeDir } : {}),
       });
     } catch (error) {
       throw new CliError((error as Error).message);

@@ -15,6 +15,7 @@ import {
   exportFlags,
   keysCreateFlags,
   keysFlags,
+  lakeMoveFlags,
   modelsRunFlags,
   modelsTestFlags,
   reportFlags,
@@ -108,6 +109,18 @@ withOptions(
     ),
   modelsTestFlags,
 ).action(async (flags) => (await import('./models.js')).modelsTest(flags));
+
+const lake = program
+  .command('lake')
+  .description('the lake: old days of the warehouse as parquet beside it, read with the file');
+withOptions(
+  lake
+    .command('move')
+    .description(
+      'move every row landed before --before out of the warehouse file into the lake (through the running collector, or directly)',
+    ),
+  lakeMoveFlags,
+).action(async (flags) => (await import('./lake.js')).lakeMove(flags));
 
 withOptions(
   program

@@ -35,6 +35,30 @@ const warehouseFlags = {
   ),
 };
 
+/** The lake folder, as every command that opens the warehouse read-write takes it. */
+const lakeDir = flag(
+  '--lake <path>',
+  'the lake folder, where days older than the hot window move (default: the one the warehouse last moved to, else lake/ beside the file)',
+  z.string().min(1).optional(),
+  { env: 'MARKET_LAKE' },
+);
+
+/** The lake's schedule on `market collect` and `market run`. */
+const lakeFlags = {
+  lakeDir,
+  hotDays: flag(
+    '--hot-days <n>',
+    'whole days (UTC) before today a scheduled lake move keeps in the warehouse file',
+    int(0, 100_000),
+    { fallback: String(work.hotDays) },
+  ),
+  lakeCron: flag(
+    '--lake-cron <expr>',
+    'cron schedule (UTC) of moves of the days older than --hot-days into the lake; none by default',
+    cron('"0 3 * * *" (daily at 03:00)').optional(),
+  ),
+};
+
 /** The collector's control endpoint, fixed for a scraper (`market collect` and `market run`). */
 const controlFlags = {
   controlPort: flag(
@@ -292,13 +316,22 @@ export const collectFlags = {
     cronOrOff('"* * * * *"'),
     { fallback: work.modelsCron ?? 'off' },
   ),
+  ...lakeFlags,
   ...controlFlags,
   logLevel: level('info'),
   logFormat: format,
 };
 
 /** `market run`. */
-export const runFlags = { port, db, listings, ...warehouseFlags, ...controlFlags, logFormat: format };
+export const runFlags = {
+  port,
+  db,
+  listings,
+  ...warehouseFlags,
+  ...lakeFlags,
+  ...controlFlags,
+  logFormat: format,
+};
 
 /** `market status`. */
 export const statusFlags = {
@@ -346,6 +379,29 @@ export const modelsRunFlags = {
   ...warehouseFlags,
   select: select('comma-separated models to build, with what they depend on'),
   fullRefresh: flag('--full-refresh', 'rebuild incremental models from scratch', z.boolean().optional()),
+};
+
+/** `market lake move`. */
+export const lakeMoveFlags = {
+  ...warehouseFlags,
+  lakeDir,
+  before: flag(
+    '--before <time>',
+    'move every row landed before this ISO 8601 time (UTC unless it gives an offset), e.g. 2026-11-20T00:00:00Z',
+    z
+      .string({ message: 'give --before <ISO 8601 time>' })
+      .refine(
+        (v) => /^\d{4}-\d\d-\d\d(T[\d:.]+(Z|[+-]\d\d:\d\d)?)?$/.test(v) && Number.isFinite(Date.parse(v)),
+        {
+          message: '--before is an ISO 8601 time, e.g. 2026-11-20T00:00:00Z',
+        },
+      )
+      .transform((v) =>
+        new Date(
+          /T.*(Z|[+-]\d\d:\d\d)$/.test(v) ? v : `${v.includes('T') ? v : `${v}T00:00:00`}Z`,
+        ).toISOString(),
+      ),
+  ),
 };
 
 /** `market models test`. */

@@ -73,8 +73,19 @@ export async function run(flags: Record<string, unknown>): Promise<void> {
   const log = createLogger('collector', 'info', config.logFormat);
   const collector = await startCollector({
     api: { baseUrl: service.baseUrl, apiKey: collectorKey },
-    warehouse: { path: warehousePath, memoryLimit: config.warehouseMemory },
-    work: { exportCron: '0 * * * *', exportDir, reportCron: '0 * * * *', reportDir },
+    warehouse: {
+      path: warehousePath,
+      memoryLimit: config.warehouseMemory,
+      ...(config.lakeDir ? { lakeDir: config.lakeDir } : {}),
+    },
+    work: {
+      exportCron: '0 * * * *',
+      exportDir,
+      reportCron: '0 * * * *',
+      reportDir,
+      ...(config.lakeCron ? { lakeCron: config.lakeCron } : {}),
+      hotDays: config.hotDays,
+    },
     control,
     logger: log,
     onFatal: (error) => {

@@ -18,4 +18,7 @@ Warehouse work, whether scheduled or asked for with market models run / export /
   models built=N rows      rows of the models built by the refreshes
   export exported=N rows   rows written to parquet
   report drawn=N charts    charts drawn into reports
+The lake (market lake move, market collect --lake-cron):
+  lake days=N files=N bytes=N before=T   days, parquet files and bytes moved out of the
+                 warehouse file; every row landed before T is in the lake
 `;

@@ -1,5 +1,6 @@
 /** `market status`: what each source of a running collector is doing, asked through its control endpoint. */
 import type { FreshnessState, SourceStatus } from '../collector/index.js';
+import type { LakeStatus } from '../warehouse/index.js';
 import { CliError } from './cli-error.js';
 import { ControlClient } from './control-client.js';
 import { parseFlags } from './flags.js';
@@ -34,8 +35,15 @@ export async function status(read: Record<string, unknown>): Promise<void> {
   process.stdout.write(
     flags.json
       ? `${JSON.stringify(body, null, 2)}\n`
-      : `collector pid ${body.pid}${offset(body.upstreamOffsetSeconds)} (market status --help explains each figure)\n${formatStatus(body.sources)}\n`,
+      : `collector pid ${body.pid}${offset(body.upstreamOffsetSeconds)} (market status --help explains each figure)\n${formatStatus(body.sources)}\n${lakeLine(body.lake)}`,
   );
+}
+
+/** The lake's line: its days, files and bytes, and the instant before which every row is in it. */
+function lakeLine(lake: LakeStatus | undefined): string {
+  if (lake === undefined) return '';
+  const before = lake.before === null ? ' (nothing moved yet)' : ` before=${lake.before}`;
+  return `lake days=${lake.days} files=${lake.files} bytes=${lake.bytes}${before}\n`;
 }
 
 /** Prints one line per source not ok; returns the exit code of the worst state. */

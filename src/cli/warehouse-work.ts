@@ -1,13 +1,19 @@
 /**
- * What `market sql`, `models`, `export` and `report` do on a warehouse, as one interface with two
+ * What `market sql`, `models`, `export`, `report` and `lake move` do on a warehouse, as one interface with two
  * implementations: the control client does the work inside the collector running on the file
  * (DuckDB lets one process open it), `LocalWarehouse` on the file opened here; open-warehouse.ts
  * picks one.
  */
-import type { ExportRequest, ModelsRequest, ReportRequest } from '../collector/control/protocol.js';
+import type {
+  ExportRequest,
+  LakeMoveRequest,
+  ModelsRequest,
+  ReportRequest,
+} from '../collector/control/protocol.js';
 import type {
   ExportProgress,
   ExportSummary,
+  LakeMoveSummary,
   ModelRunSummary,
   ModelTestResult,
   ReportProgress,
@@ -20,6 +26,8 @@ export interface WarehouseFlags {
   warehouse: string;
   /** DuckDB's memory limit, e.g. `1GB`. */
   warehouseMemory: string;
+  /** The lake folder (`market lake move --lake`); none: the warehouse's own. */
+  lakeDir?: string | undefined;
 }
 
 /** The work on one warehouse. */
@@ -40,4 +48,6 @@ export interface WarehouseWork {
   export(request: ExportRequest, onProgress: (progress: ExportProgress) => void): Promise<ExportSummary>;
   /** Builds a market report. */
   report(request: ReportRequest, onProgress: (progress: ReportProgress) => void): Promise<ReportSummary>;
+  /** Moves every row landed before the request's instant into the lake. */
+  moveToLake(request: LakeMoveRequest): Promise<LakeMoveSummary>;
 }

@@ -28,6 +28,8 @@ export interface WarehouseFileOptions {
   modelsDir?: string;
   /** Batch writer flush delay. @default 500 */
   flushMs?: number;
+  /** The lake folder, where old days move. @default the warehouse's (`lake` beside the file) */
+  lakeDir?: string;
 }
 
 /** Which sources run, and how often (every interval suits the published limits). */
@@ -74,6 +76,10 @@ export interface WarehouseWorkOptions {
   reportDir?: string;
   /** Deadline of a query through the control endpoint (`market sql`). @default 60_000 */
   queryTimeoutMs?: number;
+  /** Moves of the days older than `hotDays` into the lake; none when not given. */
+  lakeCron?: string;
+  /** Whole days (UTC) a scheduled lake move keeps in the file besides today. @default 7 */
+  hotDays?: number;
 }
 
 /** The control endpoint, fixed so that a scraper's config outlives restarts. */
@@ -110,7 +116,9 @@ export const COLLECTOR_DEFAULTS: {
   api: Required<Pick<ApiOptions, 'readBudget'>>;
   warehouse: Required<Pick<WarehouseFileOptions, 'path' | 'flushMs'>>;
   sources: Required<SourceOptions>;
-  work: Required<Pick<WarehouseWorkOptions, 'modelsCron' | 'exportDir' | 'reportDir' | 'queryTimeoutMs'>>;
+  work: Required<
+    Pick<WarehouseWorkOptions, 'modelsCron' | 'exportDir' | 'reportDir' | 'queryTimeoutMs' | 'hotDays'>
+  >;
   control: Required<Pick<ControlEndpointOptions, 'port'>>;
 } = {
   api: { readBudget: 95 },
@@ -132,6 +140,7 @@ export const COLLECTOR_DEFAULTS: {
     exportDir: 'data/exports',
     reportDir: 'data/reports',
     queryTimeoutMs: DEFAULT_QUERY_TIMEOUT_MS,
+    hotDays: 7,
   },
   control: { port: 0 },
 };

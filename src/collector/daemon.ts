@@ -28,6 +28,7 @@ import { createSweepTask } from './sources/sweep-source.js';
 import { UpstreamClock } from './upstream-clock.js';
 import {
   createExportTask,
+  createLakeTask,
   createModelsTask,
   createReportTask,
   watchWarehouseWork,
@@ -54,10 +55,12 @@ export async function startCollector(options: CollectorOptions): Promise<Running
   const warehouse = await Warehouse.open(file.path, {
     ...(file.modelsDir ? { modelsDir: file.modelsDir } : {}),
     ...(file.memoryLimit ? { memoryLimit: file.memoryLimit } : {}),
+    ...(file.lakeDir ? { lakeDir: file.lakeDir } : {}),
   });
   const exportDir = resolve(work.exportDir);
   const reportDir = resolve(work.reportDir);
-  await lockDownWarehouse(warehouse, [warehouse.stagingDir, exportDir, reportDir]);
+  const lakeDir = warehouse.lakeDir === null ? [] : [warehouse.lakeDir];
+  await lockDownWarehouse(warehouse, [warehouse.stagingDir, exportDir, reportDir, ...lakeDir]);
   const fatal =
     options.onFatal ??
     ((error: unknown) => log.fatal({ err: error }, 'cannot write the warehouse; a restart resumes'));
@@ -132,6 +135,7 @@ export async function startCollector(options: CollectorOptions): Promise<Running
     () => createExportTask(warehouse, exportDir, boards.exports),
     'scheduled export failed',
   );
+  scheduled(work.lakeCron, () => createLakeTask(warehouse, work.hotDays), 'scheduled lake move failed');
   scheduled(
     work.reportCron,
     () => createReportTask(warehouse, reportDir, boards.reports),

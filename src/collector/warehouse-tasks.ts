@@ -63,6 +63,21 @@ export function createModelsTask(warehouse: Warehouse, onDone?: (durationMs: num
   };
 }
 
+/**
+ * The scheduled lake move: every row landed before the start of the UTC day `hotDays` days before
+ * today moves to the lake (see `Warehouse.moveToLake`); `landed` counts the rows moved.
+ */
+export function createLakeTask(warehouse: Warehouse, hotDays: number): SourceTask {
+  return {
+    board: new StatusBoard('lake'),
+    async run() {
+      const today = warehouse.clock() - (warehouse.clock() % DAY_MS);
+      const summary = await warehouse.moveToLake(today - hotDays * DAY_MS);
+      return Object.values(summary.relations).reduce((sum, r) => sum + r.rows, 0);
+    },
+  };
+}
+
 /** The scheduled report task on `board` (see {@link watchWarehouseWork}, which counts its charts). */
 export function createReportTask(warehouse: Warehouse, dir: string, board: StatusBoard): SourceTask {
   return {

@@ -17,6 +17,12 @@ export {
   type ModelExportSummary,
 } from './export/index.js';
 export { jsonSafeConverter } from './json-values.js';
+export {
+  isLakeInputError,
+  LakeInputError,
+  type LakeMoveSummary,
+  type LakeStatus,
+} from './lake/index.js';
 export type { LoadSummary, WarehouseBatch, WriteSummary } from './landing/batch.js';
 export { countBatchRows } from './landing/batch.js';
 export { BatchWriter, type BatchWriterOptions } from './landing/batch-writer.js';

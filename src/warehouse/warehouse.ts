@@ -2,12 +2,22 @@
 import { randomUUID } from 'node:crypto';
 import { mkdir, mkdtemp, rename, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import type { DuckDBConnection, DuckDBResultReader } from '@duckdb/node-api';
 import { Database, DatabaseOpenError, type Params } from '../shared/database.js';
 import { findSqlDir } from '../shared/project-root.js';
 import { WarehouseLockedError, WarehouseWriteError } from './errors.js';
 import { jsonSafeConverter } from './json-values.js';
+import {
+  connectionRunner,
+  type LakeMoveSummary,
+  type LakeStatus,
+  type MoveContext,
+  moveToLake,
+  openLake,
+  readLakeStatus,
+  recordedLakeDir,
+} from './lake/index.js';
 import type { WarehouseBatch, WriteSummary } from './landing/batch.js';
 import { landBatch } from './landing/land-batch.js';
 import { clearStagingDir } from './landing/staging.js';
@@ -52,6 +62,12 @@ export interface WarehouseOptions {
    * kill -9) replay a longer log. @default {@link WAREHOUSE_DEFAULTS} (`64MB`)
    */
   checkpointThreshold?: string;
+  /**
+   * The lake folder: the old days moved out of the file (see {@link Warehouse.moveToLake}), read
+   * with the file's rows by every view and model. @default the folder the file last moved to, else
+   * `lake` beside the warehouse file (none for `:memory:`)
+   */
+  lakeDir?: string;
 }
 
 /** The folder of the warehouse migrations, `sql/warehouse` (see `findSqlDir`). */
@@ -97,6 +113,8 @@ export class Warehouse {
     private readonly modelsDir: string,
     /** Whether the file has the live set's state (a layout opened with older migrations has not). */
     private readonly liveSet: boolean,
+    /** The lake folder, absolute (null for a file in memory). */
+    readonly lakeDir: string | null,
   ) {}
 
   /**
@@ -111,11 +129,24 @@ export class Warehouse {
     let db: Database | undefined;
     try {
       db = await openDatabase(path, options);
+      const clock = options.clock ?? Date.now;
+      const lakeDir = await lakeDirOf(db, path, options.lakeDir);
+      // The lake first: a move a kill interrupted is finished, and the typed views read its views.
+      if (!readOnly) await openLake({ ...lakeContext(db, clock), dir: lakeDir });
       const liveSet = readOnly ? false : await createDerivedViews(db);
       const stagingDir = readOnly ? '' : await prepareStagingDir(path, options.stagingDir);
       const modelsDir = options.modelsDir ?? findSqlDir('models');
-      const clock = options.clock ?? Date.now;
-      const warehouse = new Warehouse(path, readOnly, key, db, clock, stagingDir, modelsDir, liveSet);
+      const warehouse = new Warehouse(
+        path,
+        readOnly,
+        key,
+        db,
+        clock,
+        stagingDir,
+        modelsDir,
+        liveSet,
+        lakeDir,
+      );
       // What landed before (a migrated file, a crash between a landing and its refresh) is applied now.
       await warehouse.applyLanded();
       return warehouse;
@@ -220,6 +251,33 @@ export class Warehouse {
     return next;
   }
 
+  /**
+   * Moves every row landed before `before` (epoch ms; not after the clock's now) out of the file
+   * into the lake (see `lake/move.ts`), after the model refresh in progress and before the next
+   * one (a refresh meanwhile could write rows the move deletes). Every view and model answers the
+   * same after it. Throws a `LakeInputError` for an instant to come.
+   */
+  moveToLake(before: number): Promise<LakeMoveSummary> {
+    if (this.readOnly) return Promise.reject(new Error(`the warehouse ${this.path} is open read-only`));
+    const dir = this.lakeDir;
+    if (dir === null) return Promise.reject(new Error('a warehouse in memory has no lake'));
+    const next = this.modelQueue.then(async () => {
+      // What the live set and the payload counts derive from the loads pending is read from them here.
+      await this.applyLanded();
+      return moveToLake(
+        { ...lakeContext(this.db, this.clock), dir, withConnection: (use) => this.withConnection(use) },
+        before,
+      );
+    });
+    this.modelQueue = next.catch(() => undefined);
+    return next;
+  }
+
+  /** The lake's days, files and bytes, as the file's last completed move recorded them. */
+  lakeStatus(): Promise<LakeStatus> {
+    return this.withConnection((connection) => readLakeStatus(connectionRunner(connection)));
+  }
+
   /** Runs the tests of the models (all, or the selected ones) on the models as last built. */
   testModels(options: ModelSelection = {}): Promise<ModelTestResult[]> {
     const all = this.models();
@@ -293,6 +351,22 @@ async function openDatabase(path: string, options: WarehouseOptions): Promise<Da
     }
     throw new Error(`cannot open the warehouse ${path}: ${error.reason}`, { cause: error.cause });
   }
+}
+
+/** The lake folder of the file at `path`: `chosen`, else the one it last moved to, else `lake` beside it; none in memory. */
+async function lakeDirOf(db: Database, path: string, chosen: string | undefined): Promise<string | null> {
+  if (chosen !== undefined) return resolve(chosen);
+  if (path === ':memory:') return null;
+  return (await recordedLakeDir(db)) ?? join(dirname(resolve(path)), 'lake');
+}
+
+/** How a lake move or open reaches `db`: the writer's transactions and connections of its own. */
+function lakeContext(db: Database, clock: () => number): Omit<MoveContext, 'dir'> {
+  return {
+    clock,
+    transaction: (work) => db.transaction(work),
+    withConnection: (use) => db.withConnection(use),
+  };
 }
 
 /** Creates the staging folder, clearing files a crashed writer left behind (this process now holds the lock). */

@@ -15,6 +15,7 @@ const BENCHMARKS: Record<string, () => Promise<void>> = {
   webhooks: async () => (await import('./webhooks.bench.js')).run(),
   rows: async () => (await import('./rows.bench.js')).run(),
   growth: async () => (await import('./growth.bench.js')).run(),
+  lake: async () => (await import('./lake.bench.js')).run(),
 };
 
 const wanted = process.argv.slice(2);

@@ -264,6 +264,19 @@ describe('GET /status, POST /models, POST /export and POST /report', () => {
   });
 
   it.each([
+    ['not a time', 'yesterday', /^invalid before: before is an ISO 8601 time/],
+    ['an instant to come', '2999-01-01T00:00:00Z', /after now/],
+  ])('answers a lake move before %s 400 invalid_request, moving nothing', async (_, before, detail) => {
+    const answer = await c.call('/lake/move', {
+      body: JSON.stringify({ before }),
+      contentType: 'application/json',
+    });
+    expect(answer.status).toBe(400);
+    expect(answer.json()).toEqual({ code: 'invalid_request', detail: expect.stringMatching(detail) });
+    expect((await c.call('/status')).json().lake).toMatchObject({ files: 0, before: null });
+  });
+
+  it.each([
     ['a relative folder', () => 'exports', /^invalid to: /],
     ['a folder outside the export folder', () => join(c.dir, 'elsewhere'), /exports only into .*exports/],
   ])('refuses an export to %s before starting it', async (_, to, detail) => {

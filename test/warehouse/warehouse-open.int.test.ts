@@ -17,6 +17,9 @@ const WAREHOUSE_TABLES = [
   'fx_rates',
   'fx_rates_typed',
   'ingest_gaps',
+  'lake_bounds',
+  'lake_files',
+  'lake_moves',
   'listing_events',
   'listing_events_typed',
   'listing_gone',
@@ -101,6 +104,7 @@ describe('Warehouse.open', () => {
       '018_minask_repeats.sql',
       '019_fx_repeats.sql',
       '020_account_state_repeats.sql',
+      '021_lake.sql',
     ]);
     await again.close();
   });

@@ -10,6 +10,8 @@ import { z } from 'zod';
 import type {
   ExportProgress,
   ExportSummary,
+  LakeMoveSummary,
+  LakeStatus,
   ModelRunSummary,
   ModelTestResult,
   ReportProgress,
@@ -45,6 +47,8 @@ export const CONTROL_PATHS = {
   export: '/export',
   /** `POST` a {@link ReportRequest}: NDJSON {@link ReportLine}s. */
   report: '/report',
+  /** `POST` a {@link LakeMoveRequest}: a {@link LakeMoveAnswer}. */
+  lakeMove: '/lake/move',
   /** `GET`: Prometheus' text format (also opened by a metrics token that outlives runs). */
   metrics: '/metrics',
 } as const;
@@ -80,6 +84,8 @@ export interface StatusAnswer {
   /** The upstream's clock minus the collector's, in seconds, as measured; null before an answer. */
   upstreamOffsetSeconds?: number | null;
   sources: SourceStatus[];
+  /** What the lake holds: days, files, bytes, rows, and the instant before which every row is in it. */
+  lake?: LakeStatus;
 }
 
 /** The query string of `POST /sql`. */
@@ -158,3 +164,14 @@ export type ReportRequest = z.infer<typeof reportRequestSchema>;
 
 /** One line of the answer of `POST /report`. */
 export type ReportLine = NdjsonLine<ReportProgress, ReportSummary>;
+
+/** The body of `POST /lake/move`: every row landed before `before` (ISO 8601 with its offset) moves. */
+export const lakeMoveRequestSchema = z.object({
+  before: z.iso.datetime({ offset: true, message: 'before is an ISO 8601 time, e.g. 2026-11-20T00:00:00Z' }),
+});
+export type LakeMoveRequest = z.infer<typeof lakeMoveRequestSchema>;
+
+/** The answer of `POST /lake/move`. */
+export interface LakeMoveAnswer {
+  summary: LakeMoveSummary;
+}

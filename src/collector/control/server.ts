@@ -25,6 +25,7 @@ import type { SourceStatus } from '../source-status.js';
 import { type ControlTokens, createControlToken, registerControlAccess } from './access.js';
 import { registerControlErrors } from './errors.js';
 import { registerExportRoute } from './export.js';
+import { registerLakeRoute } from './lake.js';
 import { registerModelRoutes } from './models.js';
 import { CONTROL_PATHS, type ControlFile, controlFileOf, type StatusAnswer } from './protocol.js';
 import { QueryDoor } from './read-only-query.js';
@@ -129,12 +130,14 @@ function buildControlApp(
       pid: process.pid,
       upstreamOffsetSeconds: secondsOf(options.upstreamOffsetMs?.() ?? null),
       sources: status(),
+      lake: await warehouse.lakeStatus(),
     }),
   );
   registerSqlRoute(app, door);
   registerModelRoutes(app, warehouse);
   registerExportRoute(app, warehouse, options.exportDirs);
   registerReportRoute(app, warehouse);
+  registerLakeRoute(app, warehouse);
   if (options.metrics) registerMetricsRoute(app, options.metrics);
   return app;
 }

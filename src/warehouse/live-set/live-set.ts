@@ -55,14 +55,15 @@ const PENDING_OBSERVATIONS = observationSightings(
 
 /**
  * The pending page items in a winning pass of their listing, with raw_listing_observations'
- * columns: a repeat with the text of the row it repeats (looked up for these few alone).
+ * columns: a repeat with the text of the row it repeats (looked up for these few alone, in the
+ * whole history: the row may be in the lake).
  */
 const WINNING_ITEMS = `(
   SELECT * FROM ${winningRows(pendingRows('raw_listing_observations'))}
   UNION ALL BY NAME
   SELECT s.via, s.pass_id, s.page, s.item, s.listing_id, s.app_id, d.data, s.observed_at, s.load_id, s.ingested_at
   FROM ${winningRows(pendingRows('raw_listing_repeats'))} s
-  JOIN raw_listing_observations d ON d.listing_id = s.listing_id AND d.via = s.same_via AND d.pass_id = s.same_pass_id
+  JOIN history.raw_listing_observations d ON d.listing_id = s.listing_id AND d.via = s.same_via AND d.pass_id = s.same_pass_id
 )`;
 
 /** Stream events of `from` as happenings; only the id is read from each event's data. */
@@ -177,7 +178,7 @@ function fewValues(column: string, from: string): string {
 
 /**
  * A stay a late departure cut short: its first sighting after the departure, from the whole
- * history of those listings alone, read only when there are some ({@link fewValues}). Asked for
+ * history of those listings alone (the lake's days too), read only when there are some ({@link fewValues}). Asked for
  * them plainly, DuckDB hashed the whole history: every read of `live_listings` scanned (and parsed
  * the id of) every landed event, 67 s at 10,000,000 events.
  */
@@ -186,8 +187,8 @@ const CUT_FIRSTS = `
     SELECT h.listing_id, min(h.happened_at) AS first_seen_at, first(h.pos ORDER BY h.happened_at, h.pos DESC NULLS LAST) AS first_pos
     FROM (
       SELECT * FROM (${happenings(
-        'raw_listing_events',
-        observationSightings('raw_listing_observations', 'raw_listing_repeats'),
+        'history.raw_listing_events',
+        observationSightings('history.raw_listing_observations', 'history.raw_listing_repeats'),
         'listing_gone',
       )}) AS a(${HAPPENING})
       WHERE NOT departure AND listing_id IN ${fewValues('listing_id', 'spans WHERE cut_short')}

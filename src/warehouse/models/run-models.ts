@@ -7,6 +7,7 @@
 import { randomUUID } from 'node:crypto';
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { inTransaction } from '../../shared/transaction.js';
+import { connectionRunner, createWholeView, hotTableOf, lakeRelation } from '../lake/index.js';
 import type { Model } from './model.js';
 import { recordBuildTests } from './test-runs.js';
 
@@ -106,13 +107,17 @@ async function buildModel(
   watermark: string,
   fullRefresh: boolean,
 ): Promise<{ mode: ModelRunResult['mode']; rows: number | null }> {
-  const existing = await relationKind(connection, model.name);
   if (model.materialized === 'view') {
     // A model that changed from table to view leaves a table to drop first (and the other way round).
-    if (existing === 'table') await connection.run(`DROP TABLE ${model.name}`);
+    if ((await relationKind(connection, model.name)) === 'table')
+      await connection.run(`DROP TABLE ${model.name}`);
     await connection.run(`CREATE OR REPLACE VIEW ${model.name} AS ${renderModelSql(model, null, watermark)}`);
     return { mode: 'view', rows: null };
   }
+  // A model whose old days moved to the lake builds in `<name>__hot`, its name the view over that and the lake.
+  const moved = (await relationKind(connection, hotTableOf(model.name))) === 'table';
+  const target = moved ? { ...model, name: hotTableOf(model.name) } : model;
+  const existing = await relationKind(connection, target.name);
   const state = await connection.runAndReadAll(
     'SELECT CAST(watermark AS VARCHAR) AS watermark, sql_hash FROM model_state WHERE model = $model',
     { model: model.name },
@@ -125,20 +130,22 @@ async function buildModel(
     previous?.sql_hash === model.hash &&
     !(await upstreamRebuilt(connection, model));
   let rows: number;
-  if (incremental) rows = await mergeIncrement(connection, model, previous.watermark, watermark);
+  if (incremental) rows = await mergeIncrement(connection, target, previous.watermark, watermark);
   else {
-    if (existing === 'view') await connection.run(`DROP VIEW ${model.name}`);
+    if (existing === 'view') await connection.run(`DROP VIEW ${target.name}`);
     // A model built in chunks: the first one creates the table, the others add their rows.
     for (let chunk = 0; chunk < model.chunks; chunk++) {
-      const sql = renderModelSql(model, null, watermark, { chunk, chunks: model.chunks });
+      const sql = renderModelSql(target, null, watermark, { chunk, chunks: model.chunks });
       await connection.run(
         chunk === 0
-          ? `CREATE OR REPLACE TABLE ${model.name} AS ${sql}`
-          : `INSERT INTO ${model.name} SELECT * FROM (${sql})`,
+          ? `CREATE OR REPLACE TABLE ${target.name} AS ${sql}`
+          : `INSERT INTO ${target.name} SELECT * FROM (${sql})`,
       );
     }
-    rows = Number(await scalar(connection, `SELECT count(*) FROM ${model.name}`));
+    rows = Number(await scalar(connection, `SELECT count(*) FROM ${target.name}`));
   }
+  // Columns a full build changed reach the view (rows of the days in the lake read from there).
+  if (moved) await createWholeView(connectionRunner(connection), lakeRelation(model.name));
   await connection.run(
     `INSERT OR REPLACE INTO model_state VALUES ($model, $hash, CAST($watermark AS TIMESTAMP), now()::TIMESTAMP)`,
     { model: model.name, hash: model.hash, watermark },

@@ -1,0 +1,19 @@
+/** The lake: old days of the warehouse as Hive-partitioned parquet beside it, read with the file's rows. */
+export { isLakeInputError, LakeInputError } from './lake-input-error.js';
+export { type LakeStatus, readLakeStatus } from './lake-status.js';
+export {
+  connectionRunner,
+  createWholeView,
+  createWholeViews,
+  hasLake,
+  type SqlRunner,
+} from './lake-views.js';
+export {
+  LAKE_MANIFEST,
+  type LakeFile,
+  type LakeManifest,
+  type LakeMove,
+  readLakeManifest,
+} from './manifest.js';
+export { type LakeMoveSummary, type MoveContext, moveToLake, openLake, recordedLakeDir } from './move.js';
+export { hotTableOf, isLakeModel, LAKE_RELATIONS, type LakeRelation, lakeRelation } from './relations.js';

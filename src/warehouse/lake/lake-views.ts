@@ -1,0 +1,146 @@
+/**
+ * The views that read a relation whole, its rows still in the file and its lake files together:
+ * `history.<table>` for a landing table (what the typed views read), and the model's own name for
+ * a model that moved (its rows built in `<model>__hot`). The file's rows are read from the bound on,
+ * so a row copied to the lake but not yet deleted here is read once; the files are those of the
+ * last move the file completed (`lake_files`), so files a move is writing are not read yet.
+ */
+import type { DuckDBConnection } from '@duckdb/node-api';
+import type { Params } from '../../shared/database.js';
+import { hotTableOf, LAKE_RELATIONS, type LakeRelation } from './relations.js';
+
+/** Runs SQL on the writer's transaction or on a connection of its own. */
+export interface SqlRunner {
+  all<T = Record<string, unknown>>(sql: string, params?: Params): Promise<T[]>;
+  run(sql: string, params?: Params): Promise<void>;
+}
+
+/** `connection` as a {@link SqlRunner}. */
+export function connectionRunner(connection: DuckDBConnection): SqlRunner {
+  return {
+    all: async <T>(sql: string, params?: Params) =>
+      (await connection.runAndReadAll(sql, params)).getRowObjectsJS() as T[],
+    run: async (sql: string, params?: Params) => {
+      await connection.run(sql, params);
+    },
+  };
+}
+
+/** A column of a table, as DuckDB names and types it. */
+export interface Column {
+  name: string;
+  type: string;
+}
+
+/** The columns of `table` (of the main schema), in order. */
+export async function columnsOf(sql: SqlRunner, table: string): Promise<Column[]> {
+  return sql.all<Column>(
+    `SELECT column_name AS name, data_type AS type FROM information_schema.columns
+     WHERE table_schema = 'main' AND table_name = $table ORDER BY ordinal_position`,
+    { table },
+  );
+}
+
+/** `name` quoted as an SQL identifier. */
+export function ident(name: string): string {
+  return `"${name.replaceAll('"', '""')}"`;
+}
+
+/** `text` as an SQL string literal. */
+export function literal(text: string): string {
+  return `'${text.replaceAll("'", "''")}'`;
+}
+
+/** Parquet has no 128-bit integers: such a column is written as its decimal text and cast back when read. */
+export function parquetColumn(column: Column): string {
+  return /HUGEINT/.test(column.type)
+    ? `CAST(${ident(column.name)} AS VARCHAR) AS ${ident(column.name)}`
+    : ident(column.name);
+}
+
+/** Whether `table` is a table of the main schema now. */
+export async function isTable(sql: SqlRunner, table: string): Promise<boolean> {
+  const rows = await sql.all(
+    "SELECT 1 FROM information_schema.tables WHERE table_schema = 'main' AND table_name = $table AND table_type = 'BASE TABLE'",
+    { table },
+  );
+  return rows.length > 0;
+}
+
+/** The table holding a relation's rows that are still in the file (null: a model not built yet). */
+export async function hotTable(sql: SqlRunner, relation: LakeRelation): Promise<string | null> {
+  if (relation.kind === 'raw') return relation.name;
+  if (await isTable(sql, hotTableOf(relation.name))) return hotTableOf(relation.name);
+  return (await isTable(sql, relation.name)) ? relation.name : null;
+}
+
+/** The query reading `relation` whole: the rows of `hot` from `bound` on, and `files`, typed as `hot`'s columns. */
+async function wholeSql(
+  sql: SqlRunner,
+  relation: LakeRelation,
+  hot: string,
+  bound: string | undefined,
+  files: readonly string[],
+): Promise<string> {
+  const columns = await columnsOf(sql, hot);
+  const time = ident(relation.time);
+  const recent =
+    bound === undefined ? '' : ` WHERE ${time} >= TIMESTAMP ${literal(bound)} OR ${time} IS NULL`;
+  const inFile = `SELECT ${columns.map((c) => ident(c.name)).join(', ')} FROM main.${ident(hot)}${recent}`;
+  if (files.length === 0) return inFile;
+  const read = `read_parquet([${files.map(literal).join(', ')}], union_by_name = true)`;
+  // A column the files lack (a model given a column since they were written) reads as null.
+  const present = new Set(
+    (await sql.all<{ column_name: string }>(`DESCRIBE SELECT * FROM ${read}`)).map((c) => c.column_name),
+  );
+  const typed = columns.map((c) =>
+    present.has(c.name)
+      ? `CAST(${ident(c.name)} AS ${c.type}) AS ${ident(c.name)}`
+      : `CAST(NULL AS ${c.type}) AS ${ident(c.name)}`,
+  );
+  return `${inFile}\nUNION ALL\nSELECT ${typed.join(', ')} FROM ${read}`;
+}
+
+/** Each relation's bound and absolute files, as the file's last completed move left them. */
+async function lakeState(
+  sql: SqlRunner,
+): Promise<{ bounds: Map<string, string>; files: Map<string, string[]> }> {
+  if (!(await hasLake(sql))) return { bounds: new Map(), files: new Map() };
+  const bounds = await sql.all<{ relation: string; bound: string }>(
+    'SELECT relation, CAST(lake_before AS VARCHAR) AS bound FROM lake_bounds',
+  );
+  const files = await sql.all<{ relation: string; file: string }>(
+    'SELECT relation, file FROM lake_files ORDER BY relation, day, path',
+  );
+  const byRelation = new Map<string, string[]>();
+  for (const f of files) byRelation.set(f.relation, [...(byRelation.get(f.relation) ?? []), f.file]);
+  return { bounds: new Map(bounds.map((b) => [b.relation, b.bound])), files: byRelation };
+}
+
+/**
+ * (Re)creates the view reading `relation` whole: `history.<table>` for a landing table; for a model
+ * whose rows build in `<model>__hot`, the view of its name (a model not moved yet keeps its table).
+ */
+export async function createWholeView(sql: SqlRunner, relation: LakeRelation): Promise<void> {
+  const hot = await hotTable(sql, relation);
+  if (hot === null || (relation.kind === 'model' && hot === relation.name)) return;
+  if (!(await isTable(sql, hot))) return;
+  const { bounds, files } = await lakeState(sql);
+  const query = await wholeSql(sql, relation, hot, bounds.get(relation.name), files.get(relation.name) ?? []);
+  const view = relation.kind === 'raw' ? `history.${ident(relation.name)}` : `main.${ident(relation.name)}`;
+  await sql.run(`CREATE OR REPLACE VIEW ${view} AS ${query}`);
+}
+
+/**
+ * (Re)creates the whole views of every relation of the lake (of those the file has: one migrated
+ * up to an older layout has no lake, and its `history.*` views read its tables alone).
+ */
+export async function createWholeViews(sql: SqlRunner): Promise<void> {
+  await sql.run('CREATE SCHEMA IF NOT EXISTS history');
+  for (const relation of LAKE_RELATIONS) await createWholeView(sql, relation);
+}
+
+/** Whether the file has the lake's tables (a file opened with older migrations has not). */
+export async function hasLake(sql: SqlRunner): Promise<boolean> {
+  return isTable(sql, 'lake_bounds');
+}

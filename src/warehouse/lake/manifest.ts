@@ -1,0 +1,79 @@
+/**
+ * `<lake>/manifest.json`, the truth of the lake: per relation its files (path, day, rows, bytes),
+ * and the moves that wrote them. Replaced atomically (written aside, fsynced, renamed) as the last
+ * step of a move's writing, so a reader parses a whole one; a file it does not list is a leftover.
+ */
+import { open, readFile, rename } from 'node:fs/promises';
+import { join } from 'node:path';
+import { z } from 'zod';
+
+/** The manifest's file name inside the lake folder. */
+export const LAKE_MANIFEST = 'manifest.json';
+
+const lakeFileSchema = z.object({
+  /** `<relation>/date=YYYY-MM-DD/part-<n>.parquet`, relative to the lake folder, with `/`. */
+  path: z.string(),
+  /** The partition, `YYYY-MM-DD`. */
+  date: z.string(),
+  rows: z.number().int().nonnegative(),
+  bytes: z.number().int().nonnegative(),
+});
+/** One parquet file of the lake. */
+export type LakeFile = z.infer<typeof lakeFileSchema>;
+
+const lakeMoveSchema = z.object({
+  id: z.string(),
+  /** Every row landed before this instant (ISO 8601) moved. */
+  before: z.string(),
+  /** When the move wrote its manifest (ISO 8601). */
+  at: z.string(),
+});
+/** One move that wrote the lake. */
+export type LakeMove = z.infer<typeof lakeMoveSchema>;
+
+const lakeManifestSchema = z.object({
+  format: z.literal(1),
+  relations: z.record(z.string(), z.array(lakeFileSchema)),
+  moves: z.array(lakeMoveSchema),
+});
+/** The whole manifest. */
+export type LakeManifest = z.infer<typeof lakeManifestSchema>;
+
+/** The manifest of the lake at `dir`, or an empty one when it has none yet. */
+export async function readLakeManifest(dir: string): Promise<LakeManifest> {
+  let text: string;
+  try {
+    text = await readFile(join(dir, LAKE_MANIFEST), 'utf8');
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return { format: 1, relations: {}, moves: [] };
+    throw error;
+  }
+  return lakeManifestSchema.parse(JSON.parse(text));
+}
+
+/** Replaces `<dir>/manifest.json` with `manifest`: a temp file beside it, fsynced, renamed over it. */
+export async function writeLakeManifest(dir: string, manifest: LakeManifest): Promise<void> {
+  const relations = Object.fromEntries(
+    Object.entries(manifest.relations).sort(([a], [b]) => (a < b ? -1 : 1)),
+  );
+  const aside = join(dir, `${LAKE_MANIFEST}.tmp`);
+  const handle = await open(aside, 'w');
+  try {
+    await handle.writeFile(`${JSON.stringify({ ...manifest, relations }, null, 2)}\n`);
+    await handle.sync();
+  } finally {
+    await handle.close();
+  }
+  await rename(aside, join(dir, LAKE_MANIFEST));
+  await syncFolder(dir);
+}
+
+/** Makes a rename in `dir` durable. */
+async function syncFolder(dir: string): Promise<void> {
+  const handle = await open(dir, 'r');
+  try {
+    await handle.sync();
+  } finally {
+    await handle.close();
+  }
+}

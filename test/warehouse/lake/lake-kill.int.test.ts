@@ -1,0 +1,67 @@
+/**
+ * A move killed (SIGKILL) at each of its steps (its files written, its manifest renamed, its
+ * deletes begun) loses and duplicates nothing: the next open answers every relation as before the
+ * move, and a second move completes, leaving only the files its manifest lists.
+ */
+import { copyFileSync, mkdirSync, readdirSync, readFileSync } from 'node:fs';
+import { join, relative } from 'node:path';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { Warehouse } from '../../../src/warehouse/index.js';
+import { makeTempDir, startScript, stopScripts, T0 } from '../fixtures.js';
+import { DAY, landDays, printRelations } from './lake-fixture.js';
+
+let dir: string;
+let cleanup: () => void;
+let printed: Record<string, string>;
+beforeAll(async () => {
+  ({ dir, cleanup } = makeTempDir());
+  const clock = { now: T0 };
+  const warehouse = await Warehouse.open(join(dir, 'w.duckdb'), { clock: () => clock.now });
+  await landDays(warehouse, clock, dir, 3);
+  printed = await printRelations(warehouse);
+  await warehouse.close();
+});
+afterEach(() => stopScripts());
+afterAll(() => cleanup());
+
+/** Every parquet file under `lake`, relative to it. */
+function parquetFiles(lake: string): string[] {
+  return readdirSync(lake, { recursive: true, encoding: 'utf8' })
+    .filter((f) => f.endsWith('.parquet'))
+    .map((f) => relative(lake, join(lake, f)))
+    .sort();
+}
+
+describe.each(['copied', 'manifest', 'deleting'])('a move killed at %s', (step) => {
+  it('loses and duplicates nothing, and the next move completes', async () => {
+    const folder = join(dir, step);
+    const path = join(folder, 'w.duckdb');
+    mkdirSync(folder);
+    copyFileSync(join(dir, 'w.duckdb'), path);
+
+    const before = new Date(T0 + 2 * DAY).toISOString();
+    process.env.MARKET_LAKE_CRASH_AT = step;
+    const child = startScript('scripts/lake-move.ts', [path, before]);
+    delete process.env.MARKET_LAKE_CRASH_AT;
+    const ended = await child.exited;
+    expect(ended.signal, ended.stderr).toBe('SIGKILL');
+
+    const warehouse = await Warehouse.open(path);
+    try {
+      expect(await printRelations(warehouse)).toEqual(printed);
+      const second = await warehouse.moveToLake(T0 + 3 * DAY);
+      expect(second.moveId).not.toBeNull();
+      expect(await printRelations(warehouse)).toEqual(printed);
+      const lake = join(folder, 'lake');
+      const manifest = JSON.parse(readFileSync(join(lake, 'manifest.json'), 'utf8'));
+      const listed = Object.values(manifest.relations as Record<string, { path: string }[]>)
+        .flat()
+        .map((f) => f.path)
+        .sort();
+      expect(parquetFiles(lake)).toEqual(listed);
+      expect(manifest.moves.length).toBe(step === 'copied' ? 1 : 2);
+    } finally {
+      await warehouse.close();
+    }
+  }, 180_000);
+});

@@ -1,0 +1,152 @@
+/**
+ * A move to the lake on real DuckDB files: the layout (Hive folders, zstd parquet, the manifest),
+ * and every relation of the README's list, every model, every landing table read whole and every
+ * model's export answer the same before and after it, after a full refresh that reads the raw history from the lake, after
+ * a reopen, and after more days land and build incrementally.
+ */
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { DuckDBInstance } from '@duckdb/node-api';
+import { afterEach, beforeEach, expect, it } from 'vitest';
+import { createLakeTask } from '../../../src/collector/warehouse-tasks.js';
+import { exportModels, Warehouse } from '../../../src/warehouse/index.js';
+import { makeTempDir, T0 } from '../fixtures.js';
+import { DAY, landDays, printRelations } from './lake-fixture.js';
+
+let dir: string;
+let cleanup: () => void;
+let clock: { now: number };
+let warehouse: Warehouse;
+const path = () => join(dir, 'w.duckdb');
+/** Three days landed and every relation printed three times or more: longer than vitest's default on a busy machine. */
+const SLOW = 180_000;
+beforeEach(async () => {
+  ({ dir, cleanup } = makeTempDir());
+  clock = { now: T0 };
+  warehouse = await Warehouse.open(path(), { clock: () => clock.now });
+});
+afterEach(async () => {
+  await warehouse.close();
+  cleanup();
+});
+
+/** Exports every model into `<dir>/<name>` and prints each model's exported files: their days and rows, and a checksum of their rows. */
+async function exportPrint(name: string): Promise<Record<string, unknown>> {
+  const to = join(dir, name);
+  await exportModels(warehouse, { to });
+  const manifest = JSON.parse(readFileSync(join(to, 'manifest.json'), 'utf8'));
+  const out: Record<string, unknown> = {};
+  for (const [model, entry] of Object.entries(
+    manifest.models as Record<string, { files: { date: string; rows: number }[] }>,
+  )) {
+    const [sum] = entry.files.length
+      ? await warehouse.query(
+          `SELECT CAST(sum(hash(r)::HUGEINT) AS VARCHAR) AS h FROM (SELECT COLUMNS(c -> c <> 'built_watermark') FROM read_parquet('${to}/${model}/*/*.parquet')) r`,
+        )
+      : [];
+    out[model] = { files: entry.files.map((f) => `${f.date}: ${f.rows}`), sum: sum?.h ?? null };
+  }
+  return out;
+}
+
+it(
+  'moves whole days into Hive-partitioned zstd parquet with a manifest, and every relation answers the same',
+  async () => {
+    await landDays(warehouse, clock, dir, 3);
+    const before = await printRelations(warehouse);
+    clock.now = T0 + 3 * DAY;
+    const exported = await exportPrint('export-before');
+
+    const summary = await warehouse.moveToLake(T0 + 2 * DAY);
+    expect(summary.relations.raw_listing_events).toEqual({ files: 2, rows: 8 });
+    expect(await printRelations(warehouse)).toEqual(before);
+    expect(await exportPrint('export-after')).toEqual(exported);
+
+    const lake = join(dir, 'lake');
+    const manifest = JSON.parse(readFileSync(join(lake, 'manifest.json'), 'utf8'));
+    expect(manifest.format).toBe(1);
+    expect(manifest.moves).toEqual([
+      { id: summary.moveId, before: '2026-11-03T00:00:00.000Z', at: '2026-11-04T00:00:00.000Z' },
+    ]);
+    expect(manifest.relations.stg_listing_events.map((f: { path: string }) => f.path)).toEqual([
+      'stg_listing_events/date=2026-11-01/part-0.parquet',
+      'stg_listing_events/date=2026-11-02/part-0.parquet',
+    ]);
+    expect(Object.keys(manifest.relations)).toEqual(
+      expect.arrayContaining(['raw_listing_observations', 'raw_listing_repeats', 'fct_minask_history']),
+    );
+    for (const files of Object.values(manifest.relations) as {
+      path: string;
+      rows: number;
+      bytes: number;
+    }[][])
+      for (const f of files) {
+        expect(f.path).toMatch(/^[a-z_]+\/date=\d{4}-\d\d-\d\d\/part-\d+\.parquet$/);
+        expect(existsSync(join(lake, f.path))).toBe(true);
+      }
+    expect(readdirSync(join(lake, 'raw_listing_events'))).toEqual(['date=2026-11-01', 'date=2026-11-02']);
+
+    // The rows left the file; what an outside engine reads of the lake is typed by its path.
+    expect(await warehouse.query('SELECT count(*) AS n FROM raw_listing_events')).toEqual([{ n: 4 }]);
+    const outside = await (await DuckDBInstance.create(':memory:')).connect();
+    const read = await outside.runAndReadAll(
+      `SELECT typeof(date) AS t, count(*) AS n, max(compression) AS c FROM read_parquet('${lake}/raw_listing_events/*/*.parquet', hive_partitioning = true)
+     JOIN (SELECT DISTINCT compression FROM parquet_metadata('${lake}/raw_listing_events/*/*.parquet')) ON true GROUP BY ALL`,
+    );
+    expect(read.getRowObjectsJS()).toEqual([{ t: 'DATE', n: 8n, c: 'ZSTD' }]);
+    outside.closeSync();
+
+    // A full refresh reads the raw history from the lake, and a reopen reads the lake again.
+    await warehouse.refreshModels({ fullRefresh: true });
+    expect(await printRelations(warehouse)).toEqual(before);
+    await warehouse.close();
+    warehouse = await Warehouse.open(path(), { clock: () => clock.now });
+    expect(await printRelations(warehouse)).toEqual(before);
+    expect(await warehouse.lakeStatus()).toMatchObject({ days: 2, before: '2026-11-03T00:00:00.000Z' });
+  },
+  SLOW,
+);
+
+it(
+  'builds incrementally after a move as a full rebuild from the raw history does',
+  async () => {
+    await landDays(warehouse, clock, dir, 2);
+    clock.now = T0 + 2 * DAY;
+    await warehouse.moveToLake(T0 + 2 * DAY);
+    await landDays(warehouse, clock, dir, 2, 2);
+    const incremental = await printRelations(warehouse);
+    await warehouse.refreshModels({ fullRefresh: true });
+    expect(await printRelations(warehouse)).toEqual(incremental);
+    // A second move adds the next day's parts and leaves every answer as it was.
+    const second = await warehouse.moveToLake(T0 + 3 * DAY);
+    expect(second.relations.fct_minask_history?.files).toBe(1);
+    expect(await printRelations(warehouse)).toEqual(incremental);
+    expect(await warehouse.lakeStatus()).toMatchObject({ days: 3, before: '2026-11-04T00:00:00.000Z' });
+  },
+  SLOW,
+);
+
+it(
+  'refuses an instant to come, and moves nothing when no row is old enough',
+  async () => {
+    await landDays(warehouse, clock, dir, 1);
+    await expect(warehouse.moveToLake(clock.now + 1)).rejects.toThrow(/after now/);
+    expect((await warehouse.moveToLake(T0)).moveId).toBeNull();
+    expect(existsSync(join(dir, 'lake', 'manifest.json'))).toBe(false);
+  },
+  SLOW,
+);
+
+it(
+  'moves on schedule the days older than the hot window, keeping today and --hot-days days before it',
+  async () => {
+    await landDays(warehouse, clock, dir, 3);
+    clock.now = T0 + 3 * DAY + 5 * 3_600_000;
+    const moved = await createLakeTask(warehouse, 1).run(new AbortController().signal);
+    expect(moved).toBeGreaterThan(0);
+    expect(await warehouse.lakeStatus()).toMatchObject({ days: 2, before: '2026-11-03T00:00:00.000Z' });
+    // The next run that day finds nothing older left.
+    expect(await createLakeTask(warehouse, 1).run(new AbortController().signal)).toBe(0);
+  },
+  SLOW,
+);
