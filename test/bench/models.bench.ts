@@ -47,6 +47,8 @@ interface History {
   firstMs: number;
   firstPeakMiB: number;
   rounds: Round[];
+  /** A read of the live set (`SELECT count(*) FROM live_listings`) after the rounds. */
+  liveReadMs: number;
   /** The full rebuild after the rounds, when compared. */
   full: { summary: ModelRunSummary; ms: number; peakMiB: number; diffs: ModelDiff[] } | null;
 }
@@ -101,8 +103,9 @@ async function measureHistory(days: number): Promise<History | null> {
       print('peak RSS of the process during the first full build', `${firstPeakMiB} MiB`);
       const rounds: Round[] = [];
       for (let r = 0; r < ROUNDS; r++) rounds.push(await runRound(warehouse, plan, clock, r, dir));
+      const liveReadMs = await timeLiveRead(warehouse);
       const full = COMPARE ? await rebuildAndCompare(warehouse, tableModels) : null;
-      return { days, first, firstMs, firstPeakMiB, rounds, full };
+      return { days, first, firstMs, firstPeakMiB, rounds, liveReadMs, full };
     } finally {
       await warehouse.close();
     }
@@ -207,6 +210,15 @@ async function runRound(
   return { incremental, incrementalMs };
 }
 
+/** Times a count of `live_listings`, which reads the live set's state and what landed since. */
+async function timeLiveRead(warehouse: Warehouse): Promise<number> {
+  const begun = performance.now();
+  const [row] = await warehouse.query('SELECT count(*) AS n FROM live_listings');
+  const ms = performance.now() - begun;
+  print(`a count of live_listings (${Number(row?.n).toLocaleString('en')} live)`, seconds(ms));
+  return ms;
+}
+
 /** Keeps the incremental tables, rebuilds every model in full (its peak RSS measured) and compares. */
 async function rebuildAndCompare(
   warehouse: Warehouse,
@@ -233,6 +245,7 @@ function printSummary(histories: readonly History[]): void {
       `${h.days} days: incremental refresh of one more minute (median of ${h.rounds.length})`,
       seconds(incrementalMs),
     );
+    print(`${h.days} days: a count of live_listings`, seconds(h.liveReadMs));
     print(`${h.days} days: first full build, peak RSS`, `${seconds(h.firstMs)}, ${h.firstPeakMiB} MiB`);
     if (h.full) {
       print(
