@@ -26,11 +26,13 @@ touched AS (
   SELECT app_id, listing_id FROM stg_listing_departures WHERE ingested_at >= {{ since }}
 ),
 {% endif %}
-sightings AS NOT MATERIALIZED (
-  -- The listings of this build: the ones with a row landed since the last build, or every one of
-  -- the chunk.
+sightings AS {% if is_incremental %} NOT MATERIALIZED {% else %} MATERIALIZED {% endif %} (
+  -- The listings of this build: the ones with a row landed since the last build (their ids as one
+  -- list, so DuckDB filters the raw rows by them before it types the text), or every one of the
+  -- chunk (read once: the filter on a hash does not reach the raw rows).
   SELECT * FROM stg_listing_appearances
-  {% if is_incremental %} SEMI JOIN touched USING (app_id, listing_id) {% else %} WHERE hash(listing_id) % {{ chunks }} = {{ chunk }} {% endif %}
+  {% if is_incremental %} SEMI JOIN touched USING (app_id, listing_id) WHERE listing_id IN (SELECT unnest(list(DISTINCT listing_id)) FROM touched)
+  {% else %} WHERE hash(listing_id) % {{ chunks }} = {{ chunk }} {% endif %}
 ),
 marks AS (
   -- Only what ordering and numbering need: a listing's fields would make every sort wide. `tie`

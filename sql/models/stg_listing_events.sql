@@ -4,7 +4,10 @@
 -- the keys no column types, e.g. a field the upstream added). A new column here, e.g.
 -- `extra_fields->>'seller_rating' AS seller_rating`, is filled for the whole history by
 -- `market models run --full-refresh`. Events that could not be typed at all are in `rejected_payloads`.
+-- A full build types the history a day at a time (the bounds reach the raw table before any text is
+-- parsed), so its memory does not grow with the history.
 -- materialized: incremental
+-- chunk_days: raw_listing_events.ingested_at
 -- unique_key: event_id
 -- test: unique(event_id)
 -- test: not_null(listing_id, received_at)
@@ -13,4 +16,6 @@ SELECT * EXCLUDE (raw)
 FROM listing_events_typed
 {% if is_incremental %}
 WHERE ingested_at >= {{ since }}
+{% else %}
+WHERE ingested_at >= {{ chunk_from }} AND ingested_at < {{ chunk_to }}
 {% endif %}

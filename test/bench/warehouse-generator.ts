@@ -98,8 +98,10 @@ const PRICE_ROW_JSON = `json_object('market_hash_name', s.market_hash_name, 'wea
 export const GENERATED_TABLES = [
   'raw_listing_events',
   'raw_listing_observations',
+  'raw_listing_repeats',
   'listing_gone',
   'raw_price_snapshots',
+  'raw_price_snapshot_repeats',
   'snapshot_fetches',
   'raw_minask_prices',
   'raw_fx_rates',
@@ -123,7 +125,10 @@ async function generateAll(
 ): Promise<void> {
   await createBenchTables(connection, plan, dir);
   await prepareConnection(connection, plan);
-  await connection.run(planTableSql(`SELECT range AS seq FROM range(${plan.listings})`));
+  await connection.run(planTableSql(plan, `SELECT range AS seq FROM range(${plan.listings})`));
+  await connection.run(
+    'CREATE OR REPLACE TEMP TABLE bench_last_lines (grp BIGINT PRIMARY KEY, m BIGINT, etag VARCHAR, fetched_at TIMESTAMP, line BIGINT)',
+  );
   const days = Math.ceil((plan.endUs - plan.startUs) / DAY_US);
   let position = 1;
   for (let w0 = plan.startUs; w0 < plan.endUs; w0 += WINDOW_US) {
@@ -136,8 +141,27 @@ async function generateAll(
   );
   // Every load is pending for the live set's state, which the warehouse then builds from them.
   await connection.run('INSERT INTO live_set_pending SELECT load_id, started_at FROM loads');
+  await landMarks(connection);
   await connection.run('DROP TABLE bench_plan');
+  await connection.run('DROP TABLE bench_last_lines');
   await connection.run('CHECKPOINT');
+}
+
+/**
+ * The marks the landing compares new rows with: each listing's stored page item (one per listing),
+ * and each item group's last stored snapshot line.
+ */
+async function landMarks(connection: DuckDBConnection): Promise<void> {
+  await connection.run(
+    `INSERT INTO listing_payload_marks
+     SELECT listing_id, md5_number(data), via, pass_id FROM raw_listing_observations WHERE listing_id IS NOT NULL`,
+  );
+  await connection.run(
+    `INSERT INTO price_group_marks
+     SELECT CAST(json_extract(s.data, ['$.market_hash_name', '$.wear', '$.doppler_phase']) AS VARCHAR),
+            md5_number(s.data), s.etag, s.fetched_at, s.line
+     FROM bench_last_lines l JOIN raw_price_snapshots s ON s.etag = l.etag AND s.fetched_at = l.fetched_at AND s.line = l.line`,
+  );
 }
 
 async function createBenchTables(
@@ -184,13 +208,25 @@ async function landWindow(
             received_at, ${streamLoad('t_at')}, bts(${streamIngest('t_at')})
      FROM (${eventsSql(plan, w0, w1, position)}) ORDER BY t_at, seq, kind`,
   );
+  // A listing's first page item is stored; every later one repeats its text (raw_listing_repeats).
+  await connection.run(
+    `CREATE OR REPLACE TEMP TABLE bench_items AS
+     SELECT *, n // 200 AS page, n % 200 AS item, ${sightingLoad('source', 't_at')} AS load_id,
+            bts(${sightingIngest('source', 't_at')}) AS ingested_at
+     FROM (SELECT *, row_number() OVER (PARTITION BY via, pass_id ORDER BY t_at, seq) - 1 AS n
+           FROM (${observationsSql(plan, w0, w1)}))`,
+  );
   await connection.run(
     `INSERT INTO raw_listing_observations (via, pass_id, page, item, listing_id, app_id, data, observed_at, load_id, ingested_at)
-     SELECT via, pass_id, n // 200, n % 200, listing_id, app_id, to_json({'id': listing_id, ${json}}), observed_at,
-            ${sightingLoad('source', 't_at')}, bts(${sightingIngest('source', 't_at')})
-     FROM (SELECT *, row_number() OVER (PARTITION BY via, pass_id ORDER BY t_at, seq) - 1 AS n
-           FROM (${observationsSql(w0, w1)})) ORDER BY t_at, seq`,
+     SELECT via, pass_id, page, item, listing_id, app_id, to_json({'id': listing_id, ${json}}), observed_at, load_id, ingested_at
+     FROM bench_items WHERE first ORDER BY t_at, seq`,
   );
+  await connection.run(
+    `INSERT INTO raw_listing_repeats
+     SELECT via, pass_id, page, item, listing_id, app_id, observed_at, first_item_via, first_item_pass_id, load_id, ingested_at
+     FROM bench_items WHERE NOT first ORDER BY t_at, seq`,
+  );
+  await connection.run('DROP TABLE bench_items');
   await connection.run(
     `INSERT INTO listing_gone
      SELECT app_id, listing_id, detected_at, via, b_uuid('sweep-gone:' || t_at), bts(t_at + 400000)
@@ -213,24 +249,37 @@ async function landPrices(
             bts(fetched + 300000 + CAST(floor(bu(m, 61) * 500) AS BIGINT) * 1000) AS ingested_at
      FROM (${snapshotFetchesSql(plan, w0, w1)})`,
   );
+  // A line repeating its group's epoch lands as a repeat of the line stored first in the epoch:
+  // this window's, or the one `bench_last_lines` carries over from an earlier window.
+  await connection.run(
+    `CREATE OR REPLACE TEMP TABLE bench_lines AS
+     SELECT s.m, s.grp, s.first_m, s.repeat, s.etag, bts(s.generated) AS generated_at, bts(s.fetched) AS fetched_at,
+            row_number() OVER (PARTITION BY s.m ORDER BY s.market_hash_name, s.wear, s.doppler_phase) AS line,
+            ${PRICE_ROW_JSON} AS data, f.load_id, f.ingested_at
+     FROM (${snapshotRowsSql(plan, w0, w1)}) s JOIN bench_fetches f ON f.m = s.m`,
+  );
   await connection.run(
     `INSERT INTO raw_price_snapshots
-     SELECT s.etag, bts(s.generated), bts(s.fetched),
-            row_number() OVER (PARTITION BY s.m ORDER BY s.market_hash_name, s.wear, s.doppler_phase), ${PRICE_ROW_JSON},
-            f.load_id, f.ingested_at
-     FROM (${snapshotRowsSql(plan, w0, w1)}) s JOIN bench_fetches f ON f.m = s.m ORDER BY s.m`,
+     SELECT etag, generated_at, fetched_at, line, data, load_id, ingested_at FROM bench_lines WHERE NOT repeat ORDER BY m, line`,
+  );
+  await connection.run(
+    `INSERT INTO raw_price_snapshot_repeats
+     SELECT r.etag, r.generated_at, r.fetched_at, r.line, s.etag, s.fetched_at, s.line, r.load_id, r.ingested_at
+     FROM bench_lines r JOIN (SELECT grp, m, etag, fetched_at, line FROM bench_lines WHERE NOT repeat UNION ALL SELECT * FROM bench_last_lines) s ON s.grp = r.grp AND s.m = r.first_m
+     WHERE r.repeat ORDER BY r.m, r.line`,
+  );
+  await connection.run(
+    `INSERT OR REPLACE INTO bench_last_lines
+     SELECT grp, m, etag, fetched_at, line FROM bench_lines WHERE NOT repeat QUALIFY row_number() OVER (PARTITION BY grp ORDER BY m DESC) = 1`,
   );
   await connection.run(
     `INSERT INTO snapshot_fetches
      SELECT bts(f.fetched), f.etag, CASE WHEN f.unchanged THEN 'unchanged' ELSE 'downloaded' END, coalesce(s.n, 0),
             f.load_id, f.ingested_at
-     FROM bench_fetches f
-     LEFT JOIN (
-       SELECT load_id, count(*) AS n FROM raw_price_snapshots
-       WHERE fetched_at >= bts(${w0}) AND fetched_at < bts(${w1}) GROUP BY load_id
-     ) s ON s.load_id = f.load_id
+     FROM bench_fetches f LEFT JOIN (SELECT m, count(*) AS n FROM bench_lines GROUP BY m) s ON s.m = f.m
      ORDER BY f.m`,
   );
+  await connection.run('DROP TABLE bench_lines');
   await connection.run('DROP TABLE bench_fetches');
   await connection.run(
     `INSERT INTO raw_minask_prices
@@ -260,9 +309,13 @@ async function landLoads(connection: DuckDBConnection, w0: number, w1: number): 
        UNION ALL
        SELECT load_id, via || ':730', ingested_at, count(*) FROM raw_listing_observations WHERE ${within('observed_at')} GROUP BY ALL
        UNION ALL
+       SELECT load_id, via || ':730', ingested_at, count(*) FROM raw_listing_repeats WHERE ${within('observed_at')} GROUP BY ALL
+       UNION ALL
        SELECT load_id, 'sweep:730', ingested_at, count(*) FROM listing_gone WHERE ${within('detected_at')} GROUP BY ALL
        UNION ALL
        SELECT load_id, 'snapshot', ingested_at, count(*) FROM raw_price_snapshots WHERE ${within('fetched_at')} GROUP BY ALL
+       UNION ALL
+       SELECT load_id, 'snapshot', ingested_at, count(*) FROM raw_price_snapshot_repeats WHERE ${within('fetched_at')} GROUP BY ALL
        UNION ALL
        SELECT load_id, 'snapshot', ingested_at, count(*) FROM snapshot_fetches WHERE ${within('fetched_at')} GROUP BY ALL
        UNION ALL

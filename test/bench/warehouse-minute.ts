@@ -146,6 +146,7 @@ async function readMinute(warehouse: Warehouse, plan: WarehousePlan, w0: number,
     // Only live listings can leave or be seen; listings first seen in the minute join them.
     await connection.run(
       planTableSql(
+        plan,
         `SELECT b_seq(listing_id) AS seq FROM live_listings WHERE app_id = 730 UNION SELECT range FROM range(${lo}, ${hi})`,
       ),
     );
@@ -160,7 +161,7 @@ async function readMinute(warehouse: Warehouse, plan: WarehousePlan, w0: number,
       ),
       observations: await read(
         `SELECT via, pass_id, source, ${ms('t_at')} AS at_ms, ${LISTING_JSON} AS listing
-         FROM (${observationsSql(w0, w1)}) ORDER BY t_at, seq`,
+         FROM (${observationsSql(plan, w0, w1)}) ORDER BY t_at, seq`,
       ),
       gone: await read(
         `SELECT listing_id, ${ms('t_at')} AS at_ms FROM (${goneSql(w0, w1)}) ORDER BY t_at, listing_id`,

@@ -22,6 +22,10 @@ export interface WarehousePlan {
 /** Added to a listing's number to make its id (`c` + 10 base-36 digits, as the service makes them). */
 const SEQUENCE_OFFSET = 1_000_000;
 const MINUTE = 60_000_000;
+/** The collector's default CS2 sweep interval: every live listing is read again this often. */
+export const SWEEP_US = 600_000_000;
+/** Mean life of the 1 % of listings that stay long, ms. */
+const LONG_LIFE_MS = 604_800_000;
 
 /** Defines the macros the SELECTs below use, on `connection` (temporary, so on each connection). */
 export async function defineMacros(
@@ -47,9 +51,13 @@ export async function defineMacros(
     `b_seq(id) AS CAST(${parse} AS BIGINT) - ${SEQUENCE_OFFSET}`,
     'b_uuid(key) AS CAST(CAST(md5(key) AS UUID) AS VARCHAR)',
     `b_t_new(s) AS ${plan.startUs} + CAST(floor((s + 0.98 * bu(s, 1)) * ${step} / 1000) AS BIGINT) * 1000`,
-    // Lifetimes of a minute to days, averaging 1.5 h: most short, a tail of long ones.
-    'b_life(s) AS CAST(floor(60000 - ln(1 - bu(s, 3)) * CASE WHEN bu(s, 2) < 0.9 THEN 3300000 ELSE 23700000 END) AS BIGINT) * 1000',
-    "b_fate(s) AS CASE WHEN bu(s, 4) < 0.01 THEN 'stays' WHEN bu(s, 4) < 0.013 THEN 'swept' ELSE 'gone' END",
+    // Lifetimes of a minute to days, averaging 1.5 h: most short, a tail of long ones; 1 % stay
+    // about a week (so the live set stays about as large however long the history).
+    `b_life(s) AS CAST(floor(60000 - ln(1 - bu(s, 3)) * CASE WHEN bu(s, 4) < 0.01 THEN ${LONG_LIFE_MS}
+       WHEN bu(s, 2) < 0.9 THEN 3300000 ELSE 23700000 END) AS BIGINT) * 1000`,
+    "b_fate(s) AS CASE WHEN bu(s, 4) >= 0.01 AND bu(s, 4) < 0.013 THEN 'swept' ELSE 'gone' END",
+    // A listing's place in a sweep pass: the pass reads the catalogue over its first minute.
+    'b_sweep_offset(s) AS CAST(floor(bu(s, 15) * 60) AS BIGINT) * 1000000 + 100000',
     'b_drift(g, us) AS 1 + 0.06 * sin(2 * pi() * us / 604800e6 + g)',
     // The sticker list is a constant outside the lambdas: inside one, DuckDB would build it per element.
     `b_stickers(s) AS list_transform(
@@ -64,24 +72,36 @@ export async function defineMacros(
 
 /**
  * Creates the temp table `bench_plan` for the listing numbers `fromSql` yields (a query with a
- * column `seq`): when each is first seen and leaves, its group, and when polls and sweeps see it.
+ * column `seq`): when each is first seen and leaves, its group, when a poll sees it, and its first
+ * page item (a poll's or a sweep's), the one whose text the warehouse stores: every later page item
+ * of the listing is byte-identical (a listing's fields never change), so it lands as a repeat.
+ * Sweep passes start every {@link SWEEP_US} from the plan's start, so a pass never straddles a
+ * generated window.
  */
-export function planTableSql(fromSql: string): string {
+export function planTableSql(plan: WarehousePlan, fromSql: string): string {
+  const pass = (at: string) =>
+    `${plan.startUs} + CAST(floor(((${at}) - ${plan.startUs}) / ${SWEEP_US}) AS BIGINT) * ${SWEEP_US}`;
   return `CREATE OR REPLACE TEMP TABLE bench_plan AS
-    SELECT seq, t_new, fate, g.idx AS grp,
-           CASE WHEN fate <> 'stays' THEN t_new + life END AS t_gone,
-           CASE WHEN fate = 'swept' THEN ((t_new + life) // 600000000 + 1) * 600000000 + 61000000 END AS detected,
-           CASE WHEN bu(seq, 12) < 0.07 THEN (t_new // 30000000 + 1) * 30000000 + 200000 END AS poll_at,
-           sweep_pass,
-           sweep_pass + CAST(floor(bu(seq, 15) * 60) AS BIGINT) * 1000000 + 100000 AS sweep_at
+    SELECT *,
+           CASE WHEN poll_at IS NOT NULL AND poll_at <= coalesce(first_sweep_at, 9e18) THEN poll_at ELSE first_sweep_at END
+             AS first_item_at,
+           CASE WHEN poll_at IS NOT NULL AND poll_at <= coalesce(first_sweep_at, 9e18) THEN 'poll' ELSE 'sweep' END
+             AS first_item_via,
+           CASE WHEN poll_at IS NOT NULL AND poll_at <= coalesce(first_sweep_at, 9e18) THEN 'poll-' || (poll_at // 1000 - 200)
+             ELSE 'sweep-730-' || ((first_sweep_at - b_sweep_offset(seq)) // 1000) END AS first_item_pass_id
     FROM (
-      SELECT seq, b_t_new(seq) AS t_new, b_life(seq) AS life, b_fate(seq) AS fate, bu(seq, 5) AS pick,
-             CASE WHEN bu(seq, 13) < 0.03
-               THEN ((b_t_new(seq) + CAST(bu(seq, 14) * b_life(seq) AS BIGINT)) // 600000000 + 1) * 600000000
-             END AS sweep_pass
-      FROM (${fromSql})
-    ) p
-    ASOF JOIN bench.groups g ON p.pick >= g.cum_lo
+      SELECT seq, t_new, fate, g.idx AS grp, t_new + life AS t_gone,
+             CASE WHEN fate = 'swept' THEN ${pass('t_new + life')} + ${SWEEP_US + 61_000_000} END AS detected,
+             CASE WHEN bu(seq, 12) < 0.07 AND (t_new // 30000000 + 1) * 30000000 + 200000 < t_new + life
+               THEN (t_new // 30000000 + 1) * 30000000 + 200000 END AS poll_at,
+             CASE WHEN first_sweep < t_new + life THEN first_sweep END AS first_sweep_at
+      FROM (
+        SELECT seq, b_t_new(seq) AS t_new, b_life(seq) AS life, b_fate(seq) AS fate, bu(seq, 5) AS pick,
+               ${pass(`b_t_new(seq) - b_sweep_offset(seq)`)} + ${SWEEP_US} + b_sweep_offset(seq) AS first_sweep
+        FROM (${fromSql})
+      ) p
+      ASOF JOIN bench.groups g ON p.pick >= g.cum_lo
+    )
     ORDER BY seq`;
 }
 
@@ -132,19 +152,29 @@ export function eventsSql(plan: WarehousePlan, w0: number, w1: number, firstPosi
     ) p JOIN bench.groups g ON g.idx = p.grp`;
 }
 
-/** Poll and sweep sightings of the window (only while the listing is live), with `t_at` and `source`. */
-export function observationsSql(w0: number, w1: number): string {
-  const live = (column: string) =>
-    `${column} >= ${w0} AND ${column} < ${w1} AND ${column} < coalesce(t_gone, 9e18)`;
+/**
+ * Poll and sweep sightings of the window (only while the listing is live), with `t_at`, `source`
+ * and `first` (the listing's first page item, stored; the others repeat it). Every sweep pass reads
+ * every live listing.
+ */
+export function observationsSql(plan: WarehousePlan, w0: number, w1: number): string {
+  const k0 = Math.floor((w0 - plan.startUs) / SWEEP_US) - 1;
+  const k1 = Math.ceil((w1 - plan.startUs) / SWEEP_US);
   return `SELECT 730 AS app_id, b_listing_id(p.seq) AS listing_id, ${listingColumnsSql()},
-           bts(p.t_at) AS observed_at, p.via, p.pass_id, p.t_at, p.seq, p.source
+           bts(p.t_at) AS observed_at, p.via, p.pass_id, p.t_at, p.seq, p.source,
+           p.t_at = p.first_item_at AND p.via = p.first_item_via AS first, p.first_item_via, p.first_item_pass_id
     FROM (
       SELECT seq, grp, t_new, poll_at AS t_at, 'poll' AS via, 'poll-' || (poll_at // 1000 - 200) AS pass_id,
-             'poll:730' AS source
-      FROM bench_plan WHERE ${live('poll_at')}
+             'poll:730' AS source, first_item_at, first_item_via, first_item_pass_id
+      FROM bench_plan WHERE poll_at >= ${w0} AND poll_at < ${w1}
       UNION ALL
-      SELECT seq, grp, t_new, sweep_at, 'sweep', 'sweep-730-' || (sweep_pass // 1000), 'sweep:730'
-      FROM bench_plan WHERE ${live('sweep_at')}
+      SELECT seq, grp, t_new, t_at, 'sweep', 'sweep-730-' || (pass // 1000), 'sweep:730', first_item_at, first_item_via,
+             first_item_pass_id
+      FROM (
+        SELECT b.*, ${plan.startUs} + k * ${SWEEP_US} AS pass, ${plan.startUs} + k * ${SWEEP_US} + b_sweep_offset(seq) AS t_at
+        FROM (SELECT * FROM bench_plan WHERE t_new < ${w1} AND t_gone > ${w0 - SWEEP_US}) b, range(${k0}, ${k1}) r(k)
+      )
+      WHERE t_at >= ${w0} AND t_at < ${w1} AND t_at > t_new AND t_at < t_gone
     ) p JOIN bench.groups g ON g.idx = p.grp`;
 }
 
@@ -171,19 +201,33 @@ export function snapshotFetchesSql(plan: WarehousePlan, w0: number, w1: number):
 }
 
 /**
- * The rows of the snapshots downloaded in the window: each group present with probability
- * 1 - e^-expected listings, its listed count and cheapest ask near the group's typical price.
+ * The rows of the snapshots downloaded in the window. A group's line changes every 2 to 8 minutes
+ * (its period, at a phase of its own): within one such epoch it is present or not, with
+ * probability 1 - e^-expected listings, and its listed count and cheapest ask near the group's
+ * typical price stay the same, so every line after the epoch's first downloaded one (`first_m`) is
+ * byte-identical to it (`repeat`).
  */
 export function snapshotRowsSql(plan: WarehousePlan, w0: number, w1: number): string {
   const perMinute = plan.listings / ((plan.endUs - plan.startUs) / MINUTE);
-  // Live listings: 1.5 hours of arrivals, plus the 1% that never leave piling up.
-  const live = `(${perMinute * 90} + ${perMinute * 0.01} * f.m)`;
-  return `SELECT f.m, f.etag, f.generated, f.fetched, g.market_hash_name, g.wear, g.doppler_phase,
-           CAST(greatest(3, round(g.price_cents * 0.9 * b_drift(g.idx, f.fetched) * (0.97 + 0.03 * bu(f.m * 100003 + g.idx, 35)))) / 100
-                AS DECIMAL(18, 2)) AS min_ask_usd,
-           CAST(greatest(1, round(g.share * ${live} * (0.6 + 0.8 * bu(f.m * 100003 + g.idx, 36)))) AS INTEGER) AS listed_count
-    FROM (${snapshotFetchesSql(plan, w0, w1)}) f CROSS JOIN bench.groups g
-    WHERE NOT f.unchanged AND bu(f.m * 100003 + g.idx, 34) < 1 - exp(-g.share * ${live})`;
+  // Live listings: 1.5 hours of arrivals, and the 1 % that stay about a week.
+  const live = `${perMinute * 190}`;
+  const downloaded = (m: string) => `NOT (bu(${m}, 32) < 0.05 AND bu(${m} - 1, 32) >= 0.05)`;
+  return `SELECT *, m > first_m AS repeat FROM (
+    SELECT m, etag, generated, fetched, grp, market_hash_name, wear, doppler_phase,
+           CAST(greatest(3, round(price_cents * 0.9 * b_drift(grp, ${plan.startUs} + epoch_start * ${MINUTE})
+             * (0.97 + 0.03 * bu(epoch * 100003 + grp, 35)))) / 100 AS DECIMAL(18, 2)) AS min_ask_usd,
+           CAST(greatest(1, round(share * ${live} * (0.6 + 0.8 * bu(epoch * 100003 + grp, 36)))) AS INTEGER) AS listed_count,
+           greatest(CASE WHEN ${downloaded('epoch_start')} THEN epoch_start ELSE epoch_start + 1 END,
+                    CASE WHEN ${downloaded('0')} THEN 0 ELSE 1 END) AS first_m
+    FROM (
+      SELECT f.*, g.idx AS grp, g.market_hash_name, g.wear, g.doppler_phase, g.price_cents, g.share,
+             (f.m + g.phase) // g.period AS epoch, (f.m + g.phase) // g.period * g.period - g.phase AS epoch_start
+      FROM (${snapshotFetchesSql(plan, w0, w1)}) f
+      CROSS JOIN (SELECT *, 2 + idx % 7 AS period, CAST(floor(bu(idx, 38) * (2 + idx % 7)) AS BIGINT) AS phase FROM bench.groups) g
+      WHERE NOT f.unchanged
+    )
+    WHERE bu(epoch * 100003 + grp, 34) < 1 - exp(-share * ${live})
+  )`;
 }
 
 /** The minAsk price lists of Dota 2 and Rust read in the window (every 5 minutes). */

@@ -1,4 +1,4 @@
-/** Models whose full build runs in chunks (`-- chunks: n`). */
+/** Models whose full build runs in chunks (`-- chunks: n`) or by day (`-- chunk_days:`). */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, expect, it } from 'vitest';
@@ -72,6 +72,69 @@ it('builds a model in chunks in full, and incrementally in one statement', async
   await warehouse.refreshModels({ fullRefresh: true });
   expect(await read()).toEqual(incremental);
   await warehouse.close();
+});
+
+/** Every rate with the lower bound of the statement that built it. */
+const RATES_BY_DAY = `-- Every rate landed.
+-- materialized: incremental
+-- unique_key: currency, fetched_at
+-- chunk_days: raw_fx_rates.ingested_at
+SELECT currency, fetched_at, rate, CAST({{ chunk_from }} AS VARCHAR) AS built_from
+FROM fx_rates
+WHERE ingested_at >= {{ chunk_from }} AND ingested_at < {{ chunk_to }}
+{% if is_incremental %} AND ingested_at >= {{ since }} {% endif %}`;
+
+it('builds a model by day in full, one statement a day, and incrementally in one statement', async () => {
+  const folder = join(dir, 'models');
+  mkdirSync(folder);
+  writeFileSync(join(folder, 'rates_by_day.sql'), RATES_BY_DAY);
+  const clock = { now: Date.UTC(2026, 0, 1, 12) };
+  const warehouse = await Warehouse.open(join(dir, 'w.duckdb'), {
+    modelsDir: folder,
+    clock: () => clock.now,
+  });
+  const land = async (advanceMs: number, rates: Record<string, number>) => {
+    clock.now += advanceMs;
+    await warehouse.write([{ source: 'fx', fx: { updatedAt: clock.now, fetchedAt: clock.now, rates } }]);
+  };
+  const day = 86_400_000;
+  await land(0, { EUR: 0.9, GBP: 0.8 });
+  await land(day, { EUR: 0.91 });
+  await land(2 * day, { EUR: 0.92, JPY: 150 });
+  await warehouse.refreshModels();
+  const parts = () =>
+    warehouse.query(
+      'SELECT CAST(fetched_at AS DATE)::VARCHAR AS day, built_from FROM rates_by_day GROUP BY ALL ORDER BY day',
+    );
+  // The first day is open below, so a row landed before it is not lost; the gap day has no rows.
+  expect(await parts()).toEqual([
+    { day: '2026-01-01', built_from: '-infinity' },
+    { day: '2026-01-02', built_from: '2026-01-02 00:00:00' },
+    { day: '2026-01-04', built_from: '2026-01-04 00:00:00' },
+  ]);
+  await land(day, { GBP: 0.81 });
+  clock.now += 1000;
+  const increment = await warehouse.refreshModels();
+  expect(increment.models[0]?.mode).toBe('incremental');
+  const read = () => warehouse.query('SELECT currency, fetched_at, rate FROM rates_by_day ORDER BY ALL');
+  const incremental = await read();
+  expect(incremental).toHaveLength(6);
+  await warehouse.refreshModels({ fullRefresh: true });
+  expect(await read()).toEqual(incremental);
+  expect((await parts()).at(-1)).toEqual({ day: '2026-01-05', built_from: '2026-01-05 00:00:00' });
+  await warehouse.close();
+});
+
+it('refuses a day column that is not relation.column, and chunks and days together', () => {
+  expect(() => parseModel('t', '-- materialized: table\n-- chunk_days: ingested_at\nSELECT 1')).toThrow(
+    /chunk_days is relation.column/,
+  );
+  expect(() =>
+    parseModel(
+      't',
+      '-- materialized: table\n-- chunks: 2\n-- chunk_days: raw_fx_rates.ingested_at\nSELECT 1',
+    ),
+  ).toThrow(/in chunks or by day, not both/);
 });
 
 it('refuses chunks of a view, and a number of chunks that is not a whole one', () => {

@@ -2,14 +2,16 @@
 -- events (typing_notes, extra_fields, raw), with where it stood (page, item; null for an item the
 -- typed layout landed, see migration 013). An item byte-identical to its listing's last payload
 -- was recorded as a repeat (raw_listing_repeats): it reads the typed row holding that text, with
--- its own envelope. Items without an id are in rejected_payloads.
-WITH typed AS (
+-- its own envelope. Items without an id are in rejected_payloads. `typed` is inlined where it is
+-- read, so a filter on the listing (a model reading a few listings, a build in chunks) reaches the
+-- raw table before its text is parsed.
+WITH typed AS NOT MATERIALIZED (
   SELECT app_id, observed_at, via, pass_id, page, item, load_id, ingested_at, listing_id,
          {{typed_columns(listing, j, keys)}},
          {{extra_keys(listing, data, keys)}} AS extra_fields, data AS raw
   FROM (
     SELECT r.app_id, r.observed_at, r.via, r.pass_id, r.page, r.item, r.load_id, r.ingested_at,
-           coalesce(r.listing_id, r.data ->> '$.id') AS listing_id, r.data,
+           r.listing_id, r.data,
            {{json_values(listing, r.data)}} AS j, json_keys(r.data) AS keys
     FROM raw_listing_observations r
     WHERE r.listing_id IS NOT NULL

@@ -54,6 +54,13 @@ export interface Model {
    * a model whose rows fall apart by a key (a listing) builds within less memory. @default 1
    */
   chunks: number;
+  /**
+   * A full build by day instead (`-- chunk_days: relation.column`): one statement per day from the
+   * earliest to the latest `column` of `relation`, with `{{ chunk_from }}` and `{{ chunk_to }}`
+   * its bounds (see `renderModelSql`): a model whose rows fall apart by a time the raw rows carry
+   * builds within the memory of a day, however long the history. Null: not by day.
+   */
+  chunkDays: { relation: string; column: string } | null;
 }
 
 const KEYS = [
@@ -63,6 +70,7 @@ const KEYS = [
   'replace_from',
   'export',
   'chunks',
+  'chunk_days',
   'test',
 ] as const;
 
@@ -104,6 +112,7 @@ export function parseModel(name: string, text: string): Model {
   if (!Number.isInteger(chunks) || chunks < 1 || chunks > 1024)
     throw new Error(`model ${name}: chunks is a whole number from 1 to 1024`);
   if (chunks > 1 && materialized === 'view') throw new Error(`model ${name}: a view is not built in chunks`);
+  const chunkDays = parseChunkDays(name, single(name, config, 'chunk_days'), materialized, chunks);
   const sql = lines.slice(body).join('\n').trim().replace(/;\s*$/, '');
   if (!sql) throw new Error(`model ${name}: no SQL after the header`);
   return {
@@ -118,7 +127,23 @@ export function parseModel(name: string, text: string): Model {
     sql,
     hash: createHash('sha256').update(text).digest('hex').slice(0, 16),
     chunks,
+    chunkDays,
   };
+}
+
+/** The `chunk_days:` line: `relation.column`, for a table or incremental model not also in chunks. */
+function parseChunkDays(
+  name: string,
+  value: string | undefined,
+  materialized: string,
+  chunks: number,
+): Model['chunkDays'] {
+  if (value === undefined) return null;
+  const match = /^([a-z_][a-z0-9_]*)\.([a-z_][a-z0-9_]*)$/.exec(value);
+  if (!match) throw new Error(`model ${name}: chunk_days is relation.column, not ${value}`);
+  if (materialized === 'view') throw new Error(`model ${name}: a view is not built by day`);
+  if (chunks > 1) throw new Error(`model ${name}: a model is built in chunks or by day, not both`);
+  return { relation: match[1] as string, column: match[2] as string };
 }
 
 function single(name: string, config: Record<string, string[]>, key: string): string | undefined {

@@ -7,7 +7,13 @@
 import { randomUUID } from 'node:crypto';
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { inTransaction } from '../../shared/transaction.js';
-import { connectionRunner, createWholeView, hotTableOf, lakeRelation } from '../lake/index.js';
+import {
+  connectionRunner,
+  createWholeView,
+  hotTableOf,
+  LAKE_RELATIONS,
+  lakeRelation,
+} from '../lake/index.js';
 import type { Model } from './model.js';
 import { recordBuildTests } from './test-runs.js';
 
@@ -133,11 +139,12 @@ async function buildModel(
   if (incremental) rows = await mergeIncrement(connection, target, previous.watermark, watermark);
   else {
     if (existing === 'view') await connection.run(`DROP VIEW ${target.name}`);
-    // A model built in chunks: the first one creates the table, the others add their rows.
-    for (let chunk = 0; chunk < model.chunks; chunk++) {
-      const sql = renderModelSql(target, null, watermark, { chunk, chunks: model.chunks });
+    // A model built in parts: the first one creates the table, the others add their rows.
+    const parts = await fullBuildParts(connection, model);
+    for (const [index, part] of parts.entries()) {
+      const sql = renderModelSql(target, null, watermark, part);
       await connection.run(
-        chunk === 0
+        index === 0
           ? `CREATE OR REPLACE TABLE ${target.name} AS ${sql}`
           : `INSERT INTO ${target.name} SELECT * FROM (${sql})`,
       );
@@ -151,6 +158,45 @@ async function buildModel(
     { model: model.name, hash: model.hash, watermark },
   );
   return { mode: incremental ? 'incremental' : 'full', rows };
+}
+
+/** What one statement of a full build covers: a chunk, and with `chunk_days` a day's bounds. */
+export interface BuildPart {
+  chunk: number;
+  chunks: number;
+  /** SQL literals of `{{ chunk_from }}` (inclusive) and `{{ chunk_to }}` (exclusive). */
+  from?: string;
+  to?: string;
+}
+
+/** Every time: the bounds of a build in one part. */
+const ALL_TIME = { from: "TIMESTAMP '-infinity'", to: "TIMESTAMP 'infinity'" };
+
+/**
+ * The parts of a full build of `model`: its chunks, or one per day of its `chunk_days` column (the
+ * first day open below and the last open above, so no row falls outside; one part when empty).
+ */
+async function fullBuildParts(connection: DuckDBConnection, model: Model): Promise<BuildPart[]> {
+  if (model.chunkDays === null)
+    return Array.from({ length: model.chunks }, (_, chunk) => ({ chunk, chunks: model.chunks, ...ALL_TIME }));
+  const { relation, column } = model.chunkDays;
+  // A landing table's days span the file and the lake: its whole view dates them all.
+  const raw = LAKE_RELATIONS.some((r) => r.kind === 'raw' && r.name === relation);
+  const whole = raw ? `history.${relation}` : relation;
+  const reader = await connection.runAndReadAll(
+    `SELECT CAST(d AS VARCHAR) FROM (SELECT range AS d FROM range(
+       (SELECT CAST(CAST(min(${column}) AS DATE) AS TIMESTAMP) FROM ${whole}),
+       (SELECT CAST(CAST(max(${column}) AS DATE) AS TIMESTAMP) FROM ${whole}) + INTERVAL 1 DAY, INTERVAL 1 DAY)) ORDER BY d`,
+  );
+  const days = reader.getRows().map((row) => String(row[0]).slice(0, 10));
+  if (days.length === 0) return [{ chunk: 0, chunks: 1, ...ALL_TIME }];
+  const at = (day: string | undefined) => (day === undefined ? undefined : `TIMESTAMP '${day}'`);
+  return days.map((day, i) => ({
+    chunk: i,
+    chunks: days.length,
+    from: i === 0 ? ALL_TIME.from : (at(day) as string),
+    to: at(days[i + 1]) ?? ALL_TIME.to,
+  }));
 }
 
 /**
@@ -234,13 +280,16 @@ function replacedRows(model: Model, increment: string, earliest: string | null):
  * build (`since` given) and the `else` part, if any, in a full one. A model built in chunks
  * (`-- chunks: n`) runs its full build once per chunk with `{{ chunk }}` from 0 to n - 1 and
  * `{{ chunks }}` n, and keeps the rows of that chunk, e.g. `WHERE hash(listing_id) % {{ chunks }} =
- * {{ chunk }}`; an incremental build runs once, with 0 and 1.
+ * {{ chunk }}`; an incremental build runs once, with 0 and 1. A model built by day (`-- chunk_days:`)
+ * runs its full build once per day with `{{ chunk_from }}` and `{{ chunk_to }}` that day's bounds
+ * (TIMESTAMP literals), and keeps the rows of that day, e.g. `WHERE ingested_at >= {{ chunk_from }}
+ * AND ingested_at < {{ chunk_to }}`; otherwise they are -infinity and infinity.
  */
 export function renderModelSql(
   model: Model,
   since: string | null,
   watermark: string,
-  part: { chunk: number; chunks: number } = { chunk: 0, chunks: 1 },
+  part: BuildPart = { chunk: 0, chunks: 1 },
 ): string {
   const blocks = /\{%\s*if\s+is_incremental\s*%\}([\s\S]*?)(?:\{%\s*else\s*%\}([\s\S]*?))?\{%\s*endif\s*%\}/g;
   const sql = model.sql
@@ -250,6 +299,8 @@ export function renderModelSql(
     .replace(/\{\{\s*this\s*\}\}/g, model.name)
     .replace(/\{\{\s*since\s*\}\}/g, `TIMESTAMP '${since ?? '1970-01-01 00:00:00'}'`)
     .replace(/\{\{\s*watermark\s*\}\}/g, `TIMESTAMP '${watermark}'`)
+    .replace(/\{\{\s*chunk_from\s*\}\}/g, part.from ?? ALL_TIME.from)
+    .replace(/\{\{\s*chunk_to\s*\}\}/g, part.to ?? ALL_TIME.to)
     .replace(/\{\{\s*chunks\s*\}\}/g, String(part.chunks))
     .replace(/\{\{\s*chunk\s*\}\}/g, String(part.chunk));
   const leftover = /\{[{%][^}]*[}%]\}/.exec(sql);
