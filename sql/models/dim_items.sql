@@ -61,4 +61,9 @@ FROM named n
 LEFT JOIN known k
   ON k.app_id = n.app_id AND k.market_hash_name = n.market_hash_name
   AND k.doppler_phase IS NOT DISTINCT FROM n.doppler_phase
+-- Only new items and items whose category or rarity changed (the other columns follow from the
+-- key): each price list names every item again, and rewriting them all grew the table each minute.
+WHERE k.market_hash_name IS NULL
+  OR coalesce(n.category, k.category) IS DISTINCT FROM k.category
+  OR coalesce(n.rarity, k.rarity) IS DISTINCT FROM k.rarity
 {% endif %}
