@@ -8,11 +8,12 @@
  * collector is stopped (its clean close checkpoints the write-ahead log into the file), the file's
  * used blocks and each table's rows are read, and (at the start) the collector starts again on the
  * same file. Without that, the figure swung by up to the 64 MB log with when DuckDB last checkpointed.
+ * BENCH_KEEP_WAREHOUSE, a path: the warehouse is copied there at the end (e.g. to compare models).
  */
 import type { ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { existsSync, statSync } from 'node:fs';
-import { rm } from 'node:fs/promises';
+import { copyFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Database } from '../../src/shared/database.js';
 import { print } from './fixtures.js';
@@ -22,6 +23,7 @@ const LISTINGS = Number(process.env.BENCH_LISTINGS ?? 20_000);
 const CHURN = Number(process.env.BENCH_CHURN ?? 10);
 const WARMUP_MS = Number(process.env.BENCH_WARMUP_SECONDS ?? 180) * 1000;
 const WINDOW_MS = Number(process.env.BENCH_WINDOW_SECONDS ?? 300) * 1000;
+const KEEP = process.env.BENCH_KEEP_WAREHOUSE;
 const CS2 = 730;
 
 /** Runs the benchmark and prints its figures. */
@@ -64,8 +66,9 @@ export async function run(): Promise<void> {
     const gains = [...after.rows].map(
       ([table, rows]) => [table, rows - (before.rows.get(table) ?? 0)] as const,
     );
-    for (const [table, rows] of gains.sort((a, b) => b[1] - a[1]).slice(0, 8))
+    for (const [table, rows] of gains.sort((a, b) => b[1] - a[1]).slice(0, 10))
       print(`  rows gained: ${table}`, String(rows));
+    if (KEEP) await copyFile(warehousePath, KEEP);
   } finally {
     streamStop.abort();
     if (collector) await stopCollector(collector);
