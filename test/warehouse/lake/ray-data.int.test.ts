@@ -1,8 +1,8 @@
 /**
  * The lake read past one machine: four days of a real market (the real service and collector, one
- * short run a day) land in a warehouse, the days before the fourth go to a lake, and a Ray cluster
- * of three nodes on 127.0.0.1 reads it with Ray Data (Hive partitioning, a partition filter on the
- * day) and computes what DuckDB computes from the warehouse, exactly. Where Ray cannot be installed
+ * short run a day) land in a warehouse, `market lake move` sends the days before the fourth to the
+ * lake, and a Ray cluster of three nodes on 127.0.0.1 reads it with Ray Data (Hive partitioning, a
+ * partition filter on the day) and computes what DuckDB computes from the warehouse, exactly. Where Ray cannot be installed
  * the Ray tests skip and say why; the lake's own checks run anyway.
  */
 import { existsSync, statSync } from 'node:fs';
@@ -13,7 +13,8 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it, type TestContext } from 'vitest';
 import { projectPath } from '../../../src/shared/project-root.js';
 import { Warehouse } from '../../../src/warehouse/index.js';
-import { type LakeManifest, makeLake } from '../../helpers/lake-fixture.js';
+import { type LakeManifest, readLakeManifest } from '../../../src/warehouse/lake/index.js';
+import { runMarket } from '../../helpers/cli.js';
 import { collectMarketDays } from '../../helpers/market-days.js';
 import {
   prepareRayPython,
@@ -57,6 +58,8 @@ let dir: string;
 let lake: string;
 let manifest: LakeManifest;
 let fromWarehouse: Answers;
+/** The same answers read from the warehouse after the move (its hot rows and the lake together). */
+let afterMove: Answers;
 let item: string;
 let ray: RayPython;
 let cluster: RayCluster | null = null;
@@ -133,7 +136,29 @@ beforeAll(async () => {
     } finally {
       await warehouse.close();
     }
-    manifest = await makeLake(warehouseFile, lake, BEFORE);
+    const moved = await runMarket([
+      'lake',
+      'move',
+      '--warehouse',
+      warehouseFile,
+      '--lake',
+      lake,
+      '--before',
+      BEFORE,
+    ]);
+    if (moved.code !== 0) throw new Error(`market lake move exited ${moved.code}: ${moved.stderr}`);
+    manifest = await readLakeManifest(lake);
+    const after = await Warehouse.open(warehouseFile, { readOnly: true });
+    try {
+      afterMove = await computeAnswers(
+        after,
+        `(SELECT *, CAST(received_at AS DATE) AS date FROM stg_listing_events WHERE received_at < TIMESTAMP '${BEFORE.slice(0, 19)}')`,
+        `(SELECT *, CAST(minute AS DATE) AS date FROM fct_minask_history WHERE minute < TIMESTAMP '${BEFORE.slice(0, 19)}')`,
+        item,
+      );
+    } finally {
+      await after.close();
+    }
   } finally {
     await starting;
   }
@@ -198,6 +223,8 @@ describe('the lake of a collected warehouse', () => {
       expect(fromWarehouse.minask.length).toBeGreaterThan(100);
       expect(fromWarehouse.histogram.length).toBeGreaterThan(0);
       expect(fromLake).toEqual(fromWarehouse);
+      // The warehouse itself answers as before the move: its views read the hot rows and the lake.
+      expect(afterMove).toEqual(fromWarehouse);
     } finally {
       await warehouse.close();
     }
