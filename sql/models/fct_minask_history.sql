@@ -50,8 +50,9 @@ changed AS (
   -- The first minute new data touches (every minute in a full build): a new fetch, a new live
   -- change, or a new landing of listings (the age of the collector's figure at the end of a minute
   -- counts from the latest landing started by then, so one landing after the last build moves it
-  -- from the minute that landing falls in).
-  SELECT coalesce(min(minute), TIMESTAMP '1970-01-01') AS minute FROM (
+  -- from the minute that landing falls in). Null when nothing is new: the increment is empty (a
+  -- default of 1970 made it a series of every minute since then).
+  SELECT min(minute) AS minute FROM (
     SELECT date_trunc('minute', fetched_at) AS minute FROM fetches WHERE ingested_at >= {{ since }}
     UNION ALL
     SELECT minute FROM int_live_minask_changes WHERE built_watermark > {{ since }}
