@@ -8,7 +8,7 @@ import type { PriceRow } from '../../src/contract/market.js';
 import { Warehouse, type WarehouseBatch } from '../../src/warehouse/index.js';
 import { makeTempDir, modelRows, newEvent, T0 } from './fixtures.js';
 
-const MODELS = ['int_listing_spells', 'stg_price_list_lines', 'stg_price_lists', 'dim_items'];
+const MODELS = ['int_listing_spells', 'stg_price_lists', 'dim_items'];
 const MINUTE = 60_000;
 
 let dir: string;
