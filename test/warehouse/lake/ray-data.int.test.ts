@@ -102,6 +102,17 @@ async function computeAnswers(
   return { listings: sorted(listings), minask: sorted(minaskDays), histogram: sorted(histogram) };
 }
 
+/** DuckDB's answers over the warehouse's rows of the days the move sends to the lake. */
+function lakeDaysAnswers(warehouse: Warehouse): Promise<Answers> {
+  const before = `TIMESTAMP '${BEFORE.slice(0, 19)}'`;
+  return computeAnswers(
+    warehouse,
+    `(SELECT *, CAST(received_at AS DATE) AS date FROM stg_listing_events WHERE received_at < ${before})`,
+    `(SELECT *, CAST(minute AS DATE) AS date FROM fct_minask_history WHERE minute < ${before})`,
+    item,
+  );
+}
+
 /** A relation of the lake as any reader sees it: the manifest's files, the day from the path. */
 function lakeRelation(relation: string): string {
   const files = (manifest.relations[relation] ?? []).map((f) => `'${join(lake, f.path)}'`);
@@ -127,12 +138,7 @@ beforeAll(async () => {
          GROUP BY ALL ORDER BY count(*) DESC, market_hash_name LIMIT 1`,
       );
       item = String(top?.market_hash_name);
-      fromWarehouse = await computeAnswers(
-        warehouse,
-        `(SELECT *, CAST(received_at AS DATE) AS date FROM stg_listing_events WHERE received_at < TIMESTAMP '${BEFORE.slice(0, 19)}')`,
-        `(SELECT *, CAST(minute AS DATE) AS date FROM fct_minask_history WHERE minute < TIMESTAMP '${BEFORE.slice(0, 19)}')`,
-        item,
-      );
+      fromWarehouse = await lakeDaysAnswers(warehouse);
     } finally {
       await warehouse.close();
     }
@@ -150,12 +156,7 @@ beforeAll(async () => {
     manifest = await readLakeManifest(lake);
     const after = await Warehouse.open(warehouseFile, { readOnly: true });
     try {
-      afterMove = await computeAnswers(
-        after,
-        `(SELECT *, CAST(received_at AS DATE) AS date FROM stg_listing_events WHERE received_at < TIMESTAMP '${BEFORE.slice(0, 19)}')`,
-        `(SELECT *, CAST(minute AS DATE) AS date FROM fct_minask_history WHERE minute < TIMESTAMP '${BEFORE.slice(0, 19)}')`,
-        item,
-      );
+      afterMove = await lakeDaysAnswers(after);
     } finally {
       await after.close();
     }
