@@ -1,15 +1,19 @@
 /**
  * `market lake move` as a real process: on a stopped warehouse (the file opened by the command)
- * and through a running collector (its control endpoint), with `market status` showing the lake.
+ * and through a running collector (its control endpoint), with `market status` showing the lake;
+ * and `market collect --lake-cron` moving the days older than the hot window on its schedule.
  * Every relation answers as before; an instant to come is refused and changes nothing.
  */
+import type { ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningCollector } from '../../src/collector/daemon.js';
 import { Warehouse } from '../../src/warehouse/index.js';
-import { runMarket } from '../helpers/cli.js';
+import { readLakeManifest } from '../../src/warehouse/lake/index.js';
+import { askCollector, runMarket, spawnCollector } from '../helpers/cli.js';
 import { startTestCollector, waitForSweeps } from '../helpers/collector.js';
+import { holdsWarehouse, stopChild } from '../helpers/crash.js';
 import { startTestService, type TestService } from '../helpers/service.js';
 import { makeTempDir, T0 } from '../warehouse/fixtures.js';
 import { landDays, printRelations } from '../warehouse/lake/lake-fixture.js';
@@ -133,5 +137,58 @@ describe('market lake move through a running collector', () => {
     expect(status.stdout).toMatch(/^lake days=1 files=\d+ bytes=\d+ before=/m);
     const json = JSON.parse((await runMarket(['status', '--json', '--warehouse', warehouse])).stdout);
     expect(json.lake).toMatchObject({ days: 1, before });
+  }, 120_000);
+});
+
+describe('market collect --lake-cron', () => {
+  let t: TestService;
+  let dir: string;
+  let cleanup: () => void;
+  const children = new Set<ChildProcess>();
+  beforeAll(async () => {
+    ({ dir, cleanup } = makeTempDir());
+    t = await startTestService({ listings: 100, rateLimits: { read: 1_000_000, snapshot: 1000 } });
+  }, 120_000);
+  afterAll(async () => {
+    for (const child of children) child.kill('SIGKILL');
+    await t.close();
+    cleanup();
+  });
+
+  it('moves on its schedule the days older than --hot-days while the daemon lands on', async () => {
+    // Two days landed long before today, as a collector running since then would have.
+    const path = join(dir, 'w.duckdb');
+    const clock = { now: T0 };
+    const old = await Warehouse.open(path, { clock: () => clock.now });
+    await landDays(old, clock, dir, 2);
+    const [landed] = await old.query('SELECT count(*) AS n FROM raw_listing_events');
+    await old.close();
+
+    const { key } = await t.account({ balance_usd: 10 });
+    const collector = spawnCollector(t.origin, key, path, [
+      '--lake-cron',
+      '*/2 * * * * *',
+      '--hot-days',
+      '7',
+    ]);
+    children.add(collector);
+    await holdsWarehouse(path);
+    await expect
+      .poll(async () => (await runMarket(['status', '--warehouse', path])).stdout, {
+        timeout: 60_000,
+        interval: 500,
+      })
+      .toMatch(/lake days=2 files=[1-9]\d* bytes=[1-9]/);
+    const [moved] = await askCollector(
+      path,
+      `SELECT count(*) AS n FROM history.raw_listing_events WHERE ingested_at < TIMESTAMP '2026-11-03'`,
+    );
+    expect(Number(moved?.n)).toBe(Number(landed?.n));
+    await stopChild(collector, 'SIGTERM', children);
+    const manifest = await readLakeManifest(join(dir, 'lake'));
+    expect((manifest.relations.raw_listing_events ?? []).map((f) => f.date)).toEqual([
+      '2026-11-01',
+      '2026-11-02',
+    ]);
   }, 120_000);
 });
