@@ -8,7 +8,10 @@
  * collector is stopped (its clean close checkpoints the write-ahead log into the file), the file's
  * used blocks and each table's rows are read, and (at the start) the collector starts again on the
  * same file. Without that, the figure swung by up to the 64 MB log with when DuckDB last checkpointed.
- * BENCH_KEEP_WAREHOUSE, a path: the warehouse is copied there at the end (e.g. to compare models).
+ * Then, per table, the compact bytes its window rows cost (table-bytes.ts), against which the
+ * file's figure shows what DuckDB's storage adds (partly filled blocks, metadata).
+ * BENCH_KEEP_WAREHOUSE, a path: the warehouse is copied there at the end (e.g. to compare models),
+ * and as it was at the window's start to `<path>.before`.
  */
 import type { ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
@@ -18,6 +21,7 @@ import { join } from 'node:path';
 import { Database } from '../../src/shared/database.js';
 import { print } from './fixtures.js';
 import { envWords, spawnBuiltMarket, startBenchService } from './service-process.js';
+import { compactTableBytes } from './table-bytes.js';
 
 const LISTINGS = Number(process.env.BENCH_LISTINGS ?? 20_000);
 const CHURN = Number(process.env.BENCH_CHURN ?? 10);
@@ -52,6 +56,9 @@ export async function run(): Promise<void> {
     await stopCollector(collector);
     const streamBefore = stream.bytes();
     const before = await measureWarehouse(warehousePath);
+    const start = join(dir, 'window-start.duckdb');
+    await copyFile(warehousePath, start);
+    if (KEEP) await copyFile(warehousePath, `${KEEP}.before`);
     collector = collect();
     await new Promise((r) => setTimeout(r, WINDOW_MS));
     await stopCollector(collector);
@@ -68,6 +75,7 @@ export async function run(): Promise<void> {
     );
     for (const [table, rows] of gains.sort((a, b) => b[1] - a[1]).slice(0, 10))
       print(`  rows gained: ${table}`, String(rows));
+    await printCompactGains(start, warehousePath, dir, events);
     if (KEEP) await copyFile(warehousePath, KEEP);
   } finally {
     streamStop.abort();
@@ -75,6 +83,18 @@ export async function run(): Promise<void> {
     await service.close();
     await rm(dir, { recursive: true, force: true });
   }
+}
+
+/** Per table, the compact bytes gained between the warehouse files `start` and `end`, and their sum. */
+async function printCompactGains(start: string, end: string, scratch: string, events: number): Promise<void> {
+  const [before, after] = [await compactTableBytes(start, scratch), await compactTableBytes(end, scratch)];
+  const gains = [...after].map(([table, bytes]) => [table, bytes - (before.get(table) ?? 0)] as const);
+  const total = gains.reduce((sum, [, bytes]) => sum + bytes, 0);
+  const kib = (bytes: number) => `${(bytes / 1024).toFixed(0)} KiB`;
+  print('compact bytes gained, every table copied alone (16 KiB blocks)', kib(total));
+  print('compact bytes / stream event bytes', `${(total / events).toFixed(1)}x`);
+  for (const [table, bytes] of gains.sort((a, b) => b[1] - a[1]).slice(0, 10))
+    print(`  compact bytes gained: ${table}`, kib(bytes));
 }
 
 /** Stops the collector and waits for it to exit: its clean close checkpoints the warehouse. */
