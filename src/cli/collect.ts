@@ -76,7 +76,7 @@ function collectorOptionsOf(config: ConfigOf<typeof collectFlags>): CollectorOpt
       queryTimeoutMs: rest.queryTimeoutMs,
       ...(exportCron ? { exportCron } : {}),
       ...(reportCron ? { reportCron } : {}),
-      ...(lakeCron ? { lakeCron } : {}),
+      lakeCron,
       hotDays: rest.hotDays,
     },
   };

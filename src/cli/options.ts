@@ -54,8 +54,9 @@ const lakeFlags = {
   ),
   lakeCron: flag(
     '--lake-cron <expr>',
-    'cron schedule (UTC) of moves of the days older than --hot-days into the lake; none by default',
-    cron('"0 3 * * *" (daily at 03:00)').optional(),
+    'cron schedule (UTC) of moves of the days older than --hot-days into the lake, or off',
+    cronOrOff('"0 3 * * *" (daily at 03:00)'),
+    { fallback: work.lakeCron ?? 'off' },
   ),
 };
 

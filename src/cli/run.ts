@@ -83,7 +83,7 @@ export async function run(flags: Record<string, unknown>): Promise<void> {
       exportDir,
       reportCron: '0 * * * *',
       reportDir,
-      ...(config.lakeCron ? { lakeCron: config.lakeCron } : {}),
+      lakeCron: config.lakeCron,
       hotDays: config.hotDays,
     },
     control,

@@ -76,8 +76,11 @@ export interface WarehouseWorkOptions {
   reportDir?: string;
   /** Deadline of a query through the control endpoint (`market sql`). @default 60_000 */
   queryTimeoutMs?: number;
-  /** Moves of the days older than `hotDays` into the lake; none when not given. */
-  lakeCron?: string;
+  /**
+   * Moves of the days older than `hotDays` into the lake, so the file keeps the hot days while the
+   * history goes on in parquet; null for none. @default '0 3 * * *' (daily at 03:00 UTC)
+   */
+  lakeCron?: string | null;
   /** Whole days (UTC) a scheduled lake move keeps in the file besides today. @default 7 */
   hotDays?: number;
 }
@@ -117,7 +120,7 @@ export const COLLECTOR_DEFAULTS: {
   warehouse: Required<Pick<WarehouseFileOptions, 'path' | 'flushMs'>>;
   sources: Required<SourceOptions>;
   work: Required<
-    Pick<WarehouseWorkOptions, 'modelsCron' | 'exportDir' | 'reportDir' | 'queryTimeoutMs' | 'hotDays'>
+    Pick<WarehouseWorkOptions, 'modelsCron' | 'exportDir' | 'reportDir' | 'queryTimeoutMs' | 'lakeCron' | 'hotDays'>
   >;
   control: Required<Pick<ControlEndpointOptions, 'port'>>;
 } = {
@@ -140,6 +143,7 @@ export const COLLECTOR_DEFAULTS: {
     exportDir: 'data/exports',
     reportDir: 'data/reports',
     queryTimeoutMs: DEFAULT_QUERY_TIMEOUT_MS,
+    lakeCron: '0 3 * * *',
     hotDays: 7,
   },
   control: { port: 0 },

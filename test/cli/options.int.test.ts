@@ -138,12 +138,16 @@ describe('market collect options', () => {
     expect(config).toMatchObject({ ...sources, readBudget: api.readBudget, ...work, statusSeconds: 300 });
     expect(config.pollIntervalMs).toBe(30_000);
     expect(config.exportCron).toBeUndefined();
+    // The history moves on by itself: the file keeps the hot days, the lake the rest.
+    expect(config.lakeCron).toBe('0 3 * * *');
   });
 
   it.each([
     [['--poll-seconds', '1.5'], { pollIntervalMs: 1500 }],
     [['--query-timeout', '0.25'], { queryTimeoutMs: 250 }],
     [['--models-cron', 'off'], { modelsCron: null }],
+    [['--lake-cron', 'off'], { lakeCron: null }],
+    [['--lake-cron', '30 1 * * *'], { lakeCron: '30 1 * * *' }],
     [['--no-account'], { account: false }],
     [['--games', '570, 252490'], { games: [570, 252490] }],
   ])('reads %j as %j', (args, expected) => {
