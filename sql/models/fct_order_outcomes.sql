@@ -2,8 +2,11 @@
 -- long the first offer and the completion took (as observed: the first landed state showing them),
 -- the hold, the return reason and refund, and the cheapest ask of its first item's group when it
 -- was bought (the newest minAsk list generated at or before ordered_at) with the slippage paid over it.
+-- The minAsk lists are read typed from stg_price_lists (`list_id` is the list's own generation
+-- time), for the orders' item names alone, so no price row is parsed again.
 -- Grain: one row per order.
 -- materialized: table
+-- depends_on: stg_price_lists
 -- export: CAST(ordered_at AS DATE)
 -- test: unique(order_id)
 -- test: not_null(order_id, app_id, ordered_at, status, status_path, charged_total_usd)
@@ -39,6 +42,11 @@ shaped AS (
     (SELECT min(json_extract_string(i, '$.return_reason'))
      FROM (SELECT unnest(CAST(json_extract(body, '$.items') AS JSON[])) AS i)) AS return_reason
   FROM orders
+),
+minask AS (
+  SELECT app_id, market_hash_name, CAST(list_id AS TIMESTAMP) AS generated_at, min_ask_usd
+  FROM stg_price_lists
+  WHERE source = 'prices' AND market_hash_name IN (SELECT market_hash_name FROM shaped)
 )
 SELECT s.order_id, s.account_id, s.app_id, s.ordered_at, s.status, s.status_path, s.delivery, s.item_count,
   s.charged_total_usd, s.refund_usd, s.return_reason, s.market_hash_name, s.first_item_price_usd,
@@ -50,10 +58,10 @@ SELECT s.order_id, s.account_id, s.app_id, s.ordered_at, s.status, s.status_path
 FROM shaped s
 LEFT JOIN LATERAL (
   SELECT min(p.min_ask_usd) AS min_ask_usd
-  FROM minask_prices p
+  FROM minask p
   WHERE p.app_id = s.app_id AND p.market_hash_name = s.market_hash_name
     AND p.generated_at = (
-      SELECT max(q.generated_at) FROM minask_prices q
+      SELECT max(q.generated_at) FROM minask q
       WHERE q.app_id = s.app_id AND q.market_hash_name = s.market_hash_name AND q.generated_at <= s.ordered_at
     )
 ) m ON true

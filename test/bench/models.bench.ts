@@ -3,8 +3,8 @@
  * same events a day), a warehouse is generated in DuckDB in the collector's landing layout at its
  * default cadence (stream events, polls, a sweep of every live listing each 10 minutes landing
  * mostly repeats, a price snapshot a minute landing mostly repeated lines), then every model is
- * built in full (its time and the process's peak RSS), then each round lands one more minute
- * through the real landing code and refreshes incrementally. After the rounds, a full rebuild (the
+ * built in full in a fresh process (its time and that process's peak RSS), then each round lands
+ * one more minute through the real landing code and refreshes incrementally. After the rounds, a full rebuild (the
  * baseline of the speed-up, with its peak RSS) is compared with the incremental tables. The ratio
  * that matters: the refresh of one more minute at the longest history over the shortest.
  *
@@ -14,13 +14,18 @@
  * BENCH_WAREHOUSE=<prefix> keeps each generated warehouse at `<prefix>-<days>d.duckdb` (with
  * `.json`, its plan), and a later run with the same sizes starts from a copy instead of generating.
  */
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { existsSync, writeFileSync } from 'node:fs';
 import { copyFile, mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { createInterface } from 'node:readline';
+import { fileURLToPath } from 'node:url';
 import { type ModelRunResult, type ModelRunSummary, Warehouse } from '../../src/warehouse/index.js';
 import { print } from './fixtures.js';
 import { diffModelTables, keepModelTables, type ModelDiff } from './model-compare.js';
+import { type FullBuildResult, peakRssMiB } from './models-full-build.js';
 import { generateWarehouse, planWarehouse } from './warehouse-generator.js';
 import { landMinute } from './warehouse-minute.js';
 import type { WarehousePlan } from './warehouse-sql.js';
@@ -33,6 +38,7 @@ const COMPARE = process.env.BENCH_COMPARE !== '0';
 const MEMORY = process.env.MARKET_WAREHOUSE_MEMORY;
 const KEPT = process.env.BENCH_WAREHOUSE;
 const MINUTE_MS = 60_000;
+const BUILD_SCRIPT = fileURLToPath(new URL('./models-full-build.ts', import.meta.url));
 
 /** One round: the minute landed, then its incremental refresh. */
 interface Round {
@@ -71,7 +77,14 @@ async function measureHistory(days: number): Promise<History | null> {
   try {
     const path = join(dir, 'warehouse.duckdb');
     const { plan, endMs } = await prepare(path, dir, days);
-    const clock = { now: endMs };
+    const clock = { now: endMs + 1000 };
+    // Built in a process of its own: its peak RSS is the build's, not the generator's.
+    const built = await fullBuildInFreshProcess(path, clock.now);
+    const first = built.summary;
+    const firstMs = built.ms;
+    const firstPeakMiB = built.peakMiB;
+    print(`first full build of ${first.models.length} models, in a fresh process`, seconds(firstMs));
+    print('peak RSS of that process', `${firstPeakMiB} MiB`);
     const warehouse = await Warehouse.open(path, {
       clock: () => clock.now,
       ...(MEMORY ? { memoryLimit: MEMORY } : {}),
@@ -87,20 +100,6 @@ async function measureHistory(days: number): Promise<History | null> {
         print('models in sql/models', 'none: nothing to refresh');
         return null;
       }
-      clock.now = endMs + 1000;
-      // The generator runs with more memory: measure the builds' peak from here on.
-      resetPeakRss();
-      const begun = performance.now();
-      const first = await warehouse.refreshModels({
-        onModel: (m) =>
-          process.stdout.write(
-            `(built ${m.model} in ${seconds(m.durationMs)}, peak RSS so far ${peakRssMiB()} MiB)\n`,
-          ),
-      });
-      const firstMs = performance.now() - begun;
-      const firstPeakMiB = peakRssMiB();
-      print(`first full build of ${first.models.length} models`, seconds(firstMs));
-      print('peak RSS of the process during the first full build', `${firstPeakMiB} MiB`);
       const rounds: Round[] = [];
       for (let r = 0; r < ROUNDS; r++) rounds.push(await runRound(warehouse, plan, clock, r, dir));
       const liveReadMs = await timeLiveRead(warehouse);
@@ -121,12 +120,6 @@ function resetPeakRss(): void {
   } catch {
     // not Linux, or not allowed: the peak then includes the generation
   }
-}
-
-/** The process's peak resident memory (VmHWM) in MiB. */
-function peakRssMiB(): number {
-  const kb = Number(/VmHWM:\s+(\d+)/.exec(readFileSync('/proc/self/status', 'utf8'))?.[1] ?? Number.NaN);
-  return Math.round(kb / 1024);
 }
 
 /** The sizes a kept warehouse was generated with, and when its data ends. */
@@ -185,6 +178,25 @@ async function generate(warehouse: Warehouse, plan: WarehousePlan, dir: string, 
     `generated ${days} days, ${GROUPS} groups, ${counts.raw_listing_events?.toLocaleString('en')} events`,
     `${seconds(generationMs)}, ${await sizeOnDisk(warehouse.path)} on disk`,
   );
+}
+
+/**
+ * Builds every model in full on the warehouse at `path` in a child process at clock `nowMs`,
+ * relaying its progress lines; returns what it measured.
+ */
+async function fullBuildInFreshProcess(path: string, nowMs: number): Promise<FullBuildResult> {
+  const child = spawn(process.execPath, ['--import', 'tsx', BUILD_SCRIPT, path, String(nowMs)], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  let result: FullBuildResult | null = null;
+  const lines = createInterface({ input: child.stdout });
+  lines.on('line', (line) => {
+    if (line.startsWith('RESULT ')) result = JSON.parse(line.slice('RESULT '.length)) as FullBuildResult;
+    else process.stdout.write(`${line}\n`);
+  });
+  const [code] = (await once(child, 'exit')) as [number | null];
+  if (code !== 0 || result === null) throw new Error(`the full build's process exited with ${code}`);
+  return result;
 }
 
 /** Round `r`: lands its minute and refreshes incrementally. */

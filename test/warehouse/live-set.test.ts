@@ -95,6 +95,38 @@ describe('live_listings over the live set state', () => {
     expect(await live()).toEqual([]);
   });
 
+  it('types a winning repeat from the state, and from its stored row after a stream event changed the listing', async () => {
+    const ask = async () => (await live()).map((r) => [r.listing_id, r.price_usd, r.last_event_id]);
+    const sweep = (passId: string, at: number, price: number) =>
+      warehouse.write([
+        { source: 'sweep:730', observations: [observation('A', at, passId, { price_usd: price }, 'sweep')] },
+      ]);
+    await sweep('pass-1', T0 + 100, 10);
+    await warehouse.applyLanded();
+    // A repeat of the winner's text: its fields come from the state, which keeps that text's md5.
+    await sweep('pass-2', T0 + 200, 10);
+    const [repeats] = await warehouse.query('SELECT count(*) AS n FROM raw_listing_repeats');
+    expect(Number(repeats?.n)).toBe(1);
+    await warehouse.applyLanded();
+    const [state] = await warehouse.query(
+      'SELECT pass_id, winner_md5 IS NOT NULL AS kept FROM live_set_state',
+    );
+    expect(state).toEqual({ pass_id: 'pass-2', kept: true });
+    expect(await ask()).toEqual([['A', '10.00', null]]);
+    // A stream event changes the ask; the next sweep sees the first text again (a repeat of pass-1's
+    // row), whose fields the state no longer holds: they are looked up in the history.
+    await warehouse.write([
+      { source: 'stream', events: [newEvent('s-1', 'A', T0 + 300, { price_usd: 20 })] },
+    ]);
+    await warehouse.applyLanded();
+    expect(await ask()).toEqual([['A', '20.00', 's-1']]);
+    await sweep('pass-3', T0 + 400, 10);
+    expect(await ask()).toEqual([['A', '10.00', 's-1']]);
+    await warehouse.applyLanded();
+    expect(await ask()).toEqual([['A', '10.00', 's-1']]);
+    expect(await live()).toEqual(await liveFromHistory());
+  });
+
   it('equals the live set computed from the whole history after any sequence of landings and refreshes', async () => {
     const next = random(7);
     const pick = <T>(items: readonly T[]): T => items[Math.floor(next() * items.length)] as T;
@@ -112,7 +144,10 @@ describe('live_listings over the live set state', () => {
             : goneEvent(id, pick(ids), at());
         });
       } else if (next() < 0.8) {
-        batch.observations = [observation(pick(ids), at(), `pass-${step}`, { price_usd: 1000 + step })];
+        // Two asks only, so many items repeat their listing's last text (after a stream event too).
+        batch.observations = [
+          observation(pick(ids), at(), `pass-${step}`, { price_usd: pick([1000, 1001]) }),
+        ];
       } else {
         batch.gone = [verdict(pick(ids), at())];
       }

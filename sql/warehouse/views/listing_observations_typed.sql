@@ -1,25 +1,24 @@
 -- Every page item a poll, sweep or catch-up landed with an id, typed leniently like the stream's
 -- events (typing_notes, extra_fields, raw), with where it stood (page, item; null for an item the
 -- typed layout landed, see migration 013). An item byte-identical to its listing's last payload
--- was recorded as a repeat (raw_listing_repeats): it reads the typed row holding that text, with
--- its own envelope. Items without an id are in rejected_payloads. `typed` is inlined where it is
--- read, so a filter on the listing (a model reading a few listings, a build in chunks) reaches the
--- raw table before its text is parsed.
-WITH typed AS NOT MATERIALIZED (
-  SELECT app_id, observed_at, via, pass_id, page, item, load_id, ingested_at, listing_id,
-         {{typed_columns(listing, j, keys)}},
-         {{extra_keys(listing, data, keys)}} AS extra_fields, data AS raw
-  FROM (
-    SELECT r.app_id, r.observed_at, r.via, r.pass_id, r.page, r.item, r.load_id, r.ingested_at,
-           r.listing_id, r.data,
-           {{json_values(listing, r.data)}} AS j, json_keys(r.data) AS keys
-    FROM raw_listing_observations r
-    WHERE r.listing_id IS NOT NULL
-  )
+-- was recorded as a repeat (raw_listing_repeats): it is typed from the text of the row it repeats,
+-- with its own envelope. Items without an id are in rejected_payloads. The repeats are joined to
+-- the stored rows before any text is parsed, so a filter on the listing or the envelope (a model
+-- reading a few listings, a build in chunks, an increment) reaches the raw tables first and only
+-- the rows it selects are typed.
+WITH items AS (
+  SELECT app_id, observed_at, via, pass_id, page, item, load_id, ingested_at, listing_id, data
+  FROM raw_listing_observations
+  WHERE listing_id IS NOT NULL
+  UNION ALL
+  SELECT s.app_id, s.observed_at, s.via, s.pass_id, s.page, s.item, s.load_id, s.ingested_at, s.listing_id, d.data
+  FROM raw_listing_repeats s
+  JOIN raw_listing_observations d ON d.listing_id = s.listing_id AND d.via = s.same_via AND d.pass_id = s.same_pass_id
 )
-SELECT * FROM typed
-UNION ALL BY NAME
-SELECT t.* REPLACE (s.app_id AS app_id, s.observed_at AS observed_at, s.via AS via, s.pass_id AS pass_id,
-                    s.page AS page, s.item AS item, s.load_id AS load_id, s.ingested_at AS ingested_at)
-FROM raw_listing_repeats s
-JOIN typed t ON t.listing_id = s.listing_id AND t.via = s.same_via AND t.pass_id = s.same_pass_id
+SELECT app_id, observed_at, via, pass_id, page, item, load_id, ingested_at, listing_id,
+       {{typed_columns(listing, j, keys)}},
+       {{extra_keys(listing, data, keys)}} AS extra_fields, data AS raw
+FROM (
+  SELECT r.*, {{json_values(listing, r.data)}} AS j, json_keys(r.data) AS keys
+  FROM items r
+)

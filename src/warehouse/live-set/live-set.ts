@@ -53,19 +53,6 @@ const PENDING_OBSERVATIONS = observationSightings(
   pendingRows('raw_listing_repeats'),
 );
 
-/**
- * The pending page items in a winning pass of their listing, with raw_listing_observations'
- * columns: a repeat with the text of the row it repeats (looked up for these few alone, in the
- * whole history: the row may be in the lake).
- */
-const WINNING_ITEMS = `(
-  SELECT * FROM ${winningRows(pendingRows('raw_listing_observations'))}
-  UNION ALL BY NAME
-  SELECT s.via, s.pass_id, s.page, s.item, s.listing_id, s.app_id, d.data, s.observed_at, s.load_id, s.ingested_at
-  FROM ${winningRows(pendingRows('raw_listing_repeats'))} s
-  JOIN history.raw_listing_observations d ON d.listing_id = s.listing_id AND d.via = s.same_via AND d.pass_id = s.same_pass_id
-)`;
-
 /** Stream events of `from` as happenings; only the id is read from each event's data. */
 function eventHappenings(from: string): string {
   return `
@@ -197,23 +184,67 @@ const CUT_FIRSTS = `
     GROUP BY h.listing_id
   )`;
 
-/** The fields of each winner: kept in the state, typed from its pending event, or its pending observation's. */
+/** The pending repeats in a winning pass of their listing. */
+const WINNING_REPEATS = winningRows(pendingRows('raw_listing_repeats'));
+
+/**
+ * Where the winners' texts come from. `known_repeats`: the winning repeats of the text the state
+ * typed its winner from (the row a repeat points to is its listing's payload mark, whose md5 is
+ * the winner's): a sweep's usual repeat, no text read. `winning_items`: the pending page items in
+ * a winning pass of their listing, with raw_listing_observations' columns; any other repeat (the
+ * listing changed by a stream event since, or its first sighting since the state kept the md5)
+ * with the text of the row it repeats, looked up in the whole history (the row may be in the lake)
+ * for those listings alone, and not read at all when there are none ({@link fewValues}).
+ */
+const WINNER_TEXTS = `
+  known_repeats AS (
+    SELECT s.listing_id, s.via, s.pass_id
+    FROM ${WINNING_REPEATS} s
+    JOIN prior p ON p.listing_id = s.listing_id AND p.live
+    JOIN listing_payload_marks m ON m.listing_id = s.listing_id AND m.via = s.same_via AND m.pass_id = s.same_pass_id
+      AND m.data_md5 = p.winner_md5
+  ),
+  looked_up_repeats AS MATERIALIZED (
+    SELECT * FROM ${WINNING_REPEATS} s
+    ANTI JOIN known_repeats k ON k.listing_id = s.listing_id AND k.via = s.via AND k.pass_id = s.pass_id
+  ),
+  winning_items AS (
+    SELECT * FROM ${winningRows(pendingRows('raw_listing_observations'))}
+    UNION ALL BY NAME
+    SELECT s.via, s.pass_id, s.page, s.item, s.listing_id, s.app_id, d.data, s.observed_at, s.load_id, s.ingested_at
+    FROM looked_up_repeats s
+    JOIN (SELECT listing_id, via, pass_id, data FROM history.raw_listing_observations
+          WHERE listing_id IN ${fewValues('listing_id', 'looked_up_repeats')}) d
+      ON d.listing_id = s.listing_id AND d.via = s.same_via AND d.pass_id = s.same_pass_id
+  )`;
+
+/**
+ * The fields of each winner, with the md5 of the text they were typed from (null for a stream
+ * event): kept in the state (the prior winner, or a repeat of its text), typed from its pending
+ * event, or from its page item's text.
+ */
 const WINNER_FIELDS = `
+  ${WINNER_TEXTS},
   winner_fields AS (
-    SELECT w.listing_id, ${listingColumnList('p')}
+    SELECT w.listing_id, ${listingColumnList('p')}, p.winner_md5
     FROM spans w JOIN prior p ON w.winner_role = 'winner' AND p.listing_id = w.listing_id AND p.live
     UNION ALL
-    SELECT w.listing_id, ${listingColumnList('f')}
+    SELECT w.listing_id, ${listingColumnList('p')}, p.winner_md5
+    FROM spans w
+    JOIN known_repeats k ON w.winner_role IS NULL AND k.listing_id = w.listing_id AND k.via = w.via AND k.pass_id = w.pass_id
+    JOIN prior p ON p.listing_id = w.listing_id
+    UNION ALL
+    SELECT w.listing_id, ${listingColumnList('f')}, NULL
     FROM spans w JOIN (
       SELECT event_id, ${listingColumnList()}
       FROM (${viewSqlOver('listing_events_typed', { raw_listing_events: `(SELECT * FROM ${pendingRows('raw_listing_events')} WHERE event_id IN (SELECT event_id FROM spans))` })})
     ) f ON w.winner_role IS NULL AND f.event_id = w.event_id
     UNION ALL
-    SELECT w.listing_id, ${listingColumnList('o')}
+    SELECT w.listing_id, ${listingColumnList('o')}, md5_number(o.raw)
     FROM spans w JOIN (
-      SELECT listing_id, via, pass_id, observed_at, ${listingColumnList()}
+      SELECT listing_id, via, pass_id, observed_at, ${listingColumnList()}, raw
       FROM (${viewSqlOver('listing_observations_typed', {
-        raw_listing_observations: WINNING_ITEMS,
+        raw_listing_observations: '(SELECT * FROM winning_items)',
         raw_listing_repeats: '(SELECT * FROM raw_listing_repeats WHERE false)',
       })})
     ) o
@@ -227,7 +258,7 @@ const CHANGES = `
          coalesce(c.first_seen_at, s.first_seen_at) AS first_seen_at,
          CASE WHEN c.listing_id IS NULL THEN s.first_pos ELSE c.first_pos END AS first_pos,
          s.last_seen_at, s.seen_pos, s.event_id, s.via, s.pass_id, s.last_event_at, s.last_event_pos, s.last_event_id,
-         ${listingColumnList('f')}, s.load_id, s.ingested_at
+         ${listingColumnList('f')}, f.winner_md5, s.load_id, s.ingested_at
   FROM spans s
   LEFT JOIN (SELECT * FROM winner_fields QUALIFY row_number() OVER (PARTITION BY listing_id) = 1) f
     ON f.listing_id = s.listing_id
@@ -297,7 +328,10 @@ const CHANGES_STEP = `CREATE OR REPLACE TEMP TABLE _live_changes AS
   WITH spans AS (SELECT * FROM _live_spans), prior AS (SELECT * FROM _live_prior),
   ${CUT_FIRSTS}, ${WINNER_FIELDS} ${CHANGES}`;
 
-/** The state's columns that say when and by what a listing was seen and left, not what it is. */
+/**
+ * The state's columns that say when and by what a listing was seen and left, not what it is (the
+ * winner's md5 too: a text that differs only where no column reads has the same fields).
+ */
 const SIGHTING_COLUMNS = [
   'left_at',
   'left_pos',
@@ -311,6 +345,7 @@ const SIGHTING_COLUMNS = [
   'last_event_at',
   'last_event_pos',
   'last_event_id',
+  'winner_md5',
   'load_id',
   'ingested_at',
 ];

@@ -230,7 +230,10 @@ async function mergeIncrement(
   await connection.run(
     `CREATE OR REPLACE TEMP TABLE ${increment} AS ${renderModelSql(model, since, watermark)}`,
   );
-  await connection.run(replacedRows(model, increment, await earliestReplaced(connection, model, increment)));
+  const bounds = await keyBounds(connection, model, increment);
+  await connection.run(
+    replacedRows(model, increment, await earliestReplaced(connection, model, increment)) + bounds,
+  );
   const inserted = await connection.run(`INSERT INTO ${model.name} BY NAME SELECT * FROM ${increment}`);
   await connection.run(`DROP TABLE ${increment}`);
   return inserted.rowsChanged;
@@ -253,6 +256,36 @@ async function earliestReplaced(
   const [row] = reader.getRowObjectsJS() as { v: string | null; t: string }[];
   if (!row || row.v === null) return null;
   return `CAST('${row.v.replaceAll("'", "''")}' AS ${row.t})`;
+}
+
+/**
+ * The increment's range of each time column of the unique key, as constant conditions on the
+ * model's table (` AND k BETWEEN lo AND hi`, or ''): a row the increment replaces has its key, so
+ * it lies in that range, and DuckDB skips the row groups of the table outside it instead of
+ * scanning every row to match keys (stg_price_lists: 7.7M rows at 30 days). A column with a null
+ * in the increment is left unbounded (a null key matches a null).
+ */
+async function keyBounds(connection: DuckDBConnection, model: Model, increment: string): Promise<string> {
+  if (model.replaceFrom !== null || model.uniqueKey.length === 0) return '';
+  const reader = await connection.runAndReadAll(
+    `SELECT ${model.uniqueKey
+      .map(
+        (k, i) =>
+          `CAST(min(${k}) AS VARCHAR) AS lo${i}, CAST(max(${k}) AS VARCHAR) AS hi${i}, typeof(min(${k})) AS t${i}, count(*) FILTER (WHERE ${k} IS NULL) AS nulls${i}`,
+      )
+      .join(', ')} FROM ${increment}`,
+  );
+  const [row] = reader.getRowObjectsJS() as Record<string, string | bigint | null>[];
+  if (!row) return '';
+  const literal = (value: string, type: string) => `CAST('${value.replaceAll("'", "''")}' AS ${type})`;
+  return model.uniqueKey
+    .map((k, i) => {
+      const [lo, hi, type] = [row[`lo${i}`], row[`hi${i}`], String(row[`t${i}`])];
+      if (typeof lo !== 'string' || typeof hi !== 'string' || Number(row[`nulls${i}`]) > 0) return '';
+      if (!/^(TIMESTAMP|DATE)/.test(type)) return '';
+      return ` AND ${model.name}.${k} BETWEEN ${literal(lo, type)} AND ${literal(hi, type)}`;
+    })
+    .join('');
 }
 
 /**
