@@ -54,6 +54,8 @@ export default defineConfig({
         test: {
           name: 'integration',
           include: [`test/**/${INTEGRATION_NAME}`],
+          // The `market` command they spawn is the compiled one, built here when the sources changed.
+          globalSetup: ['test/helpers/build-cli.ts'],
           exclude: [...configDefaults.exclude],
         },
       },
