@@ -22,19 +22,21 @@ const INTEGRATION_NAME = '*.int.{test,spec}.?(c|m)[jt]s?(x)';
  */
 const LONGEST = [
   'test/collector/no-loss.int.test.ts',
-  'test/collector/models.int.test.ts',
-  'test/cli/serve.int.test.ts',
-  'test/cli/slow-clients.int.test.ts',
   'test/warehouse/lake/ray-data.int.test.ts',
+  'test/cli/serve.int.test.ts',
+  'test/collector/models.int.test.ts',
+  'test/cli/lake.int.test.ts',
   'test/cli/sql.int.test.ts',
+  'test/collector/account-no-loss.int.test.ts',
   'test/collector/collector.int.test.ts',
   'test/browser/report.int.test.ts',
-  'test/collector/account-no-loss.int.test.ts',
+  'test/warehouse/lake/lake-kill.int.test.ts',
+  'test/cli/slow-clients.int.test.ts',
   'test/cli/models.int.test.ts',
-  'test/cli/lake.int.test.ts',
-  'test/collector/fresh-after-kill.int.test.ts',
   'test/warehouse/lake/lake-move.test.ts',
   'test/warehouse/export.int.test.ts',
+  'test/cli/start.int.test.ts',
+  'test/collector/fresh-after-kill.int.test.ts',
 ];
 
 /** Vitest's order (the last run's durations, else file size), except that the longest files go first, in LONGEST's order. */
