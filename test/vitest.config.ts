@@ -14,19 +14,38 @@ const TEST_NAME = '*.{test,spec}.?(c|m)[jt]s?(x)';
  */
 const INTEGRATION_NAME = '*.int.{test,spec}.?(c|m)[jt]s?(x)';
 
-/** Files that take far longer than any other: they start first, so none is left running alone at the end. */
+/**
+ * The files that take longest, longest first: they start first and in this order, and the many
+ * short files fill in after them, so that no long file is left running alone at the end. Vitest
+ * orders a fresh clone by file size, which would start a short file that waits long (a kill loop,
+ * a schedule) last.
+ */
 const LONGEST = [
-  'test/warehouse/lake/ray-data.int.test.ts',
   'test/collector/no-loss.int.test.ts',
+  'test/warehouse/lake/ray-data.int.test.ts',
+  'test/cli/serve.int.test.ts',
+  'test/collector/models.int.test.ts',
+  'test/cli/lake.int.test.ts',
+  'test/cli/sql.int.test.ts',
+  'test/collector/account-no-loss.int.test.ts',
+  'test/collector/collector.int.test.ts',
+  'test/browser/report.int.test.ts',
+  'test/warehouse/lake/lake-kill.int.test.ts',
   'test/cli/slow-clients.int.test.ts',
+  'test/cli/models.int.test.ts',
+  'test/warehouse/lake/lake-move.test.ts',
+  'test/warehouse/export.int.test.ts',
+  'test/cli/start.int.test.ts',
+  'test/collector/fresh-after-kill.int.test.ts',
 ];
 
-/** Vitest's order (the last run's durations, else file size), except that the longest files go first. */
+/** Vitest's order (the last run's durations, else file size), except that the longest files go first, in LONGEST's order. */
 class LongestFirst extends BaseSequencer {
   override async sort(files: TestSpecification[]): Promise<TestSpecification[]> {
     const sorted = await super.sort(files);
-    const longest = (spec: TestSpecification) => LONGEST.some((path) => spec.moduleId.endsWith(`/${path}`));
-    return [...sorted.filter(longest), ...sorted.filter((spec) => !longest(spec))];
+    const rank = (spec: TestSpecification) => LONGEST.findIndex((path) => spec.moduleId.endsWith(`/${path}`));
+    const longest = sorted.filter((spec) => rank(spec) >= 0).sort((a, b) => rank(a) - rank(b));
+    return [...longest, ...sorted.filter((spec) => rank(spec) < 0)];
   }
 }
 
@@ -54,6 +73,8 @@ export default defineConfig({
         test: {
           name: 'integration',
           include: [`test/**/${INTEGRATION_NAME}`],
+          // The `market` command they spawn is the compiled one, built here when the sources changed.
+          globalSetup: ['test/helpers/build-cli.ts'],
           exclude: [...configDefaults.exclude],
         },
       },

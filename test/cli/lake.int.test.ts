@@ -173,12 +173,13 @@ describe('market collect --lake-cron', () => {
     ]);
     children.add(collector);
     await holdsWarehouse(path);
-    await expect
-      .poll(async () => (await runMarket(['status', '--warehouse', path])).stdout, {
-        timeout: 60_000,
-        interval: 500,
-      })
-      .toMatch(/lake days=2 files=[1-9]\d* bytes=[1-9]/);
+    // Asked in-process (no rows until the first move made the table) until both days are in the
+    // lake; then `market status` once, to see it say so.
+    const lakeDays = async () =>
+      Number((await askCollector(path, 'SELECT count(DISTINCT day) AS n FROM lake_files'))[0]?.n ?? 0);
+    await expect.poll(lakeDays, { timeout: 60_000, interval: 250 }).toBe(2);
+    const status = await runMarket(['status', '--warehouse', path]);
+    expect(status.stdout).toMatch(/lake days=2 files=[1-9]\d* bytes=[1-9]/);
     const [moved] = await askCollector(
       path,
       `SELECT count(*) AS n FROM history.raw_listing_events WHERE ingested_at < TIMESTAMP '2026-11-03'`,

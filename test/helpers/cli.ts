@@ -1,15 +1,18 @@
-/** Runs the real `market` command in a child process (through tsx, from the sources). */
+/**
+ * Runs the real `market` command in a child process: the compiled one the package's `bin` names,
+ * which the integration tests' global setup (build-cli.ts) keeps current with the sources. Node
+ * starts it in half the CPU time tsx needs to load the sources, and the tests spawn it hundreds of times.
+ */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { createInterface } from 'node:readline';
 import { ControlClient } from '../../src/cli/control-client.js';
 import { projectPath } from '../../src/shared/project-root.js';
-
-const MAIN = projectPath('src', 'cli', 'main.ts');
+import { COMPILED_MAIN } from './build-cli.js';
 
 /** Spawns `market <args>` with the given environment additions. */
 export function spawnMarket(args: string[], env: Record<string, string> = {}): ChildProcess {
-  return spawn(process.execPath, ['--import', 'tsx', MAIN, ...args], {
+  return spawn(process.execPath, [COMPILED_MAIN, ...args], {
     cwd: projectPath(),
     env: { ...process.env, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
