@@ -120,7 +120,10 @@ export const COLLECTOR_DEFAULTS: {
   warehouse: Required<Pick<WarehouseFileOptions, 'path' | 'flushMs'>>;
   sources: Required<SourceOptions>;
   work: Required<
-    Pick<WarehouseWorkOptions, 'modelsCron' | 'exportDir' | 'reportDir' | 'queryTimeoutMs' | 'lakeCron' | 'hotDays'>
+    Pick<
+      WarehouseWorkOptions,
+      'modelsCron' | 'exportDir' | 'reportDir' | 'queryTimeoutMs' | 'lakeCron' | 'hotDays'
+    >
   >;
   control: Required<Pick<ControlEndpointOptions, 'port'>>;
 } = {

@@ -135,7 +135,11 @@ export async function startCollector(options: CollectorOptions): Promise<Running
     () => createExportTask(warehouse, exportDir, boards.exports),
     'scheduled export failed',
   );
-  scheduled(work.lakeCron ?? undefined, () => createLakeTask(warehouse, work.hotDays), 'scheduled lake move failed');
+  scheduled(
+    work.lakeCron ?? undefined,
+    () => createLakeTask(warehouse, work.hotDays),
+    'scheduled lake move failed',
+  );
   scheduled(
     work.reportCron,
     () => createReportTask(warehouse, reportDir, boards.reports),
