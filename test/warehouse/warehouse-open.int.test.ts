@@ -105,6 +105,7 @@ describe('Warehouse.open', () => {
       '019_fx_repeats.sql',
       '020_account_state_repeats.sql',
       '021_lake.sql',
+      '022_live_set_winner_md5.sql',
     ]);
     await again.close();
   });
