@@ -16,7 +16,7 @@
 -- test: relationships(app_id, market_hash_name -> dim_items)
 WITH touched AS (
   SELECT DISTINCT app_id, listing_id FROM int_listing_spells
-  WHERE updated_at >= {{ since }} AND hash(listing_id) % {{ chunks }} = {{ chunk }}
+  WHERE updated_at >= {{ since }} AND {{ in_chunk(listing_id) }}
 )
 SELECT s.app_id, s.listing_id,
   arg_max(s.market_hash_name, s.spell) AS market_hash_name,

@@ -79,7 +79,7 @@ service AS (
       min_ask_usd, listed_count, generated_at
     FROM stg_price_lists
     WHERE (source = 'snapshot') = (app_id = 730) AND fetched_at >= (SELECT min(downloaded_at) FROM lists)
-      AND hash(market_hash_name, wear, doppler_phase) % {{ chunks }} = {{ chunk }}
+      AND {{ in_chunk(market_hash_name, wear, doppler_phase) }}
   ) r
     ON r.app_id = l.app_id AND r.source = l.source AND r.list_id = l.list_id AND r.downloaded_at = l.downloaded_at
 ),
@@ -87,12 +87,12 @@ live AS (
   -- The collector's changes from the changed minute on, and each group's last one before it.
   SELECT app_id, market_hash_name, wear, doppler_phase, minute, min_ask_usd, listed_count
   FROM int_live_minask_changes
-  WHERE minute >= (SELECT minute FROM changed) AND hash(market_hash_name, wear, doppler_phase) % {{ chunks }} = {{ chunk }}
+  WHERE minute >= (SELECT minute FROM changed) AND {{ in_chunk(market_hash_name, wear, doppler_phase) }}
   UNION ALL
   SELECT app_id, market_hash_name, wear, doppler_phase, max(minute), arg_max_null(min_ask_usd, minute),
     arg_max_null(listed_count, minute)
   FROM int_live_minask_changes
-  WHERE minute < (SELECT minute FROM changed) AND hash(market_hash_name, wear, doppler_phase) % {{ chunks }} = {{ chunk }}
+  WHERE minute < (SELECT minute FROM changed) AND {{ in_chunk(market_hash_name, wear, doppler_phase) }}
   GROUP BY app_id, market_hash_name, wear, doppler_phase
 ),
 carried AS (

@@ -6,14 +6,15 @@
 -- `after_departure` marks the first spell of a stay that began after the listing had left (a
 -- re-listing; also after a departure of a stay the collector never saw). Item fields and the ask
 -- are those of the spell's last sighting; `updated_at` is when any row of the spell last landed.
--- A full build runs in chunks of listings (by a hash of the id), so that the windows below sort
--- a part of the history at a time; they number narrow rows, and the item fields are joined back
--- once per spell from its last sighting.
+-- A full build runs in ranges of listing ids of about 500,000 sightings each, as many as the
+-- history holds, so that the windows below sort a bounded part of it at a time (and a range reaches
+-- the stored payloads the repeats are joined to); they number narrow rows, and the item fields are
+-- joined back once per spell from its last sighting.
 -- Grain: one row per listing and spell.
 -- materialized: incremental
 -- depends_on: stg_listing_appearances, stg_listing_departures
 -- unique_key: app_id, listing_id, spell
--- chunks: 16
+-- chunk_by: stg_listing_appearances.listing_id per 500000
 -- test: unique(app_id, listing_id, spell)
 -- test: not_null(app_id, listing_id, spell, stay, after_departure, started_at, last_seen_at, updated_at)
 -- test: expression(ended_at IS NULL OR ended_at >= last_seen_at)
@@ -29,10 +30,10 @@ touched AS (
 sightings AS {% if is_incremental %} NOT MATERIALIZED {% else %} MATERIALIZED {% endif %} (
   -- The listings of this build: the ones with a row landed since the last build (their ids as one
   -- list, so DuckDB filters the raw rows by them before it types the text), or every one of the
-  -- chunk (read once: the filter on a hash does not reach the raw rows).
+  -- range (read once, for the numbering and the join below).
   SELECT * FROM stg_listing_appearances
   {% if is_incremental %} SEMI JOIN touched USING (app_id, listing_id) WHERE listing_id IN (SELECT unnest(list(DISTINCT listing_id)) FROM touched)
-  {% else %} WHERE hash(listing_id) % {{ chunks }} = {{ chunk }} {% endif %}
+  {% else %} WHERE {{ in_chunk(listing_id) }} {% endif %}
 ),
 marks AS (
   -- Only what ordering and numbering need: a listing's fields would make every sort wide. `tie`
@@ -45,7 +46,7 @@ marks AS (
   UNION ALL
   SELECT app_id, listing_id, left_at, log_position, false, via, NULL, ingested_at
   FROM stg_listing_departures
-  {% if is_incremental %} SEMI JOIN touched USING (app_id, listing_id) {% else %} WHERE hash(listing_id) % {{ chunks }} = {{ chunk }} {% endif %}
+  {% if is_incremental %} SEMI JOIN touched USING (app_id, listing_id) {% else %} WHERE {{ in_chunk(listing_id) }} {% endif %}
 ),
 ordered AS (
   -- At the same instant, stream events keep their log order, and a sighting comes before a

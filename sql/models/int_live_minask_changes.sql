@@ -34,7 +34,7 @@ WITH affected AS (
   {% else %}
   SELECT app_id, market_hash_name, wear, doppler_phase, min(date_trunc('minute', started_at)) AS from_minute
   FROM int_listing_spells
-  WHERE hash(app_id, market_hash_name, wear, doppler_phase) % {{ chunks }} = {{ chunk }}
+  WHERE {{ in_chunk(app_id, market_hash_name, wear, doppler_phase) }}
   GROUP BY ALL
   {% endif %}
 ),

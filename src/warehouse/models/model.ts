@@ -61,6 +61,16 @@ export interface Model {
    * builds within the memory of a day, however long the history. Null: not by day.
    */
   chunkDays: { relation: string; column: string } | null;
+  /**
+   * A full build by ranges of a column's values instead (`-- chunk_by: relation.column per n`): one
+   * statement per range that holds about n rows of `relation`, the bounds quantiles of a sample of
+   * the column, with `{{ in_chunk(column) }}` keeping the range's rows (see `renderModelSql`): the
+   * parts grow in number with the history and each holds about n rows, however long it is; and a
+   * range of a column, unlike a range of its hash, reaches both sides of a join on that column.
+   * Rows whose value is null are in no part of a build in several: for a column never null. Null:
+   * not by values.
+   */
+  chunkBy: { relation: string; column: string; rows: number } | null;
 }
 
 const KEYS = [
@@ -71,6 +81,7 @@ const KEYS = [
   'export',
   'chunks',
   'chunk_days',
+  'chunk_by',
   'test',
 ] as const;
 
@@ -113,6 +124,7 @@ export function parseModel(name: string, text: string): Model {
     throw new Error(`model ${name}: chunks is a whole number from 1 to 1024`);
   if (chunks > 1 && materialized === 'view') throw new Error(`model ${name}: a view is not built in chunks`);
   const chunkDays = parseChunkDays(name, single(name, config, 'chunk_days'), materialized, chunks);
+  const chunkBy = parseChunkBy(name, single(name, config, 'chunk_by'), materialized, chunks, chunkDays);
   const sql = lines.slice(body).join('\n').trim().replace(/;\s*$/, '');
   if (!sql) throw new Error(`model ${name}: no SQL after the header`);
   return {
@@ -128,6 +140,7 @@ export function parseModel(name: string, text: string): Model {
     hash: createHash('sha256').update(text).digest('hex').slice(0, 16),
     chunks,
     chunkDays,
+    chunkBy,
   };
 }
 
@@ -144,6 +157,23 @@ function parseChunkDays(
   if (materialized === 'view') throw new Error(`model ${name}: a view is not built by day`);
   if (chunks > 1) throw new Error(`model ${name}: a model is built in chunks or by day, not both`);
   return { relation: match[1] as string, column: match[2] as string };
+}
+
+/** The `chunk_by:` line: `relation.column per n`, for a table or incremental model built no other way in parts. */
+function parseChunkBy(
+  name: string,
+  value: string | undefined,
+  materialized: string,
+  chunks: number,
+  chunkDays: Model['chunkDays'],
+): Model['chunkBy'] {
+  if (value === undefined) return null;
+  const match = /^([a-z_][a-z0-9_]*)\.([a-z_][a-z0-9_]*) per ([1-9][0-9]*)$/.exec(value);
+  if (!match) throw new Error(`model ${name}: chunk_by is relation.column per rows, not ${value}`);
+  if (materialized === 'view') throw new Error(`model ${name}: a view is not built by ranges`);
+  if (chunks > 1 || chunkDays !== null)
+    throw new Error(`model ${name}: a model is built in chunks, by day or by ranges, one of them`);
+  return { relation: match[1] as string, column: match[2] as string, rows: Number(match[3]) };
 }
 
 function single(name: string, config: Record<string, string[]>, key: string): string | undefined {

@@ -167,6 +167,8 @@ export interface BuildPart {
   /** SQL literals of `{{ chunk_from }}` (inclusive) and `{{ chunk_to }}` (exclusive). */
   from?: string;
   to?: string;
+  /** With `chunk_by`, the SQL literals bounding the range of values (inclusive, exclusive; null: open). */
+  values?: { from: string | null; to: string | null };
 }
 
 /** Every time: the bounds of a build in one part. */
@@ -177,12 +179,11 @@ const ALL_TIME = { from: "TIMESTAMP '-infinity'", to: "TIMESTAMP 'infinity'" };
  * first day open below and the last open above, so no row falls outside; one part when empty).
  */
 async function fullBuildParts(connection: DuckDBConnection, model: Model): Promise<BuildPart[]> {
+  if (model.chunkBy !== null) return valueParts(connection, model.chunkBy);
   if (model.chunkDays === null)
     return Array.from({ length: model.chunks }, (_, chunk) => ({ chunk, chunks: model.chunks, ...ALL_TIME }));
   const { relation, column } = model.chunkDays;
-  // A landing table's days span the file and the lake: its whole view dates them all.
-  const raw = LAKE_RELATIONS.some((r) => r.kind === 'raw' && r.name === relation);
-  const whole = raw ? `history.${relation}` : relation;
+  const whole = wholeRelation(relation);
   const reader = await connection.runAndReadAll(
     `SELECT CAST(d AS VARCHAR) FROM (SELECT range AS d FROM range(
        (SELECT CAST(CAST(min(${column}) AS DATE) AS TIMESTAMP) FROM ${whole}),
@@ -197,6 +198,44 @@ async function fullBuildParts(connection: DuckDBConnection, model: Model): Promi
     from: i === 0 ? ALL_TIME.from : (at(day) as string),
     to: at(days[i + 1]) ?? ALL_TIME.to,
   }));
+}
+
+/** How many values of a column `chunk_by` samples for the bounds of its ranges: a bounded sort. */
+const SAMPLED_VALUES = 100_000;
+
+/**
+ * The parts of a full build by ranges of `column`'s values: as many as `relation` holds `rows`
+ * rows, bounded by quantiles of a sample of the column (the first range open below, the last open
+ * above; quantiles that coincide make one bound).
+ */
+async function valueParts(
+  connection: DuckDBConnection,
+  { relation, column, rows }: NonNullable<Model['chunkBy']>,
+): Promise<BuildPart[]> {
+  const whole = wholeRelation(relation);
+  const parts = Math.ceil(Number(await scalar(connection, `SELECT count(*) FROM ${whole}`)) / rows);
+  if (parts <= 1) return [{ chunk: 0, chunks: 1 }];
+  const fractions = Array.from({ length: parts - 1 }, (_, i) => (i + 1) / parts);
+  const reader = await connection.runAndReadAll(
+    `SELECT CAST(q AS VARCHAR) AS v, typeof(q) AS t FROM (
+       SELECT DISTINCT unnest(quantile_disc(${column}, [${fractions.join(', ')}])) AS q
+       FROM (SELECT ${column} FROM ${whole} WHERE ${column} IS NOT NULL USING SAMPLE reservoir(${SAMPLED_VALUES} ROWS) REPEATABLE (1))
+     ) WHERE q IS NOT NULL ORDER BY q`,
+  );
+  const bounds = (reader.getRowObjectsJS() as { v: string; t: string }[]).map(
+    ({ v, t }) => `CAST('${v.replaceAll("'", "''")}' AS ${t})`,
+  );
+  return [null, ...bounds].map((from, i) => ({
+    chunk: i,
+    chunks: bounds.length + 1,
+    values: { from, to: bounds[i] ?? null },
+  }));
+}
+
+/** The relation to read `relation` whole by: a landing table's rows span the file and the lake. */
+function wholeRelation(relation: string): string {
+  const raw = LAKE_RELATIONS.some((r) => r.kind === 'raw' && r.name === relation);
+  return raw ? `history.${relation}` : relation;
 }
 
 /**
@@ -312,11 +351,15 @@ function replacedRows(model: Model, increment: string, earliest: string | null):
  * `{% if is_incremental %} … {% else %} … {% endif %}` keeps the first part in an incremental
  * build (`since` given) and the `else` part, if any, in a full one. A model built in chunks
  * (`-- chunks: n`) runs its full build once per chunk with `{{ chunk }}` from 0 to n - 1 and
- * `{{ chunks }}` n, and keeps the rows of that chunk, e.g. `WHERE hash(listing_id) % {{ chunks }} =
- * {{ chunk }}`; an incremental build runs once, with 0 and 1. A model built by day (`-- chunk_days:`)
- * runs its full build once per day with `{{ chunk_from }}` and `{{ chunk_to }}` that day's bounds
- * (TIMESTAMP literals), and keeps the rows of that day, e.g. `WHERE ingested_at >= {{ chunk_from }}
- * AND ingested_at < {{ chunk_to }}`; otherwise they are -infinity and infinity.
+ * `{{ chunks }}` n, and keeps the rows of that chunk with `WHERE {{ in_chunk(listing_id) }}`: whether
+ * the hash of the columns falls in the chunk's share of the hash range (`true` with one chunk; unlike
+ * `hash(listing_id) % {{ chunks }} = {{ chunk }}`, a range of the hash reaches the raw rows below a
+ * typed view, so a chunk parses the text of its own rows alone); an incremental build runs once, with
+ * 0 and 1. A model built by ranges (`-- chunk_by:`) keeps with `{{ in_chunk(column) }}` the rows of
+ * the part's range of values instead. A model built by day (`-- chunk_days:`) runs its full build
+ * once per day with `{{ chunk_from }}` and `{{ chunk_to }}` that day's bounds (TIMESTAMP literals),
+ * and keeps the rows of that day, e.g. `WHERE ingested_at >= {{ chunk_from }} AND ingested_at <
+ * {{ chunk_to }}`; otherwise they are -infinity and infinity.
  */
 export function renderModelSql(
   model: Model,
@@ -334,11 +377,32 @@ export function renderModelSql(
     .replace(/\{\{\s*watermark\s*\}\}/g, `TIMESTAMP '${watermark}'`)
     .replace(/\{\{\s*chunk_from\s*\}\}/g, part.from ?? ALL_TIME.from)
     .replace(/\{\{\s*chunk_to\s*\}\}/g, part.to ?? ALL_TIME.to)
+    .replace(/\{\{\s*in_chunk\(([^)}]+)\)\s*\}\}/g, (_, columns: string) => inChunk(columns, part))
     .replace(/\{\{\s*chunks\s*\}\}/g, String(part.chunks))
     .replace(/\{\{\s*chunk\s*\}\}/g, String(part.chunk));
   const leftover = /\{[{%][^}]*[}%]\}/.exec(sql);
   if (leftover) throw new Error(`model ${model.name}: unknown template ${leftover[0]}`);
   return sql;
+}
+
+/** The whole range of DuckDB's `hash`, a UBIGINT. */
+const HASH_RANGE = 2n ** 64n;
+
+/**
+ * Whether the hash of `columns` lies in `part`'s share of the hash range, as SQL: DuckDB pushes a
+ * comparison of a hash with constants through the typed views to the raw table's scan, which it
+ * does not for an arithmetic of it (a modulo) and which would then type every row for each chunk.
+ * In a build by ranges, whether `columns` (one column) lies in the part's range of values.
+ */
+function inChunk(columns: string, part: BuildPart): string {
+  if (part.chunks === 1) return 'true';
+  if (part.values) {
+    const { from, to } = part.values;
+    return `(${[from && `${columns} >= ${from}`, to && `${columns} < ${to}`].filter(Boolean).join(' AND ')})`;
+  }
+  const bound = (chunk: number) => (HASH_RANGE * BigInt(chunk)) / BigInt(part.chunks);
+  const last = bound(part.chunk + 1) - 1n;
+  return `hash(${columns}) BETWEEN CAST('${bound(part.chunk)}' AS UBIGINT) AND CAST('${last}' AS UBIGINT)`;
 }
 
 /** Whether `name` is a table or a view of the main schema now, or neither. */
