@@ -144,6 +144,9 @@ export function parseModel(name: string, text: string): Model {
   };
 }
 
+/** `relation.column` in a header line, each name captured. */
+const RELATION_COLUMN = '([a-z_][a-z0-9_]*)\\.([a-z_][a-z0-9_]*)';
+
 /** The `chunk_days:` line: `relation.column`, for a table or incremental model not also in chunks. */
 function parseChunkDays(
   name: string,
@@ -152,7 +155,7 @@ function parseChunkDays(
   chunks: number,
 ): Model['chunkDays'] {
   if (value === undefined) return null;
-  const match = /^([a-z_][a-z0-9_]*)\.([a-z_][a-z0-9_]*)$/.exec(value);
+  const match = new RegExp(`^${RELATION_COLUMN}$`).exec(value);
   if (!match) throw new Error(`model ${name}: chunk_days is relation.column, not ${value}`);
   if (materialized === 'view') throw new Error(`model ${name}: a view is not built by day`);
   if (chunks > 1) throw new Error(`model ${name}: a model is built in chunks or by day, not both`);
@@ -168,7 +171,7 @@ function parseChunkBy(
   chunkDays: Model['chunkDays'],
 ): Model['chunkBy'] {
   if (value === undefined) return null;
-  const match = /^([a-z_][a-z0-9_]*)\.([a-z_][a-z0-9_]*) per ([1-9][0-9]*)$/.exec(value);
+  const match = new RegExp(`^${RELATION_COLUMN} per ([1-9][0-9]*)$`).exec(value);
   if (!match) throw new Error(`model ${name}: chunk_by is relation.column per rows, not ${value}`);
   if (materialized === 'view') throw new Error(`model ${name}: a view is not built by ranges`);
   if (chunks > 1 || chunkDays !== null)

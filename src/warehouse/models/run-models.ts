@@ -222,9 +222,7 @@ async function valueParts(
        FROM (SELECT ${column} FROM ${whole} WHERE ${column} IS NOT NULL USING SAMPLE reservoir(${SAMPLED_VALUES} ROWS) REPEATABLE (1))
      ) WHERE q IS NOT NULL ORDER BY q`,
   );
-  const bounds = (reader.getRowObjectsJS() as { v: string; t: string }[]).map(
-    ({ v, t }) => `CAST('${v.replaceAll("'", "''")}' AS ${t})`,
-  );
+  const bounds = (reader.getRowObjectsJS() as { v: string; t: string }[]).map(({ v, t }) => sqlLiteral(v, t));
   return [null, ...bounds].map((from, i) => ({
     chunk: i,
     chunks: bounds.length + 1,
@@ -294,7 +292,12 @@ async function earliestReplaced(
   );
   const [row] = reader.getRowObjectsJS() as { v: string | null; t: string }[];
   if (!row || row.v === null) return null;
-  return `CAST('${row.v.replaceAll("'", "''")}' AS ${row.t})`;
+  return sqlLiteral(row.v, row.t);
+}
+
+/** A value read as VARCHAR, spelled back as a constant of its DuckDB type. */
+function sqlLiteral(value: string, type: string): string {
+  return `CAST('${value.replaceAll("'", "''")}' AS ${type})`;
 }
 
 /**
@@ -316,13 +319,12 @@ async function keyBounds(connection: DuckDBConnection, model: Model, increment: 
   );
   const [row] = reader.getRowObjectsJS() as Record<string, string | bigint | null>[];
   if (!row) return '';
-  const literal = (value: string, type: string) => `CAST('${value.replaceAll("'", "''")}' AS ${type})`;
   return model.uniqueKey
     .map((k, i) => {
       const [lo, hi, type] = [row[`lo${i}`], row[`hi${i}`], String(row[`t${i}`])];
       if (typeof lo !== 'string' || typeof hi !== 'string' || Number(row[`nulls${i}`]) > 0) return '';
       if (!/^(TIMESTAMP|DATE)/.test(type)) return '';
-      return ` AND ${model.name}.${k} BETWEEN ${literal(lo, type)} AND ${literal(hi, type)}`;
+      return ` AND ${model.name}.${k} BETWEEN ${sqlLiteral(lo, type)} AND ${sqlLiteral(hi, type)}`;
     })
     .join('');
 }
