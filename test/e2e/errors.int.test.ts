@@ -184,6 +184,17 @@ describe('sandbox', () => {
     expect(await res.json()).toEqual({ generated_at: expect.any(String), groups: expect.any(Number) });
   });
 
+  it.each(['application/json', 'text/plain;charset=UTF-8'])(
+    'takes an empty %s body as no body where the route takes none, not where it takes one',
+    async (type) => {
+      const post = (path: string) =>
+        fetch(`${t.origin}${path}`, { method: 'POST', headers: { 'content-type': type }, body: '' });
+      expect((await post('/sandbox/prices/rebuild')).status).toBe(200);
+      const refused = await post('/sandbox/accounts');
+      expect(refused.status).toBe(type === 'application/json' ? 400 : 415);
+    },
+  );
+
   it('moves the clock forward and refuses to move it back', async () => {
     const before = await t.sandbox('/clock');
     const after = await t.sandbox('/clock', { advance_seconds: 3600 });

@@ -6,7 +6,8 @@
  * one, so a route that ignores its body still refuses one it cannot read: over the body limit
  * (413), of a media type other than JSON (415, `text/plain` included), or malformed JSON (400).
  */
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { ApiError } from '../../contract/api-error.js';
 import type { ErrorCode } from '../../contract/errors.js';
 
 /** The methods whose bodies are never read (Fastify's `bodyless` methods). */
@@ -32,18 +33,31 @@ export function bodyErrorsOf(method: string): ErrorCode[] {
 /**
  * Replaces Fastify's default parsers with JSON alone: `text/plain` would otherwise reach a
  * route's schema as a string ("got the string …") instead of being refused as every other
- * media type is. An empty JSON body is no body on a route that takes none (a client that sets
- * `Content-Type: application/json` on every request), and still refused on one that takes one.
+ * media type is. An empty body is no body on a route that takes none, whatever its type (a
+ * client that sets `Content-Type: application/json` on every request, or `fetch` posting `''`
+ * as `text/plain`); on a route that takes one, an empty JSON body is still refused.
  */
 export function registerBodyParsing(app: FastifyInstance): void {
   const parseJson = app.getDefaultJsonParser('error', 'error');
   app.removeAllContentTypeParsers();
   app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
     const text = body.toString();
-    if (text === '' && !request.routeOptions.schema?.body) {
+    if (text === '' && !takesBody(request)) {
       done(null, undefined);
       return;
     }
     void parseJson(request, text, done);
   });
+  // Any other type (or none): refused without reading the body, unless there is none to read.
+  app.addContentTypeParser('*', (request, _payload, done) => {
+    if (request.headers['content-length'] === '0' && !takesBody(request)) {
+      done(null, undefined);
+      return;
+    }
+    done(new ApiError('unsupported_media_type', 'send the body as application/json'), undefined);
+  });
+}
+
+function takesBody(request: FastifyRequest): boolean {
+  return request.routeOptions.schema?.body !== undefined;
 }
