@@ -6,7 +6,7 @@
  *   every route, 401 missing or invalid key and 403 ip_not_allowed on keyed routes, 403
  *   trading_not_enabled on trading routes, the codes of what the route requires of the account
  *   (`config.requires`), 429 rate_limit_exceeded unless `config.rate` is
- *   'none', 400 invalid_param with a query or path schema, 400 invalid_request with a header
+ *   'none', 400 invalid_param with a query or path schema, 400 invalid_request with a body or header
  *   schema, what reading the body can answer on every method whose body is read, with a body
  *   schema or not (`request-body.ts`: 400 invalid_request, 413 body_too_large, 415
  *   unsupported_media_type), 431 headers_too_large on every route (refused before routing),

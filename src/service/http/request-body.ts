@@ -14,14 +14,14 @@ import type { ErrorCode } from '../../contract/errors.js';
 const BODYLESS_METHODS = new Set(['GET', 'HEAD', 'TRACE']);
 
 /** What reading a body can answer: malformed or empty JSON, over the limit, not JSON. */
-export const BODY_ERRORS = [
+const BODY_ERRORS = [
   'invalid_request',
   'body_too_large',
   'unsupported_media_type',
 ] as const satisfies readonly ErrorCode[];
 
 /** True when a request of this method has its body read (and so can be refused for it). */
-export function readsBody(method: string): boolean {
+function readsBody(method: string): boolean {
   return !BODYLESS_METHODS.has(method.toUpperCase());
 }
 
