@@ -1,9 +1,9 @@
 /**
  * Every operation of the served document, sent bodies it must refuse (2 MB of JSON, a `text/xml`
- * body, a `text/plain` body) over loopback with a key that passes every access check: each status
- * must be one the operation documents, and an operation whose method carries a body must answer
- * 413 and 415 (a GET's body is never read).
- */
+ * body, a JSON text as `text/plain`, malformed JSON) over loopback with a key that passes every
+ * access check: each status must be one the operation documents, and an operation whose method
+ * carries a body, whether it takes one or not, must answer 413, 415, 415 and 400 (a GET's body is
+ * never read). */
 import { request } from 'node:http';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { nameOf, type Operation, operationsOf } from '../helpers/openapi-responses.js';
