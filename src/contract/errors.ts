@@ -186,11 +186,13 @@ export const ERROR_TABLE = {
   },
   body_too_large: {
     status: 413,
-    condition: 'the request body is over 1 MiB (added: not in the specification table)',
+    condition:
+      'the request body is over 1 MiB, on any POST, PATCH or DELETE, whether it takes a body or not (added: not in the specification table)',
   },
   unsupported_media_type: {
     status: 415,
-    condition: 'a request body that is not application/json (added: not in the specification table)',
+    condition:
+      'a request body that is not application/json (text/plain included), on any POST, PATCH or DELETE, whether it takes a body or not (added: not in the specification table)',
   },
   rate_limit_exceeded: {
     status: 429,

@@ -6,15 +6,20 @@ const cidrList = z
   .max(50)
   .meta({ description: 'IP allowlist: CIDRs or addresses' });
 
+/**
+ * A sandbox amount in whole cents, as an order's cap is: a fraction of a cent would be rounded
+ * into money (0.005 up to a cent) or out of it (0.001 to nothing, with no ledger row).
+ */
+const wholeCents = z.number().min(0).max(1e9).multipleOf(0.01);
+
 /** Body of `POST /sandbox/accounts`. */
 export const createAccountBodySchema = z.strictObject({
-  balance_usd: z.number().min(0).max(1e9).optional().meta({ description: 'opening deposit; default 0' }),
-  settled_usd: z
-    .number()
-    .min(0)
-    .max(1e9)
+  balance_usd: wholeCents
     .optional()
-    .meta({ description: 'part of the opening deposit already settled; default all of it' }),
+    .meta({ description: 'opening deposit in whole cents (12.34; 0.001 is refused with 400); default 0' }),
+  settled_usd: wholeCents
+    .optional()
+    .meta({ description: 'part of the opening deposit already settled, in whole cents; default all of it' }),
   trading: z.boolean().optional().meta({ description: 'trading flag of the first key; default false' }),
   label: z.string().max(100).optional(),
   key_label: z.string().max(100).optional(),
@@ -45,7 +50,9 @@ export const createKeyBodySchema = z.strictObject({
 
 /** Body of `POST /sandbox/accounts/{id}/fund`. */
 export const fundBodySchema = z.strictObject({
-  amount_usd: z.number().positive().max(1e9),
+  amount_usd: wholeCents
+    .positive()
+    .meta({ description: 'the deposit in whole cents (12.34; 0.005 is refused with 400, not rounded)' }),
   settled: z
     .boolean()
     .optional()
@@ -78,10 +85,7 @@ export const patchAccountBodySchema = z.strictObject({
   autoclaim: z.boolean().optional(),
   external_buy: z.boolean().optional(),
   instant_sell: z.boolean().optional(),
-  kyc_threshold_usd: z
-    .number()
-    .min(0)
-    .max(1e9)
+  kyc_threshold_usd: wholeCents
     .nullable()
     .optional()
     .meta({ description: 'cumulative purchases above it answer 403 kyc_required; null: no threshold' }),

@@ -156,6 +156,45 @@ describe('sandbox', () => {
     expect(ledger.body.data[0]).toMatchObject({ type: 'deposit', balance_after_usd: 17.34, order_id: null });
   });
 
+  it.each([
+    ['an opening balance', { balance_usd: 0.001 }, 'balance_usd'],
+    ['a settled part', { balance_usd: 10, settled_usd: 5.005 }, 'settled_usd'],
+  ])('refuses %s in a fraction of a cent, as an order cap is', async (_label, body, field) => {
+    const res = await t.sandbox('/accounts', body);
+    expect(res.status).toBe(400);
+    expect(res.body.code).toBe('invalid_request');
+    expect(res.body.detail).toMatch(new RegExp(`^body ${field}: .*whole cents`));
+  });
+
+  it('refuses a deposit in a fraction of a cent, and writes nothing', async () => {
+    const { key: k, accountId } = await t.account({ balance_usd: 0 });
+    const res = await t.sandbox(`/accounts/${accountId}/fund`, { amount_usd: 0.005 });
+    expect(res.status).toBe(400);
+    expect(res.body.detail).toMatch(/^body amount_usd: .*whole cents/);
+    expect((await t.call('/balance', { key: k })).body.balance_usd).toBe(0);
+    expect((await t.call('/transactions', { key: k })).body.data).toEqual([]);
+  });
+
+  it('rebuilds the price list when posted with a JSON content type and no body, as the README shows', async () => {
+    const res = await fetch(`${t.origin}/sandbox/prices/rebuild`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+    });
+    expect(res.status).toBe(200);
+    expect(await res.json()).toEqual({ generated_at: expect.any(String), groups: expect.any(Number) });
+  });
+
+  it.each(['application/json', 'text/plain;charset=UTF-8'])(
+    'takes an empty %s body as no body where the route takes none, not where it takes one',
+    async (type) => {
+      const post = (path: string) =>
+        fetch(`${t.origin}${path}`, { method: 'POST', headers: { 'content-type': type }, body: '' });
+      expect((await post('/sandbox/prices/rebuild')).status).toBe(200);
+      const refused = await post('/sandbox/accounts');
+      expect(refused.status).toBe(type === 'application/json' ? 400 : 415);
+    },
+  );
+
   it('moves the clock forward and refuses to move it back', async () => {
     const before = await t.sandbox('/clock');
     const after = await t.sandbox('/clock', { advance_seconds: 3600 });

@@ -53,3 +53,14 @@ describe('per-key rate limit', () => {
     expect((await t.call('/balance', { key })).status).toBe(200);
   });
 });
+
+describe('per-address rate limit of /public/prices', () => {
+  it('refuses the 101st request of a minute from one address, and says it counts per address', async () => {
+    for (let i = 0; i < 100; i++) expect((await t.call('/public/prices?limit=1')).status).toBe(200);
+    const refused = await t.call('/public/prices?limit=1');
+    expect(refused.status).toBe(429);
+    expect(refused.body).toMatchObject({ code: 'rate_limit_exceeded', limit: 100 });
+    expect(refused.body.detail).toMatch(/from this address/);
+    expect(refused.body.detail).not.toMatch(/key/);
+  });
+});

@@ -102,6 +102,22 @@ describe('GET /v1/prices/snapshot.ndjson.gz', () => {
     expect((await download(key)).res.status).toBe(200);
   });
 
+  it('answers a HEAD with the headers of a download and no body, without counting it', async () => {
+    const { key } = await t.account();
+    for (let i = 0; i < 3; i++) {
+      const head = await fetch(`${t.baseUrl}/prices/snapshot.ndjson.gz`, {
+        method: 'HEAD',
+        headers: { authorization: `Bearer ${key}` },
+      });
+      expect(head.status).toBe(200);
+      expect(head.headers.get('etag')).toMatch(/^"[A-Za-z0-9_-]{43}"$/);
+      expect(await head.arrayBuffer()).toHaveProperty('byteLength', 0);
+    }
+    const { res } = await download(key);
+    expect(res.status).toBe(200);
+    expect((await download(key)).res.status).toBe(429);
+  });
+
   it('needs a funded account', async () => {
     const { key } = await t.account({ balance_usd: 0 });
     const { res, body } = await download(key);

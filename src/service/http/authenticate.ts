@@ -182,9 +182,11 @@ export function enforceRateLimit(
       { headers },
     );
   }
+  // Public routes count per client address (`ip:…`), every other route per key (`key:…`).
+  const counted = subject.startsWith('ip:') ? 'from this address' : 'on this key';
   throw new ApiError(
     'rate_limit_exceeded',
-    `more than ${decision.limit} requests in a rolling minute on this key; retry in ${decision.retryAfterSeconds} s`,
+    `more than ${decision.limit} requests in a rolling minute ${counted}; retry in ${decision.retryAfterSeconds} s`,
     { limit: decision.limit, retry_after_seconds: decision.retryAfterSeconds },
     { headers },
   );

@@ -6,9 +6,11 @@
  *   every route, 401 missing or invalid key and 403 ip_not_allowed on keyed routes, 403
  *   trading_not_enabled on trading routes, the codes of what the route requires of the account
  *   (`config.requires`), 429 rate_limit_exceeded unless `config.rate` is
- *   'none', 400 invalid_param with a query or path schema, 400 invalid_request with a body or
- *   header schema, 413 body_too_large and 415 unsupported_media_type with a body schema, 431
- *   headers_too_large on every route (refused before routing), 500; merged with the codes of the route's own `errorResponses(...)`, and
+ *   'none', 400 invalid_param with a query or path schema, 400 invalid_request with a body or header
+ *   schema, what reading the body can answer on every method whose body is read, with a body
+ *   schema or not (`request-body.ts`: 400 invalid_request, 413 body_too_large, 415
+ *   unsupported_media_type), 431 headers_too_large on every route (refused before routing),
+ *   500; merged with the codes of the route's own `errorResponses(...)`, and
  *   `Retry-After` documented on every status one of whose codes carries it;
  * - `operationId`: method and path in camelCase (`GET /orders/:id` is `getOrdersById`) unless set;
  * - `tags`: the first path segment unless set (its description comes from the feature's `tags`);
@@ -25,6 +27,7 @@ import { capabilityErrors } from './capabilities.js';
 import { errorCodesOf, errorResponses, type ResponseHeaders } from './openapi.js';
 import { documentJsonSchema, REQUIRED_HEADER } from './openapi-json-schema.js';
 import { DEFAULT_RATE_LIMITS, type RateClass } from './rate-limiter.js';
+import { bodyErrorsOf } from './request-body.js';
 
 /** The security requirement of a keyed route: the bearer header, or else the `api_key` query parameter. */
 const KEYED = [{ bearer: [] }, { apiKeyQuery: [] }];
@@ -49,6 +52,7 @@ export const documentRoute: SwaggerTransform = (input) => {
     ...accessErrors(access, rate),
     ...capabilityErrors(config.requires ?? []),
     ...inputErrors(schema),
+    ...bodyErrorsOf(method),
   );
   const errors = errorResponses(...codes);
   const result = zodTransform({ ...input, schema: { ...schema, response: { ...kept, ...errors } } });
@@ -107,13 +111,12 @@ function accessErrors(access: NonNullable<AccessConfig['access']>, rate: AccessC
   return codes;
 }
 
-/** Codes a route's input validation answers. */
+/** Codes a route's input validation answers (its body's reading answers by its method). */
 function inputErrors(schema: FastifySchema): ErrorCode[] {
   // Oversized request lines and headers are refused before routing, whatever the route.
   const codes: ErrorCode[] = ['headers_too_large'];
   if (schema.querystring || schema.params) codes.push('invalid_param');
   if (schema.body || schema.headers) codes.push('invalid_request');
-  if (schema.body) codes.push('body_too_large', 'unsupported_media_type');
   return codes;
 }
 

@@ -12,6 +12,7 @@ import { validateInput } from './input-validation.js';
 import { errorCodesExtension } from './openapi.js';
 import { documentObject } from './openapi-document.js';
 import { documentRoute } from './openapi-route.js';
+import { registerBodyParsing } from './request-body.js';
 
 /** How the HTTP layer is set up. */
 export interface AppOptions {
@@ -52,6 +53,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: MAX_PARAM_LENGTH },
   });
   app.setValidatorCompiler(validateInput);
+  registerBodyParsing(app);
   app.setSerializerCompiler(serializerCompiler);
   registerErrorHandling(app, (request) => banRefusal(request, options.auth));
   // The Date header tells the service clock (the sandbox's moves it), the time clients may measure it by.

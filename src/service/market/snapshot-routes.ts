@@ -2,7 +2,8 @@
  * GET /prices/snapshot.ndjson.gz: the cached CS2 price snapshot (CS2 only; appId is not read).
  * `If-None-Match` with the current ETag answers 304 and never counts against the limit, so a
  * once-a-minute conditional poll is never refused; each full download (200) counts, one per key
- * per rolling minute, else 429 snapshot_rate_limited with Retry-After.
+ * per rolling minute, else 429 snapshot_rate_limited with Retry-After. A HEAD (the 200's headers,
+ * no body) never counts.
  */
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
@@ -43,7 +44,7 @@ export function registerSnapshotRoutes(app: FastifyInstance, deps: SnapshotRoute
         operationId: 'getPriceSnapshot',
         summary: 'Bulk CS2 price snapshot: gzip NDJSON of price rows, with a strong ETag',
         description:
-          'Each line is a PriceRow. Rebuilt once a minute. Send If-None-Match with the last ETag: a 304 never counts against the limit; each 200 counts, one per key per rolling minute.',
+          'Each line is a PriceRow. Rebuilt once a minute. Send If-None-Match with the last ETag: a 304 never counts against the limit; each 200 counts, one per key per rolling minute. A HEAD answers the headers of the download without its body and never counts.',
         tags: ['market'],
         headers: z.looseObject({ 'if-none-match': z.string().max(512).optional() }),
         response: {
@@ -77,7 +78,9 @@ export function registerSnapshotRoutes(app: FastifyInstance, deps: SnapshotRoute
         'cache-control': 'no-cache',
       });
       if (matches(request.headers['if-none-match'], file.etag)) return reply.code(304).send();
-      enforceRateLimit(deps.limiter, `key:${key.id}`, 'snapshot', deps.clock.now());
+      // A HEAD downloads nothing (Fastify answers it from this handler without the body), so it never counts.
+      if (request.method !== 'HEAD')
+        enforceRateLimit(deps.limiter, `key:${key.id}`, 'snapshot', deps.clock.now());
       return reply.type('application/gzip').send(file.body as never);
     },
   );
