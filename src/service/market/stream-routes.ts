@@ -11,6 +11,7 @@ import { AUTH_ERRORS, errorResponses } from '../http/openapi.js';
 import type { Catalogue } from './catalogue.js';
 import { compileFilter, isEmptyFilter, type ListingFilter } from './listing-index/listing-filter.js';
 import { listingFilterOf } from './listing-search.js';
+import type { EventLog, ParsedEventId } from './stream/event-log.js';
 import type { StreamRegistry } from './stream/stream-registry.js';
 import { resyncFrame, StreamSession, type StreamSink } from './stream/stream-session.js';
 
@@ -48,7 +49,7 @@ export function registerStreamRoutes(app: FastifyInstance, deps: StreamRouteDeps
         response: {
           200: {
             description:
-              'an endless text/event-stream: `: connected`, then new, gone and resync events and `: heartbeat` comments',
+              "an endless text/event-stream: `: connected`, then new, gone and resync events and `: heartbeat` comments. Every event has an id; a resync (a Last-Event-ID that is malformed, of another database, past the newest event or older than the retained history; its detail says which) carries the newest event's id, where the stream goes on live: resume from it",
             content: { 'text/event-stream': { schema: z.string() } },
           },
           ...errorResponses(...AUTH_ERRORS, 'invalid_param', 'too_many_streams'),
@@ -123,7 +124,10 @@ async function runStream(
   await session.start(resumePoint(deps.catalogue, lastEventId, raw)).catch(() => raw.destroy());
 }
 
-/** The log position to replay after, or null to go live (writing a resync notice when the id cannot be resumed). */
+/**
+ * The log position to replay after, or null to go live. An id that cannot be resumed gets a resync
+ * notice whose id is the head: the session goes live from the head it read in the same tick.
+ */
 function resumePoint(
   catalogue: Catalogue,
   lastEventId: string | undefined,
@@ -135,12 +139,27 @@ function resumePoint(
   if (parsed.kind === 'position' && parsed.position >= log.oldest - 1 && parsed.position <= log.head) {
     return parsed.position;
   }
-  const why =
-    parsed.kind === 'foreign'
-      ? 'the last event id is not one of this feed (another or a wiped database)'
-      : 'the last event id is older than the retained history';
-  raw.write(resyncFrame(`${why}; re-read /listings?sort=newest, then reconnect without Last-Event-ID`));
+  raw.write(
+    resyncFrame(
+      `${whyUnresumable(parsed, log)}; re-read /listings?sort=newest: the events after this notice's id follow, so resume from it (or reconnect without Last-Event-ID)`,
+      log.eventId(log.head),
+    ),
+  );
   return null;
+}
+
+/** Why an id outside the log's retained positions cannot be resumed from. */
+function whyUnresumable(parsed: ParsedEventId, log: EventLog): string {
+  switch (parsed.kind) {
+    case 'malformed':
+      return 'the last event id is not an event id of this feed';
+    case 'foreign':
+      return 'the last event id is not one of this feed (another or a wiped database)';
+    case 'position':
+      return parsed.position > log.head
+        ? 'the last event id is past the newest event of this feed (a database restored from an older copy)'
+        : 'the last event id is older than the retained history';
+  }
 }
 
 function headerValue(value: string | string[] | undefined): string | undefined {
