@@ -11,6 +11,7 @@ import { createClock } from '../../src/service/core/clock.js';
 import { sellerDelayMs } from '../../src/service/platform/seller-delay.js';
 import type { ServiceOptions } from '../../src/service/service-options.js';
 import { startTestService, type TestService } from '../helpers/service.js';
+import { openStream } from '../helpers/stream.js';
 import { advance, buy, ledgerProblems, listingsFor } from '../helpers/trading.js';
 
 const HOUR = 3_600_000;
@@ -224,5 +225,24 @@ describe('the failed-auth ban and the rate windows follow the service clock', ()
     expect((await t.call('/balance', { key })).headers.get('retry-after')).toBe('1');
     await advance(t, 1);
     expect((await t.call('/balance', { key })).status).toBe(200);
+  });
+
+  it('refuses a 4th stream with a Retry-After, and the refusal costs no read', async () => {
+    const { key } = await t.account();
+    const open = [openStream(t.baseUrl, key), openStream(t.baseUrl, key), openStream(t.baseUrl, key)];
+    try {
+      await Promise.all(open.map((c) => c.opened));
+      for (let i = 0; i < 5; i++) {
+        const fourth = await t.call('/listings/stream', { key });
+        expect(fourth.status).toBe(429);
+        expect(fourth.body).toMatchObject({ code: 'too_many_streams', limit: 3, retry_after_seconds: 1 });
+        expect(fourth.headers.get('retry-after')).toBe('1');
+      }
+      // The three streams that opened took 3 of the 100 reads of the minute; the refusals took none.
+      for (let i = 0; i < 97; i++) expect((await t.call('/balance', { key })).status).toBe(200);
+      expect((await t.call('/balance', { key })).body.code).toBe('rate_limit_exceeded');
+    } finally {
+      for (const c of open) c.close();
+    }
   });
 });

@@ -2,12 +2,14 @@
  * GET /listings/stream: the Server-Sent Events feed of listings appearing (`new`) and leaving
  * (`gone`), resumable by Last-Event-ID, at most 3 open per key. CS2 only; appId is not read.
  */
-import type { FastifyInstance, FastifyReply } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { streamQuerySchema } from '../../contract/listing.js';
-import { authOf } from '../http/authenticate.js';
+import type { Clock } from '../core/clock.js';
+import { authOf, refundRateSlot } from '../http/authenticate.js';
 import { AUTH_ERRORS, errorResponses } from '../http/openapi.js';
+import type { RollingWindowLimiter } from '../http/rate-limiter.js';
 import type { Catalogue } from './catalogue.js';
 import { compileFilter, isEmptyFilter, type ListingFilter } from './listing-index/listing-filter.js';
 import { listingFilterOf } from './listing-search.js';
@@ -19,6 +21,10 @@ import { resyncFrame, StreamSession, type StreamSink } from './stream/stream-ses
 export interface StreamRouteDeps {
   catalogue: Catalogue;
   streams: StreamRegistry;
+  /** Gives back the read of a refused stream. */
+  limiter: RollingWindowLimiter;
+  /** The time of the stream's Date header, as of every answer. */
+  clock: Clock;
   /** @default 25_000 */
   heartbeatMs: number;
   /** Bytes a client may fall behind before it is disconnected. @default 8 MiB */
@@ -57,13 +63,22 @@ export function registerStreamRoutes(app: FastifyInstance, deps: StreamRouteDeps
       },
     },
     async (request, reply) => {
-      const { key } = authOf(request);
       const filter = listingFilterOf(request.query);
       const lastEventId = headerValue(request.headers['last-event-id']) ?? request.query.last_event_id;
-      const release = deps.streams.acquire(key.id);
+      const release = takeStreamPlace(deps, request);
       await runStream(deps, reply, filter, lastEventId, release);
     },
   );
+}
+
+/** A place among the key's open streams; a refusal gives back the read it took, so it costs nothing. */
+function takeStreamPlace(deps: StreamRouteDeps, request: FastifyRequest): () => void {
+  try {
+    return deps.streams.acquire(authOf(request).key.id);
+  } catch (error) {
+    refundRateSlot(request, deps.limiter);
+    throw error;
+  }
 }
 
 async function runStream(
