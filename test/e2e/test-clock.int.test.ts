@@ -196,7 +196,7 @@ describe("a listing's trade lock ends on the clock", () => {
   });
 });
 
-describe('the failed-auth ban and the rate windows follow the service clock', () => {
+describe('the failed-auth ban, the rate windows and every Date header follow the service clock', () => {
   serviceForBlock({ listings: 10, trustProxy: ['127.0.0.1'], rateLimits: {} });
   it('lifts a ban exactly 5 minutes of service clock after it began', async () => {
     const { key } = await t.account();
@@ -225,6 +225,21 @@ describe('the failed-auth ban and the rate windows follow the service clock', ()
     expect((await t.call('/balance', { key })).headers.get('retry-after')).toBe('1');
     await advance(t, 1);
     expect((await t.call('/balance', { key })).status).toBe(200);
+  });
+
+  it("sends the service clock as the stream's Date, as every other answer's", async () => {
+    await advance(t, 3 * 86_400);
+    const { key } = await t.account();
+    const now = Date.parse((await t.sandbox('/clock')).body.now);
+    const stream = new AbortController();
+    const opened = await fetch(`${t.baseUrl}/listings/stream`, {
+      headers: { authorization: `Bearer ${key}` },
+      signal: stream.signal,
+    });
+    stream.abort();
+    expect(opened.status).toBe(200);
+    expect(opened.headers.get('date')).toBe(new Date(now).toUTCString());
+    expect((await t.call('/balance', { key })).headers.get('date')).toBe(new Date(now).toUTCString());
   });
 
   it('refuses a 4th stream with a Retry-After, and the refusal costs no read', async () => {

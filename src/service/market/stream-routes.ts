@@ -6,7 +6,6 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { streamQuerySchema } from '../../contract/listing.js';
-import type { Clock } from '../core/clock.js';
 import { authOf, refundRateSlot } from '../http/authenticate.js';
 import { AUTH_ERRORS, errorResponses } from '../http/openapi.js';
 import type { RollingWindowLimiter } from '../http/rate-limiter.js';
@@ -23,8 +22,6 @@ export interface StreamRouteDeps {
   streams: StreamRegistry;
   /** Gives back the read of a refused stream. */
   limiter: RollingWindowLimiter;
-  /** The time of the stream's Date header, as of every answer. */
-  clock: Clock;
   /** @default 25_000 */
   heartbeatMs: number;
   /** Bytes a client may fall behind before it is disconnected. @default 8 MiB */
@@ -55,7 +52,7 @@ export function registerStreamRoutes(app: FastifyInstance, deps: StreamRouteDeps
         response: {
           200: {
             description:
-              "an endless text/event-stream: `: connected`, then new, gone and resync events and `: heartbeat` comments. Every event has an id; a resync (a Last-Event-ID that is malformed, of another database, past the newest event or older than the retained history; its detail says which) carries the newest event's id, where the stream goes on live: resume from it",
+              "an endless text/event-stream: `: connected`, then new, gone and resync events and `: heartbeat` comments. Every event has an id; a resync (a Last-Event-ID that is malformed, of another database, past the newest event or older than the retained history; its detail says which) carries the newest event's id, where the stream goes on live: resume from it. The Date header is the service clock, as every answer's",
             content: { 'text/event-stream': { schema: z.string() } },
           },
           ...errorResponses(...AUTH_ERRORS, 'invalid_param', 'too_many_streams'),
@@ -90,15 +87,7 @@ async function runStream(
 ): Promise<void> {
   // From here the connection is ours: Fastify neither serialises nor ends it.
   const raw = reply.raw;
-  // Headers the hooks set (CORS) go out with the stream's own.
-  const hooked = Object.fromEntries(
-    Object.entries(reply.getHeaders()).filter(
-      (entry): entry is [string, string | number | string[]] => entry[1] !== undefined,
-    ),
-  );
-  reply.hijack();
-  raw.writeHead(200, {
-    ...hooked,
+  reply.takeOver(200, {
     'content-type': 'text/event-stream; charset=utf-8',
     'cache-control': 'no-cache, no-transform',
     connection: 'keep-alive',
