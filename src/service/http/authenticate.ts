@@ -175,6 +175,25 @@ function failAuth(
   throw until === null ? error : banned(until, now);
 }
 
+/**
+ * The ban's check and count for a token outside /v1 (the operator's metrics token), as for a key: a
+ * banned address is refused, and a wrong token (`refusal`, thrown) counts towards the ban.
+ */
+export function checkToken(
+  request: FastifyRequest,
+  options: Pick<AuthenticateOptions, 'guard' | 'clock'>,
+  valid: boolean,
+  refusal: () => ApiError,
+): void {
+  const now = options.clock.now();
+  const ip = normalizeAddress(request.ip);
+  const bannedUntil = options.guard.bannedUntil(ip, now);
+  if (bannedUntil !== null) throw banned(bannedUntil, now);
+  if (valid) return;
+  const until = options.guard.recordFailure(ip, now);
+  throw until === null ? refusal() : banned(until, now);
+}
+
 /** The raw key from `Authorization: Bearer …` (preferred) or the `api_key` query parameter. */
 function presentedKey(request: FastifyRequest): string | null {
   const header = request.headers.authorization;
