@@ -208,8 +208,10 @@ export const ERROR_TABLE = {
   },
   too_many_streams: {
     status: 429,
-    condition: 'more than 3 concurrent streams on one key',
-    extra: { limit: z.number().int() },
+    condition:
+      'more than 3 concurrent streams on one key; carries Retry-After, and the refused attempt does not count against the rate limit',
+    extra: { limit: z.number().int(), retry_after_seconds: z.number().int() },
+    retryAfter: true,
   },
   headers_too_large: {
     status: 431,

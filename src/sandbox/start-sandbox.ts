@@ -82,7 +82,7 @@ export interface Sandbox {
   faults: SandboxFaults;
   /** Any other operator endpoint, e.g. `operator('PATCH', '/accounts/acc_…', { offers: 'decline' })`. */
   operator: OperatorCall;
-  /** Stops the service and removes its temporary database. */
+  /** Stops the service and removes its temporary database; a later call waits for the first, and does nothing more. */
   close(): Promise<void>;
 }
 
@@ -126,6 +126,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     throw error;
   }
   const operator = sandboxOf(service.baseUrl);
+  let closing: Promise<void> | undefined;
   const faults = (change: Partial<SandboxFaultState>) =>
     operator('POST', '/faults', toWire(change)).then(fromWire<SandboxFaultState>);
   return {
@@ -151,12 +152,10 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
       read: () => operator('GET', '/faults').then(fromWire<SandboxFaultState>),
       clear: () => faults(NO_FAULTS),
     },
-    async close() {
-      try {
-        await service.close();
-      } finally {
-        await rm(dir, { recursive: true, force: true });
-      }
+    close() {
+      // Once: a second call (an afterAll after an error path closed it) waits for the first.
+      closing ??= service.close().finally(() => rm(dir, { recursive: true, force: true }));
+      return closing;
     },
   };
 }

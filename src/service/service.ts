@@ -96,8 +96,10 @@ export async function openService(options: ServiceOptions = {}): Promise<OpenSer
     await restoreClock(db, clock);
     const parts = await openParts(db, clock, options);
     const metrics = options.metricsToken ? metricsOf(parts, clock) : null;
+    // One guard: wrong metrics tokens count towards the same address ban as bad keys.
+    const guard = new FailedAuthGuard();
     const app = await buildApp({
-      auth: { accounts: parts.accounts, guard: new FailedAuthGuard(), limiter: parts.limiter, clock },
+      auth: { accounts: parts.accounts, guard, limiter: parts.limiter, clock },
       features: features(parts, options),
       sandbox: options.sandbox ?? false,
       trustProxy: options.trustProxy ?? [],
@@ -106,7 +108,8 @@ export async function openService(options: ServiceOptions = {}): Promise<OpenSer
       ...(options.timeouts ? { timeouts: options.timeouts } : {}),
       ...(metrics ? { onResponse: (request, reply) => metrics.observe(request, reply) } : {}),
     });
-    if (metrics && options.metricsToken) registerMetricsRoute(app, metrics, options.metricsToken);
+    if (metrics && options.metricsToken)
+      registerMetricsRoute(app, metrics, options.metricsToken, { guard, clock });
     parts.reportDueFailure = (task, error) => app.log.error({ err: error }, `due work "${task}" failed`);
     return {
       app,

@@ -13,7 +13,8 @@ let t: TestService;
 let plain: TestService;
 
 beforeAll(async () => {
-  t = await startTestService({ listings: 100, metricsToken: TOKEN });
+  // X-Forwarded-For from the tests' own address is believed: a test can be banned alone.
+  t = await startTestService({ listings: 100, metricsToken: TOKEN, trustProxy: ['127.0.0.1'] });
   plain = await startTestService({ listings: 10 });
 });
 afterAll(async () => {
@@ -21,9 +22,12 @@ afterAll(async () => {
   await plain?.close();
 });
 
-async function scrape(service: TestService, token: string | null = TOKEN) {
+async function scrape(service: TestService, token: string | null = TOKEN, from?: string) {
   const response = await fetch(`${service.origin}/metrics`, {
-    headers: token === null ? {} : { authorization: `Bearer ${token}` },
+    headers: {
+      ...(token === null ? {} : { authorization: `Bearer ${token}` }),
+      ...(from === undefined ? {} : { 'x-forwarded-for': from }),
+    },
   });
   return { status: response.status, type: response.headers.get('content-type'), text: await response.text() };
 }
@@ -83,6 +87,58 @@ describe('GET /metrics of the service', () => {
     expect(sampleOf(text, 'market_service_webhook_oldest_due_seconds')).toBe(0);
     expect(sampleOf(text, 'market_service_due_work_behind_seconds')).toBeGreaterThanOrEqual(0);
     expect(text).toMatch(/^process_resident_memory_bytes [1-9]/m);
+  });
+
+  it('counts a stream that opened as a 200 of its route, once', async () => {
+    const { key } = await t.account();
+    const series =
+      'market_service_http_requests_total{route="/v1/listings/stream",method="GET",status="200"}';
+    const before = sampleOf((await scrape(t)).text, series) || 0;
+    const stream = new AbortController();
+    const opened = await fetch(`${t.baseUrl}/listings/stream`, {
+      headers: { authorization: `Bearer ${key}` },
+      signal: stream.signal,
+    });
+    expect(opened.status).toBe(200);
+    try {
+      expect(sampleOf((await scrape(t)).text, series)).toBe(before + 1);
+    } finally {
+      stream.abort();
+    }
+    await vi.waitFor(async () =>
+      expect(sampleOf((await scrape(t)).text, 'market_service_open_streams')).toBe(0),
+    );
+    expect(sampleOf((await scrape(t)).text, series)).toBe(before + 1);
+  });
+
+  it.each([
+    ['DELETE', '/listings', '/v1/listings'],
+    ['PUT', '/orders/ord_nothing', '/v1/orders/:id'],
+  ])('labels a 405 of %s %s by the route its path belongs to', async (method, path, route) => {
+    const answer = await fetch(`${t.baseUrl}${path}`, { method });
+    expect(answer.status).toBe(405);
+    const { text } = await scrape(t);
+    expect(
+      sampleOf(text, `market_service_http_requests_total{route="${route}",method="${method}",status="405"}`),
+    ).toBe(1);
+    expect(text).not.toMatch(/route="unmatched",method="(DELETE|PUT)",status="405"/);
+  });
+
+  it('counts wrong tokens towards the address ban, as bad keys', async () => {
+    const from = '198.51.100.23';
+    for (let i = 0; i < 30; i++) {
+      const answer = await scrape(t, `guess-${i}`, from);
+      expect(JSON.parse(answer.text).code).toBe('invalid_api_key');
+    }
+    const banned = await scrape(t, 'guess-30', from);
+    expect(banned.status).toBe(401);
+    expect(JSON.parse(banned.text)).toMatchObject({ code: 'too_many_failed_auth' });
+    // The ban answers every request from the address: the right token and a valid key alike.
+    expect(JSON.parse((await scrape(t, TOKEN, from)).text).code).toBe('too_many_failed_auth');
+    const { key } = await t.account();
+    const keyed = await t.call('/balance', { key, headers: { 'x-forwarded-for': from } });
+    expect(keyed.body.code).toBe('too_many_failed_auth');
+    expect((await scrape(t)).status).toBe(200);
   });
 
   it('passes promtool check metrics', async (context) => {

@@ -148,17 +148,41 @@ describe('GET /v1/listings/stream', () => {
     },
   );
 
-  it('answers resync for a foreign id, then goes on live', async () => {
-    const client = openStream(t.baseUrl, key, { lastEventId: 'zzzzzzzz-12' });
-    await client.until((e) => e.length > 0);
-    await churn(200);
-    await client.until((e) => e.length > 5);
-    await pause();
-    client.close();
-    expect(client.events[0]).toMatchObject({ type: 'resync', data: { reason: 'last_event_id_expired' } });
-    expect(client.events[0]?.data.detail).toMatch(/reconnect without Last-Event-ID/);
-    expect(client.events.slice(1).every((e) => e.type !== 'resync')).toBe(true);
-  });
+  it.each([
+    ['a garbage', () => 'not an event id', /not an event id of this feed/],
+    ['a foreign', () => 'zzzzzzzz-12', /another or a wiped database/],
+    [
+      'a future',
+      () => t.service.context.catalogue.log.eventId(t.service.context.catalogue.log.head + 1000),
+      /past the newest event/,
+    ],
+  ])(
+    'answers resync with the id to resume from for %s id, then the events after that id',
+    async (_, idOf, why) => {
+      const before = t.service.context.catalogue.log.head;
+      const client = openStream(t.baseUrl, key, { lastEventId: idOf() });
+      await client.until((e) => e.length > 0);
+      await churn(200);
+      await client.until((e) => e.length > 5);
+      await pause();
+      client.close();
+      const [resync, ...live] = client.events;
+      expect(resync).toMatchObject({ type: 'resync', data: { reason: 'last_event_id_expired' } });
+      expect(resync?.data.detail).toMatch(why);
+      expect(resync?.data.detail).not.toContain('older than the retained history');
+      // The notice's id is a position of this log, the head when the stream went live: what follows is
+      // every event after it, so resuming from it misses nothing.
+      const from = positionOf(resync?.id ?? '');
+      expect(resync?.id).toBe(t.service.context.catalogue.log.eventId(from));
+      expect(from).toBeGreaterThanOrEqual(before);
+      expect(live.map((e) => e.id)).toEqual((await loggedIdsAfter(t, from)).slice(0, live.length));
+      const resumed = openStream(t.baseUrl, key, { lastEventId: resync?.id as string });
+      const expected = await loggedIdsAfter(t, from);
+      await resumed.until((e) => e.length >= expected.length);
+      resumed.close();
+      expect(resumed.events.map((e) => e.id)).toEqual(expected);
+    },
+  );
 
   it('allows 3 streams per key; the 4th answers 429 too_many_streams, and a closed one frees its place', async () => {
     const { key: k, keyId } = await t.account();
@@ -186,11 +210,14 @@ describe('stream retention and restarts', () => {
       const oldId = s.service.context.catalogue.log.eventId(1);
       await s.service.context.catalogue.log.prune(s.clock.now());
       expect(s.service.context.catalogue.log.oldest).toBeGreaterThan(2);
+      const head = s.service.context.catalogue.log.head;
       const client = openStream(s.baseUrl, k, { lastEventId: oldId });
       await client.until((e) => e.length > 0);
       client.close();
       expect(client.events[0]?.type).toBe('resync');
       expect(client.events[0]?.data.detail).toContain('older than the retained history');
+      expect(positionOf(client.events[0]?.id ?? '')).toBeGreaterThanOrEqual(head);
+      expect(client.events[0]?.id).toMatch(new RegExp(`^${s.service.context.catalogue.log.logId}-\\d+$`));
     } finally {
       await s.close();
     }

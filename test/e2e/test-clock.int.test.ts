@@ -11,6 +11,7 @@ import { createClock } from '../../src/service/core/clock.js';
 import { sellerDelayMs } from '../../src/service/platform/seller-delay.js';
 import type { ServiceOptions } from '../../src/service/service-options.js';
 import { startTestService, type TestService } from '../helpers/service.js';
+import { openStream } from '../helpers/stream.js';
 import { advance, buy, ledgerProblems, listingsFor } from '../helpers/trading.js';
 
 const HOUR = 3_600_000;
@@ -195,7 +196,7 @@ describe("a listing's trade lock ends on the clock", () => {
   });
 });
 
-describe('the failed-auth ban and the rate windows follow the service clock', () => {
+describe('the failed-auth ban, the rate windows and every Date header follow the service clock', () => {
   serviceForBlock({ listings: 10, trustProxy: ['127.0.0.1'], rateLimits: {} });
   it('lifts a ban exactly 5 minutes of service clock after it began', async () => {
     const { key } = await t.account();
@@ -224,5 +225,39 @@ describe('the failed-auth ban and the rate windows follow the service clock', ()
     expect((await t.call('/balance', { key })).headers.get('retry-after')).toBe('1');
     await advance(t, 1);
     expect((await t.call('/balance', { key })).status).toBe(200);
+  });
+
+  it("sends the service clock as the stream's Date, as every other answer's", async () => {
+    await advance(t, 3 * 86_400);
+    const { key } = await t.account();
+    const now = Date.parse((await t.sandbox('/clock')).body.now);
+    const stream = new AbortController();
+    const opened = await fetch(`${t.baseUrl}/listings/stream`, {
+      headers: { authorization: `Bearer ${key}` },
+      signal: stream.signal,
+    });
+    stream.abort();
+    expect(opened.status).toBe(200);
+    expect(opened.headers.get('date')).toBe(new Date(now).toUTCString());
+    expect((await t.call('/balance', { key })).headers.get('date')).toBe(new Date(now).toUTCString());
+  });
+
+  it('refuses a 4th stream with a Retry-After, and the refusal costs no read', async () => {
+    const { key } = await t.account();
+    const open = [openStream(t.baseUrl, key), openStream(t.baseUrl, key), openStream(t.baseUrl, key)];
+    try {
+      await Promise.all(open.map((c) => c.opened));
+      for (let i = 0; i < 5; i++) {
+        const fourth = await t.call('/listings/stream', { key });
+        expect(fourth.status).toBe(429);
+        expect(fourth.body).toMatchObject({ code: 'too_many_streams', limit: 3, retry_after_seconds: 1 });
+        expect(fourth.headers.get('retry-after')).toBe('1');
+      }
+      // The three streams that opened took 3 of the 100 reads of the minute; the refusals took none.
+      for (let i = 0; i < 97; i++) expect((await t.call('/balance', { key })).status).toBe(200);
+      expect((await t.call('/balance', { key })).body.code).toBe('rate_limit_exceeded');
+    } finally {
+      for (const c of open) c.close();
+    }
   });
 });

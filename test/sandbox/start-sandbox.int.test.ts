@@ -1,4 +1,4 @@
-/** startSandbox's close(): the service stops and the temporary database it made is gone. */
+/** startSandbox's close(): the service stops, the temporary database it made is gone, and a second close is a no-op. */
 import { mkdtemp, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -28,5 +28,14 @@ describe('startSandbox', () => {
     await sandbox.close();
     expect(await readdir(folder)).toEqual([]);
     await expect(fetch(`${sandbox.baseUrl}/health`)).rejects.toThrow();
+  });
+
+  it('resolves a second close, and one called while the first runs, without doing anything more', async () => {
+    const sandbox = await startSandbox({ listings: 20 });
+    // An error path closes it, then afterAll closes it again; the two may overlap.
+    const first = sandbox.close();
+    const overlapping = sandbox.close();
+    await expect(Promise.all([first, overlapping])).resolves.toEqual([undefined, undefined]);
+    await expect(sandbox.close()).resolves.toBeUndefined();
   });
 });

@@ -96,7 +96,7 @@ function checkAccess(request: FastifyRequest, options: AuthenticateOptions): voi
   const access = config.access ?? 'key';
   const rateClass = config.rate ?? 'read';
   if (access === 'public') {
-    if (rateClass !== 'none') enforceRateLimit(options.limiter, `ip:${ip}`, rateClass, now);
+    if (rateClass !== 'none') enforceRateLimit(options.limiter, addressSubject(ip), rateClass, now);
     return;
   }
   const auth = resolveKey(request, options, now);
@@ -110,8 +110,31 @@ function checkAccess(request: FastifyRequest, options: AuthenticateOptions): voi
     );
   }
   if (config.requires) checkCapabilities(auth.account, config.requires);
-  if (rateClass !== 'none') enforceRateLimit(options.limiter, `key:${auth.key.id}`, rateClass, now);
+  if (rateClass !== 'none') enforceRateLimit(options.limiter, keySubject(auth.key.id), rateClass, now);
   request.auth = auth;
+}
+
+/**
+ * Gives back the rate slot the access checks took for `request`, for a route's refusal that costs
+ * the caller nothing (a stream refused for the key's open streams).
+ */
+export function refundRateSlot(request: FastifyRequest, limiter: RollingWindowLimiter): void {
+  const rateClass = request.routeOptions.config.rate ?? 'read';
+  if (rateClass === 'none') return;
+  limiter.release(
+    request.auth ? keySubject(request.auth.key.id) : addressSubject(request.clientIp),
+    rateClass,
+  );
+}
+
+/** The rate subject of a key: its budget is the key's, whatever the address. */
+function keySubject(keyId: string): string {
+  return `key:${keyId}`;
+}
+
+/** The rate subject of an address, for the public routes. */
+function addressSubject(ip: string): string {
+  return `ip:${ip}`;
 }
 
 function resolveKey(request: FastifyRequest, options: AuthenticateOptions, now: number): Caller {
@@ -150,6 +173,25 @@ function failAuth(
 ): never {
   const until = options.guard.recordFailure(request.clientIp, now);
   throw until === null ? error : banned(until, now);
+}
+
+/**
+ * The ban's check and count for a token outside /v1 (the operator's metrics token), as for a key: a
+ * banned address is refused, and a wrong token (`refusal`, thrown) counts towards the ban.
+ */
+export function checkToken(
+  request: FastifyRequest,
+  options: Pick<AuthenticateOptions, 'guard' | 'clock'>,
+  valid: boolean,
+  refusal: () => ApiError,
+): void {
+  const now = options.clock.now();
+  const ip = normalizeAddress(request.ip);
+  const bannedUntil = options.guard.bannedUntil(ip, now);
+  if (bannedUntil !== null) throw banned(bannedUntil, now);
+  if (valid) return;
+  const until = options.guard.recordFailure(ip, now);
+  throw until === null ? refusal() : banned(until, now);
 }
 
 /** The raw key from `Authorization: Bearer …` (preferred) or the `api_key` query parameter. */

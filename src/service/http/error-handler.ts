@@ -16,13 +16,21 @@ export function registerErrorHandling(
   app: FastifyInstance,
   refuseFirst: (request: FastifyRequest) => ApiError | undefined = () => undefined,
 ): void {
-  const routes: { pattern: RegExp; methods: string[] }[] = [];
+  const routes: { url: string; pattern: RegExp; methods: string[] }[] = [];
   app.addHook('onRoute', (route) => {
-    routes.push({ pattern: routePattern(route.url), methods: [route.method].flat().map(String) });
+    routes.push({
+      url: route.url,
+      pattern: routePattern(route.url),
+      methods: [route.method].flat().map(String),
+    });
   });
   const answerNoRoute = (request: FastifyRequest, reply: FastifyReply): void => {
     const path = request.url.split('?')[0] ?? '';
-    const allowed = [...new Set(routes.filter((r) => r.pattern.test(path)).flatMap((r) => r.methods))].sort();
+    const matching = routes.filter((r) => r.pattern.test(path));
+    const allowed = [...new Set(matching.flatMap((r) => r.methods))].sort();
+    // The route the path belongs to, as the router would pick it (fewest parameters first).
+    const [belongs] = matching.map((r) => r.url).sort((a, b) => paramCount(a) - paramCount(b));
+    if (belongs !== undefined) pathRoutes.set(request, belongs);
     const error =
       refuseFirst(request) ??
       (allowed.length > 0
@@ -55,6 +63,21 @@ export function registerErrorHandling(
       .type('application/json; charset=utf-8')
       .send(JSON.stringify(error.toBody()));
   });
+}
+
+/** The route URL of the path of each request answered without a route (a 405); held as long as the request. */
+const pathRoutes = new WeakMap<FastifyRequest, string>();
+
+/**
+ * The URL pattern of the route a request was answered by, or of the route its path belongs to when
+ * no route took its method (a 405); undefined for a path no route serves.
+ */
+export function routeUrlOf(request: FastifyRequest): string | undefined {
+  return request.routeOptions.url ?? pathRoutes.get(request);
+}
+
+function paramCount(url: string): number {
+  return url.split(':').length - 1;
 }
 
 /** A regular expression matching the paths of a route URL (`:param` matches one segment). */

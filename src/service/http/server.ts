@@ -1,9 +1,10 @@
 /** Assembles the Fastify application: OpenAPI, error mapping, the /v1 API and the sandbox. */
 import swagger from '@fastify/swagger';
-import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
+import Fastify, { type FastifyInstance } from 'fastify';
 import { serializerCompiler } from 'fastify-type-provider-zod';
 import { answerClientError } from '../../shared/client-error-answer.js';
 import { type ClientTimeouts, slowClientOptions } from '../../shared/slow-clients.js';
+import { type AnswerListener, registerAnswerHooks } from './answer-hooks.js';
 import { type AuthenticateOptions, banRefusal, registerAuthentication } from './authenticate.js';
 import { registerCors } from './cors.js';
 import { frameworkErrorAnswer, registerErrorHandling } from './error-handler.js';
@@ -30,8 +31,8 @@ export interface AppOptions {
   corsOrigins?: string[];
   /** Deadlines of a client's headers and body, and of idle keep-alive connections. @default see ClientTimeouts */
   timeouts?: ClientTimeouts;
-  /** Hears of every answered request, of every route (the operator's metrics). */
-  onResponse?: (request: FastifyRequest, reply: FastifyReply) => void;
+  /** Hears of every answered request, of every route (the operator's metrics); a stream as it opens. */
+  onResponse?: AnswerListener;
 }
 
 /** The longest path parameter the router takes (a longer one is 400 invalid_param). */
@@ -56,14 +57,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   registerBodyParsing(app);
   app.setSerializerCompiler(serializerCompiler);
   registerErrorHandling(app, (request) => banRefusal(request, options.auth));
-  // The Date header tells the service clock (the sandbox's moves it), the time clients may measure it by.
-  const { clock } = options.auth;
-  app.addHook('onSend', async (_request, reply) => {
-    reply.header('date', new Date(clock.now()).toUTCString());
-  });
-  const { onResponse } = options;
-  // On the root before any scope is registered, so every route's answers are heard.
-  if (onResponse) app.addHook('onResponse', async (request, reply) => onResponse(request, reply));
+  registerAnswerHooks(app, options.auth.clock, options.onResponse);
   await registerCors(app, options.corsOrigins ?? []);
   await app.register(swagger, {
     openapi: {

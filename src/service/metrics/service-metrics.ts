@@ -9,6 +9,7 @@ import { Counter, Gauge, type Registry } from 'prom-client';
 import { registryWithProcessMetrics } from '../../shared/prometheus-registry.js';
 import type { Clock } from '../core/clock.js';
 import type { DueWork } from '../core/due-work.js';
+import { routeUrlOf } from '../http/error-handler.js';
 import type { EventLog } from '../market/stream/event-log.js';
 import type { StreamRegistry } from '../market/stream/stream-registry.js';
 import type { DeliveryStore } from '../webhooks/delivery-store.js';
@@ -69,9 +70,9 @@ export class ServiceMetrics {
     );
   }
 
-  /** Counts an answered request (a Fastify onResponse hook). */
+  /** Counts an answered request (a Fastify onResponse hook): by its route, or the route its path belongs to (a 405). */
   observe(request: FastifyRequest, reply: FastifyReply): void {
-    const route = request.routeOptions.url ?? 'unmatched';
+    const route = routeUrlOf(request) ?? 'unmatched';
     this.requests.inc({ route, method: request.method, status: String(reply.statusCode) });
   }
 }

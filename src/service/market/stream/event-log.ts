@@ -27,8 +27,11 @@ export interface RetentionOptions {
   maxRows?: number;
 }
 
-/** What an event id from a client turns out to be. */
-export type ParsedEventId = { kind: 'position'; position: number } | { kind: 'foreign' };
+/** What an event id from a client turns out to be: a position of this log, one of another log, or no event id at all. */
+export type ParsedEventId =
+  | { kind: 'position'; position: number }
+  | { kind: 'foreign' }
+  | { kind: 'malformed' };
 
 const LOG_ID_KEY = 'listing_log_id';
 
@@ -84,10 +87,11 @@ export class EventLog {
     return `${this.logId}-${position}`;
   }
 
-  /** Reads an event id from a client: a position of this log, or foreign (another log, or malformed). */
+  /** Reads an event id from a client: a position of this log, foreign (another log's), or malformed. */
   parseEventId(id: string): ParsedEventId {
     const match = /^([a-z2-7]{8})-(\d{1,15})$/.exec(id.trim());
-    if (!match || match[1] !== this.logId) return { kind: 'foreign' };
+    if (!match) return { kind: 'malformed' };
+    if (match[1] !== this.logId) return { kind: 'foreign' };
     return { kind: 'position', position: Number(match[2]) };
   }
 

@@ -7,25 +7,22 @@
 /** The fields of a frame, in the order they are written. */
 const FIELDS = ['id', 'event', 'data'] as const;
 
-/** The fields of one frame; a notice that is not a log event has no `id`. */
+/** The fields of one frame: every event has an id and a name (a resync notice too), as the specification says. */
 export interface SseFrameParts {
-  id?: string;
+  id: string;
   event: string;
   data: string;
 }
 
-/** The frame of `parts`: one `field: value` line per field present, then a blank line. */
+/** The frame of `parts`: one `field: value` line per field, then a blank line. */
 export function sseFrame(parts: SseFrameParts): string {
   let frame = '';
-  for (const field of FIELDS) {
-    const value = parts[field];
-    if (value !== undefined) frame += `${field}: ${value}\n`;
-  }
+  for (const field of FIELDS) frame += `${field}: ${parts[field]}\n`;
   return `${frame}\n`;
 }
 
-/** The same frame as a DuckDB VARCHAR expression; each part is an SQL expression (every field present). */
-export function sseFrameSql(parts: Required<SseFrameParts>): string {
+/** The same frame as a DuckDB VARCHAR expression; each part is an SQL expression. */
+export function sseFrameSql(parts: SseFrameParts): string {
   return [...FIELDS.map((field) => `'${field}: ' || ${parts[field]} || chr(10)`), 'chr(10)'].join(' || ');
 }
 

@@ -2,10 +2,16 @@
  * The open listing streams per key: at most {@link MAX_STREAMS_PER_KEY} each, freed the moment one
  * closes; and the signal that ends them all when the service stops.
  */
-import { ApiError } from '../../../contract/api-error.js';
+import { refuse } from '../../core/refuse.js';
 
 /** Streams allowed per key at once. */
 export const MAX_STREAMS_PER_KEY = 3;
+
+/**
+ * The Retry-After of a refused stream: a place frees the moment one of the key's streams closes,
+ * which no clock foretells, so the shortest wait (as `concurrent_update`'s).
+ */
+const RETRY_AFTER_SECONDS = 1;
 
 /** Counts open streams per key id. */
 export class StreamRegistry {
@@ -25,10 +31,10 @@ export class StreamRegistry {
   acquire(keyId: string): () => void {
     const count = this.open.get(keyId) ?? 0;
     if (count >= MAX_STREAMS_PER_KEY) {
-      throw new ApiError(
+      throw refuse(
         'too_many_streams',
         `at most ${MAX_STREAMS_PER_KEY} streams may be open per key; close one first`,
-        { limit: MAX_STREAMS_PER_KEY },
+        { limit: MAX_STREAMS_PER_KEY, retry_after_seconds: RETRY_AFTER_SECONDS },
       );
     }
     this.open.set(keyId, count + 1);

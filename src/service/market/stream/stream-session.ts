@@ -52,9 +52,16 @@ export function frameOf(event: LogEvent, eventId: string): string {
   return frame;
 }
 
-/** The SSE frame of a resync notice. */
-export function resyncFrame(detail: string): string {
-  return sseFrame({ event: 'resync', data: JSON.stringify({ reason: 'last_event_id_expired', detail }) });
+/**
+ * The SSE frame of a resync notice; its id is the position the stream goes on from, so a client
+ * that keeps it as its last id resumes after it (what follows on this connection comes after it too).
+ */
+export function resyncFrame(detail: string, resumeId: string): string {
+  return sseFrame({
+    id: resumeId,
+    event: 'resync',
+    data: JSON.stringify({ reason: 'last_event_id_expired', detail }),
+  });
 }
 
 /** A running stream: call `start`, and `stop` when the connection ends. */

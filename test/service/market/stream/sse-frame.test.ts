@@ -12,14 +12,14 @@ describe('sseFrame', () => {
       { id: 'abcdefgh-7', event: 'new', data: '{"id":"x"}' },
       'id: abcdefgh-7\nevent: new\ndata: {"id":"x"}\n\n',
     ],
-    [{ event: 'resync', data: '{}' }, 'event: resync\ndata: {}\n\n'],
+    [{ id: 'abcdefgh-0', event: 'resync', data: '{}' }, 'id: abcdefgh-0\nevent: resync\ndata: {}\n\n'],
   ])('writes %o as its field lines and a blank line', (parts, frame) => {
     expect(sseFrame(parts)).toBe(frame);
   });
 
-  it('writes a resync notice without an id, with its reason and detail as JSON data', () => {
-    expect(resyncFrame('re-read')).toBe(
-      'event: resync\ndata: {"reason":"last_event_id_expired","detail":"re-read"}\n\n',
+  it('writes a resync notice with the id to resume from, and its reason and detail as JSON data', () => {
+    expect(resyncFrame('re-read', 'abcdefgh-12')).toBe(
+      'id: abcdefgh-12\nevent: resync\ndata: {"reason":"last_event_id_expired","detail":"re-read"}\n\n',
     );
   });
 });
