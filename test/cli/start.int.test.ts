@@ -6,14 +6,15 @@
  */
 import { type ChildProcess, execFile, execFileSync, spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { readdirSync, readFileSync } from 'node:fs';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { copyFile, mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { DuckDBInstance } from '@duckdb/node-api';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { projectPath } from '../../src/shared/project-root.js';
+import { COMPILED_MAIN } from '../helpers/build-cli.js';
 import { waitForLine } from '../helpers/cli.js';
 
 let dir: string;
@@ -151,4 +152,39 @@ describe('npm start', () => {
     },
     90_000,
   );
+});
+
+describe('what the main job writes', () => {
+  it('is all ignored by git: after a run on the default paths, git status is clean', async () => {
+    // A repository of its own holding the project's .gitignore, as a clone's root: the job runs
+    // there on its default paths (data/…) as `npm start` runs in the clone.
+    const repo = join(dir, 'clone');
+    await mkdir(repo);
+    await copyFile(projectPath('.gitignore'), join(repo, '.gitignore'));
+    const git = (...args: string[]) =>
+      promisify(execFile)('git', ['-c', 'user.name=t', '-c', 'user.email=t@t', ...args], { cwd: repo });
+    await git('init', '--quiet');
+    await git('add', '.gitignore');
+    await git('commit', '--quiet', '-m', 'ignore');
+    const env = Object.fromEntries(
+      Object.entries(process.env).filter(([name]) => !name.startsWith('MARKET_') && name !== 'INIT_CWD'),
+    );
+    const job = spawn(process.execPath, [COMPILED_MAIN, 'run'], {
+      cwd: repo,
+      env: { ...env, MARKET_PORT: '0', MARKET_LISTINGS: '200' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    try {
+      await waitForLine(job, /^stop with Ctrl-C/);
+    } finally {
+      const exited = once(job, 'exit');
+      job.kill('SIGINT');
+      await exited;
+    }
+    // It wrote the raw keys and the databases where a clone holds them, and git shows none of it.
+    expect(existsSync(join(repo, 'data', 'main-job-accounts.json'))).toBe(true);
+    expect(existsSync(join(repo, 'data', 'warehouse.duckdb'))).toBe(true);
+    const { stdout } = await git('status', '--porcelain', '--untracked-files=all', '--ignored=no');
+    expect(stdout).toBe('');
+  }, 120_000);
 });
