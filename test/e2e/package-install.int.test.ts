@@ -8,7 +8,9 @@
  * its build never rewrites this repository's `.build/` under another test. The fresh project takes
  * the tarball's dependencies from this repository's install, through a `node_modules` one folder up
  * (where Node and TypeScript look next), so the test needs neither the network nor npm's metadata
- * cache: a clean clone after `npm install` is all it needs.
+ * cache: a clean clone after `npm install` is all it needs. One test does resolve the tarball's
+ * dependencies as npm would for a user (a dry run, from npm's cache or else the registry), to see
+ * that none of them asks for a newer Node than this one.
  */
 import { execFile } from 'node:child_process';
 import { copyFile, mkdir, mkdtemp, rm, symlink, writeFile } from 'node:fs/promises';
@@ -165,6 +167,21 @@ describe('the packed package', () => {
       ]),
     );
   });
+
+  it('installs into a project on this Node without an engine warning', async () => {
+    // npm resolves the tarball's dependencies as a user's install does (semver ranges, newest
+    // first, no lock and no overrides of ours), from its cache or the registry, and writes nothing.
+    const user = join(dir, 'user');
+    await mkdir(user);
+    await writeFile(join(user, 'package.json'), JSON.stringify({ name: 'user', private: true }));
+    const args = ['install', '--dry-run', '--prefer-offline', '--ignore-scripts', '--no-audit', '--no-fund'];
+    const { stdout, stderr } = await run('npm', [...args, join(dir, packed.filename)], {
+      cwd: user,
+      maxBuffer: 16 * 1024 * 1024,
+    });
+    expect(stdout).toMatch(/^add skin-market /m);
+    expect(`${stdout}${stderr}`).not.toMatch(/EBADENGINE/);
+  }, 120_000);
 
   it('exposes only its subpaths: the built files behind them are not reachable', async () => {
     const deep = run(
