@@ -87,6 +87,8 @@ try {
 let dir: string;
 let project: string;
 let packed: Packed;
+/** What `npm pack` printed, the prepare script's lines included. */
+let packOutput: string;
 
 /** Copies the working tree's files that git tracks or would track into `to`, with the install linked. */
 async function copyWorkingTree(to: string): Promise<void> {
@@ -113,7 +115,8 @@ beforeAll(async () => {
     cwd: clone,
     maxBuffer: 64 * 1024 * 1024,
   });
-  [packed] = JSON.parse(stdout.slice(stdout.indexOf('['))) as [Packed];
+  packOutput = stdout;
+  [packed] = JSON.parse(stdout.slice(stdout.lastIndexOf('\n[') + 1)) as [Packed];
   project = join(dir, 'bot');
   const installed = join(project, 'node_modules', 'skin-market');
   await mkdir(installed, { recursive: true });
@@ -166,6 +169,10 @@ describe('the packed package', () => {
         'webhook refused signature_mismatch',
       ]),
     );
+  });
+
+  it('says that it builds before the build, which prints nothing until it ends', () => {
+    expect(packOutput).toMatch(/^skin-market: building the code into \.build\/ with tsc \(.+\)$/m);
   });
 
   it('installs into a project on this Node without an engine warning', async () => {
