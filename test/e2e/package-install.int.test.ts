@@ -2,7 +2,8 @@
  * skin-market as another project gets it: `npm pack` (which builds), the tarball unpacked into a
  * fresh project's node_modules as npm would, and a script there that imports `skin-market/client`
  * and `skin-market/sandbox`, type-checked with an ordinary strict tsconfig, compiled and run: it
- * starts a sandbox from the installed files, buys, moves the clock and sees the order completed.
+ * starts a sandbox from the installed files, buys, moves the clock and sees the order completed, and
+ * the order's two signed events reach a sandbox receiver and pass the package's `verifyWebhook`.
  *
  * It packs a copy of the working tree's files (tracked or new, as a clone would hold them), so that
  * its build never rewrites this repository's `.build/` under another test. The fresh project takes
@@ -50,13 +51,19 @@ const sandbox = await startSandbox({ listings: 200, seed: 3 });
 try {
   const { apiKey } = await sandbox.createAccount({ balanceUsd: 300, trading: true });
   const client = new MarketClient({ baseUrl: sandbox.baseUrl, apiKey });
+  const receiver = await sandbox.receiveWebhooks();
+  const { secret } = await client.webhooks.create({ url: receiver.url });
   const { items } = await client.listings.list({ appId: 730, sort: 'price_asc', delivery: 'instant', limit: 20 });
   const listing = items.find((l) => l.tradable && l.api_purchasable !== false);
   if (!listing) throw new Error('no instant listing to buy');
   const order = await client.orders.create({ listing_ids: [listing.id] }, { idempotencyKey: randomUUID() });
   console.log('placed', order.status);
-  await sandbox.advanceClock(31);
+  const clock = await sandbox.advanceClock(31);
   console.log('after the clock', (await client.orders.get(order.order_id)).status);
+  const received = await receiver.received(2);
+  const events = received.map((d) => verifyWebhook(secret, d.signature, d.body, { now: Date.parse(clock.now) }));
+  const statuses = events.map((e) => \`\${e.type} \${(e.data as { status: string }).status}\`);
+  console.log('webhooks verified', statuses.join(', '));
   try {
     await client.orders.create({ listing_ids: [listing.id], custom_id: 'a' }, { idempotencyKey: 'b' });
   } catch (error) {
@@ -163,6 +170,7 @@ describe('the packed package', () => {
       expect.arrayContaining([
         'placed delivering',
         'after the clock completed',
+        'webhooks verified order.updated delivering, order.updated completed',
         'argument error true',
         'api error true 401 invalid_api_key',
         'webhook webhook.test',
