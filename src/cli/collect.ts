@@ -4,7 +4,7 @@ import { CliError } from './cli-error.js';
 import { controlEndpointOf } from './control-endpoint.js';
 import { type ConfigOf, parseFlags } from './flags.js';
 import { createLogger } from './logger.js';
-import { collectFlags } from './options.js';
+import { collectFlags, type collectorFlags } from './options.js';
 import { logStatus } from './status-log.js';
 import { stopOnSignal } from './stop-on-signal.js';
 
@@ -16,7 +16,7 @@ export async function collect(flags: Record<string, unknown>): Promise<void> {
   let collector: Awaited<ReturnType<typeof startCollector>>;
   try {
     collector = await startCollector({
-      ...collectorOptionsOf(config),
+      ...collectorOptionsOf(config, { baseUrl: config.baseUrl, apiKey: config.apiKey }),
       control,
       logger: log,
       onFatal: (error) => {
@@ -35,21 +35,17 @@ export async function collect(flags: Record<string, unknown>): Promise<void> {
   });
 }
 
-/** The collector's option groups from the flags (already in the collector's units). */
-function collectorOptionsOf(config: ConfigOf<typeof collectFlags>): CollectorOptions {
-  const {
-    baseUrl,
-    apiKey,
-    readBudget,
-    warehouse,
-    warehouseMemory,
-    exportCron,
-    reportCron,
-    lakeCron,
-    ...rest
-  } = config;
+/**
+ * The collector's option groups from its flags (already in the collector's units), reading the
+ * API at `api`: what `market collect` was given, or the service `market run` started.
+ */
+export function collectorOptionsOf(
+  config: ConfigOf<typeof collectorFlags>,
+  api: { baseUrl: string; apiKey: string },
+): Omit<CollectorOptions, 'control' | 'logger' | 'onFatal'> {
+  const { readBudget, warehouse, warehouseMemory, exportCron, reportCron, lakeCron, ...rest } = config;
   return {
-    api: { baseUrl, apiKey, readBudget },
+    api: { ...api, readBudget },
     freshness: rest.freshness,
     warehouse: {
       path: warehouse,

@@ -7,7 +7,7 @@
 import { X509Certificate } from 'node:crypto';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { generate } from 'selfsigned';
+import { makeLoopbackCertificate } from '../shared/loopback-certificate.js';
 
 /** The certificate and its key, in PEM. */
 export interface LoopbackTls {
@@ -28,20 +28,6 @@ export async function loopbackTls(dir: string): Promise<LoopbackTls> {
   await writeFile(keyPath, pems.key, { mode: 0o600 });
   await writeFile(certPath, pems.cert);
   return { ...pems, certPath };
-}
-
-/** A new self-signed certificate for 127.0.0.1, its own CA, so a client can trust exactly it. */
-export async function makeLoopbackCertificate(): Promise<{ cert: string; key: string }> {
-  const pems = await generate([{ name: 'commonName', value: '127.0.0.1' }], {
-    keyType: 'ec',
-    curve: 'P-256',
-    algorithm: 'sha256',
-    extensions: [
-      { name: 'basicConstraints', cA: true },
-      { name: 'subjectAltName', altNames: [{ type: 7, ip: '127.0.0.1' }] },
-    ],
-  });
-  return { cert: pems.cert, key: pems.private };
 }
 
 /** The kept pair, or null when there is none or it expires within a day. */

@@ -207,24 +207,11 @@ const freshnessRules = z
   });
 
 /**
- * `market collect`. Keys name the collector's options they fill (`pollIntervalMs` is read from
- * `--poll-seconds`), so the seconds of the flags arrive as milliseconds.
+ * The collector's flags but the API's: what `market collect` and `market run` (whose collector
+ * reads the service it starts) both take. Keys name the collector's options they fill
+ * (`pollIntervalMs` is read from `--poll-seconds`), so the seconds of the flags arrive as milliseconds.
  */
-export const collectFlags = {
-  baseUrl: flag(
-    '--base-url <url>',
-    'the API, ending in /v1',
-    z.url({ message: 'give --base-url (or MARKET_BASE_URL), e.g. http://127.0.0.1:8080/v1' }),
-    { env: 'MARKET_BASE_URL' },
-  ),
-  apiKey: flag(
-    '--api-key <key>',
-    'an API key',
-    z
-      .string({ message: 'give --api-key (or MARKET_API_KEY)' })
-      .startsWith('svc_pub_', 'API keys start with svc_pub_'),
-    { env: 'MARKET_API_KEY' },
-  ),
+export const collectorFlags = {
   ...warehouseFlags,
   games: flag(
     '--games <ids>',
@@ -323,15 +310,53 @@ export const collectFlags = {
   logFormat: format,
 };
 
-/** `market run`. */
+/** `market collect`: the API to collect, and the collector's flags. */
+export const collectFlags = {
+  baseUrl: flag(
+    '--base-url <url>',
+    'the API, ending in /v1',
+    z.url({ message: 'give --base-url (or MARKET_BASE_URL), e.g. http://127.0.0.1:8080/v1' }),
+    { env: 'MARKET_BASE_URL' },
+  ),
+  apiKey: flag(
+    '--api-key <key>',
+    'an API key',
+    z
+      .string({ message: 'give --api-key (or MARKET_API_KEY)' })
+      .startsWith('svc_pub_', 'API keys start with svc_pub_'),
+    { env: 'MARKET_API_KEY' },
+  ),
+  ...collectorFlags,
+};
+
+/** `market run`: the service's place, and every collector flag, with hourly exports and reports beside the warehouse. */
 export const runFlags = {
   port,
   db,
   listings,
-  ...warehouseFlags,
-  ...lakeFlags,
-  ...controlFlags,
-  logFormat: format,
+  ...collectorFlags,
+  exportCron: flag(
+    '--export-cron <expr>',
+    'cron schedule (UTC) of parquet exports of the days since yesterday, or off',
+    cronOrOff('"0 * * * *" (hourly)'),
+    { fallback: '0 * * * *' },
+  ),
+  exportDir: flag(
+    '--export-dir <path>',
+    'folder of the scheduled parquet exports (default: exports/ beside the warehouse)',
+    z.string().min(1).optional(),
+  ),
+  reportCron: flag(
+    '--report-cron <expr>',
+    'cron schedule (UTC) of market reports of the last 7 days, or off',
+    cronOrOff('"0 * * * *" (hourly)'),
+    { fallback: '0 * * * *' },
+  ),
+  reportDir: flag(
+    '--report-dir <path>',
+    'folder of the scheduled reports (default: reports/ beside the warehouse)',
+    z.string().min(1).optional(),
+  ),
 };
 
 /** `market status`. */

@@ -9,6 +9,7 @@ import { dirname, isAbsolute, join, relative } from 'node:path';
 import { startCollector } from '../collector/index.js';
 import { ALL_APP_IDS, newPlatformId, startService } from '../service/index.js';
 import { projectPath } from '../shared/project-root.js';
+import { collectorOptionsOf } from './collect.js';
 import { controlEndpointOf } from './control-endpoint.js';
 import { startDemoTrader } from './demo-trader.js';
 import { parseFlags } from './flags.js';
@@ -68,24 +69,21 @@ export async function run(flags: Record<string, unknown>): Promise<void> {
   const { rawKey } = kept.you;
   const { collectorKey, trader } = kept;
   const warehousePath = config.warehouse;
-  const exportDir = join(dirname(warehousePath), 'exports');
-  const reportDir = join(dirname(warehousePath), 'reports');
-  const log = createLogger('collector', 'info', config.logFormat);
+  const exportDir = config.exportDir ?? join(dirname(warehousePath), 'exports');
+  const reportDir = config.reportDir ?? join(dirname(warehousePath), 'reports');
+  const log = createLogger('collector', config.logLevel, config.logFormat);
   const collector = await startCollector({
-    api: { baseUrl: service.baseUrl, apiKey: collectorKey },
-    warehouse: {
-      path: warehousePath,
-      memoryLimit: config.warehouseMemory,
-      ...(config.lakeDir ? { lakeDir: config.lakeDir } : {}),
-    },
-    work: {
-      exportCron: '0 * * * *',
-      exportDir,
-      reportCron: '0 * * * *',
-      reportDir,
-      lakeCron: config.lakeCron,
-      hotDays: config.hotDays,
-    },
+    ...collectorOptionsOf(
+      {
+        ...config,
+        exportDir,
+        reportDir,
+        // off (null) is no schedule, as an absent one is for `market collect`.
+        exportCron: config.exportCron ?? undefined,
+        reportCron: config.reportCron ?? undefined,
+      },
+      { baseUrl: service.baseUrl, apiKey: collectorKey },
+    ),
     control,
     logger: log,
     onFatal: (error) => {
@@ -103,7 +101,7 @@ export async function run(flags: Record<string, unknown>): Promise<void> {
     apiKey: trader.rawKey,
     log,
   });
-  const stopStatus = logStatus(log, 300, collector.status);
+  const stopStatus = logStatus(log, config.statusSeconds, collector.status);
   stopOnSignal(
     'the service, the collector and the demo trader',
     async () => {

@@ -10,3 +10,4 @@ export {
   type SandboxOptions,
   startSandbox,
 } from './start-sandbox.js';
+export type { SandboxWebhookDelivery, SandboxWebhookReceiver } from './webhook-receiver.js';

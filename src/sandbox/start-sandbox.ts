@@ -7,7 +7,9 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startService } from '../service/service.js';
+import { makeLoopbackCertificate } from '../shared/loopback-certificate.js';
 import { type OperatorCall, sandboxOf } from './operator-call.js';
+import { type SandboxWebhookReceiver, startWebhookReceiver } from './webhook-receiver.js';
 
 /** What the sandbox is started with; every option has a default that keeps a test deterministic. */
 export interface SandboxOptions {
@@ -17,6 +19,12 @@ export interface SandboxOptions {
   seed?: number;
   /** Listings appearing or leaving per second; 0 keeps the market still. @default 0 (paused) */
   churnPerSecond?: number;
+  /**
+   * PEM of a CA whose certificates the sandbox trusts for webhook URLs written exactly
+   * `https://127.0.0.1[:port]/…`: a receiver of your own on this machine. The receivers of
+   * {@link Sandbox.receiveWebhooks} need nothing. @default only the sandbox's own receivers
+   */
+  webhookCa?: string;
 }
 
 /** An account made by {@link Sandbox.createAccount}: its id and its first key, raw. */
@@ -82,7 +90,20 @@ export interface Sandbox {
   faults: SandboxFaults;
   /** Any other operator endpoint, e.g. `operator('PATCH', '/accounts/acc_…', { offers: 'decline' })`. */
   operator: OperatorCall;
-  /** Stops the service and removes its temporary database; a later call waits for the first, and does nothing more. */
+  /**
+   * Starts a webhook receiver on 127.0.0.1 that the sandbox delivers to (HTTPS, with a certificate
+   * it trusts): register its `url` as an endpoint, then verify what it `received` with
+   * `verifyWebhook` and the endpoint's secret.
+   *
+   * @example
+   * const receiver = await sandbox.receiveWebhooks();
+   * const { secret } = await client.webhooks.create({ url: receiver.url });
+   * // … place an order, move the clock …
+   * const [delivering, completed] = await receiver.received(2);
+   * const event = verifyWebhook(secret, completed.signature, completed.body);
+   */
+  receiveWebhooks(): Promise<SandboxWebhookReceiver>;
+  /** Stops the service, its receivers, and removes its temporary database; a later call waits for the first, and does nothing more. */
   close(): Promise<void>;
 }
 
@@ -107,6 +128,10 @@ const NO_FAULTS: SandboxFaultState = {
  * await sandbox.close();
  */
 export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbox> {
+  // The receivers' certificate, made before the service since it is the CA the service trusts;
+  // named apart from a `webhookCa` that is trusted beside it.
+  const tls = await makeLoopbackCertificate('skin-market sandbox webhook receiver');
+  const receivers = new Set<SandboxWebhookReceiver>();
   const dir = await mkdtemp(join(tmpdir(), 'market-sandbox-'));
   const churn = options.churnPerSecond ?? 0;
   let service: Awaited<ReturnType<typeof startService>>;
@@ -120,6 +145,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
       listings: options.listings ?? 500,
       churnRate: churn,
       churnPaused: churn === 0,
+      webhooks: { allowLoopback: true, loopbackCa: `${tls.cert}\n${options.webhookCa ?? ''}` },
     });
   } catch (error) {
     await rm(dir, { recursive: true, force: true });
@@ -147,6 +173,11 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
       };
       return { now: clock.now, offsetSeconds: clock.offset_seconds };
     },
+    async receiveWebhooks() {
+      const receiver = await startWebhookReceiver(tls);
+      receivers.add(receiver);
+      return receiver;
+    },
     faults: {
       arm: faults,
       read: () => operator('GET', '/faults').then(fromWire<SandboxFaultState>),
@@ -154,7 +185,10 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     },
     close() {
       // Once: a second call (an afterAll after an error path closed it) waits for the first.
-      closing ??= service.close().finally(() => rm(dir, { recursive: true, force: true }));
+      closing ??= service
+        .close()
+        .finally(() => Promise.all([...receivers].map((receiver) => receiver.close())))
+        .finally(() => rm(dir, { recursive: true, force: true }));
       return closing;
     },
   };

@@ -168,3 +168,31 @@ describe('market collect options', () => {
     expect(() => parseFlags(collectFlags, parse(collectFlags, [...required, ...args]))).toThrow(message);
   });
 });
+
+describe('market run options', () => {
+  const longNames = (table: FlagTable) => optionsOf(table).map((option) => option.long);
+
+  it("takes every flag of market collect but the API's (the service it starts)", () => {
+    const collectorOnly = longNames(collectFlags).filter(
+      (name) => !['--base-url', '--api-key'].includes(name ?? ''),
+    );
+    expect(collectorOnly).toContain('--freshness');
+    expect(longNames(runFlags)).toEqual(expect.arrayContaining(collectorOnly));
+    expect(longNames(runFlags)).not.toContain('--base-url');
+  });
+
+  it('exports and reports hourly, beside the warehouse, unless told otherwise', () => {
+    expect(parseFlags(runFlags, parse(runFlags, []))).toMatchObject({
+      exportCron: '0 * * * *',
+      reportCron: '0 * * * *',
+      exportDir: undefined,
+      freshness: {},
+    });
+    const told = parse(runFlags, ['--export-cron', 'off', '--freshness', 'stream=7/11', '--export-dir', 'x']);
+    expect(parseFlags(runFlags, told)).toMatchObject({
+      exportCron: null,
+      exportDir: 'x',
+      freshness: { stream: { warnSeconds: 7, errorSeconds: 11 } },
+    });
+  });
+});

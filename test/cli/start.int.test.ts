@@ -6,14 +6,15 @@
  */
 import { type ChildProcess, execFile, execFileSync, spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { readdirSync, readFileSync } from 'node:fs';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { copyFile, mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { DuckDBInstance } from '@duckdb/node-api';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { projectPath } from '../../src/shared/project-root.js';
+import { COMPILED_MAIN } from '../helpers/build-cli.js';
 import { waitForLine } from '../helpers/cli.js';
 
 let dir: string;
@@ -151,4 +152,56 @@ describe('npm start', () => {
     },
     90_000,
   );
+});
+
+describe('market run on its default paths, in a clone', () => {
+  let repo: string;
+  let job: ChildProcess;
+  const git = (...args: string[]) =>
+    promisify(execFile)('git', ['-c', 'user.name=t', '-c', 'user.email=t@t', ...args], { cwd: repo });
+
+  beforeAll(async () => {
+    // A repository of its own holding the project's .gitignore, as a clone's root: the job runs
+    // there on its default paths (data/…) as `npm start` runs in the clone.
+    repo = join(dir, 'clone');
+    await mkdir(repo);
+    await copyFile(projectPath('.gitignore'), join(repo, '.gitignore'));
+    await git('init', '--quiet');
+    await git('add', '.gitignore');
+    await git('commit', '--quiet', '-m', 'ignore');
+    const env = Object.fromEntries(
+      Object.entries(process.env).filter(([name]) => !name.startsWith('MARKET_') && name !== 'INIT_CWD'),
+    );
+    job = spawn(process.execPath, [COMPILED_MAIN, 'run', '--freshness', 'stream=7/11'], {
+      cwd: repo,
+      env: { ...env, MARKET_PORT: '0', MARKET_LISTINGS: '200' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    await waitForLine(job, /^stop with Ctrl-C/);
+  }, 120_000);
+  afterAll(() => {
+    if (job?.exitCode === null) job.kill('SIGKILL');
+  });
+
+  it("takes market collect's flags: the ages --freshness sets are the ones market status shows", async () => {
+    const { stdout } = await promisify(execFile)(process.execPath, [COMPILED_MAIN, 'status', '--json'], {
+      cwd: repo,
+    });
+    const { sources } = JSON.parse(stdout) as { sources: { name: string; freshness?: object }[] };
+    expect(sources.find((s) => s.name === 'stream')?.freshness).toMatchObject({
+      warnSeconds: 7,
+      errorSeconds: 11,
+    });
+  });
+
+  it('writes only what git ignores: once it stops, git status is clean', async () => {
+    const exited = once(job, 'exit');
+    job.kill('SIGINT');
+    await exited;
+    // It wrote the raw keys and the databases where a clone holds them, and git shows none of it.
+    expect(existsSync(join(repo, 'data', 'main-job-accounts.json'))).toBe(true);
+    expect(existsSync(join(repo, 'data', 'warehouse.duckdb'))).toBe(true);
+    const { stdout } = await git('status', '--porcelain', '--untracked-files=all', '--ignored=no');
+    expect(stdout).toBe('');
+  }, 60_000);
 });

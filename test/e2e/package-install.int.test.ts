@@ -2,13 +2,16 @@
  * skin-market as another project gets it: `npm pack` (which builds), the tarball unpacked into a
  * fresh project's node_modules as npm would, and a script there that imports `skin-market/client`
  * and `skin-market/sandbox`, type-checked with an ordinary strict tsconfig, compiled and run: it
- * starts a sandbox from the installed files, buys, moves the clock and sees the order completed.
+ * starts a sandbox from the installed files, buys, moves the clock and sees the order completed, and
+ * the order's two signed events reach a sandbox receiver and pass the package's `verifyWebhook`.
  *
  * It packs a copy of the working tree's files (tracked or new, as a clone would hold them), so that
  * its build never rewrites this repository's `.build/` under another test. The fresh project takes
  * the tarball's dependencies from this repository's install, through a `node_modules` one folder up
  * (where Node and TypeScript look next), so the test needs neither the network nor npm's metadata
- * cache: a clean clone after `npm install` is all it needs.
+ * cache: a clean clone after `npm install` is all it needs. One test does resolve the tarball's
+ * dependencies as npm would for a user (a dry run, from npm's cache or else the registry), to see
+ * that none of them asks for a newer Node than this one.
  */
 import { execFile } from 'node:child_process';
 import { copyFile, mkdir, mkdtemp, rm, symlink, writeFile } from 'node:fs/promises';
@@ -48,13 +51,19 @@ const sandbox = await startSandbox({ listings: 200, seed: 3 });
 try {
   const { apiKey } = await sandbox.createAccount({ balanceUsd: 300, trading: true });
   const client = new MarketClient({ baseUrl: sandbox.baseUrl, apiKey });
+  const receiver = await sandbox.receiveWebhooks();
+  const { secret } = await client.webhooks.create({ url: receiver.url });
   const { items } = await client.listings.list({ appId: 730, sort: 'price_asc', delivery: 'instant', limit: 20 });
   const listing = items.find((l) => l.tradable && l.api_purchasable !== false);
   if (!listing) throw new Error('no instant listing to buy');
   const order = await client.orders.create({ listing_ids: [listing.id] }, { idempotencyKey: randomUUID() });
   console.log('placed', order.status);
-  await sandbox.advanceClock(31);
+  const clock = await sandbox.advanceClock(31);
   console.log('after the clock', (await client.orders.get(order.order_id)).status);
+  const received = await receiver.received(2);
+  const events = received.map((d) => verifyWebhook(secret, d.signature, d.body, { now: Date.parse(clock.now) }));
+  const statuses = events.map((e) => \`\${e.type} \${(e.data as { status: string }).status}\`);
+  console.log('webhooks verified', statuses.join(', '));
   try {
     await client.orders.create({ listing_ids: [listing.id], custom_id: 'a' }, { idempotencyKey: 'b' });
   } catch (error) {
@@ -85,6 +94,8 @@ try {
 let dir: string;
 let project: string;
 let packed: Packed;
+/** What `npm pack` printed, the prepare script's lines included. */
+let packOutput: string;
 
 /** Copies the working tree's files that git tracks or would track into `to`, with the install linked. */
 async function copyWorkingTree(to: string): Promise<void> {
@@ -111,7 +122,8 @@ beforeAll(async () => {
     cwd: clone,
     maxBuffer: 64 * 1024 * 1024,
   });
-  [packed] = JSON.parse(stdout.slice(stdout.indexOf('['))) as [Packed];
+  packOutput = stdout;
+  [packed] = JSON.parse(stdout.slice(stdout.lastIndexOf('\n[') + 1)) as [Packed];
   project = join(dir, 'bot');
   const installed = join(project, 'node_modules', 'skin-market');
   await mkdir(installed, { recursive: true });
@@ -158,6 +170,7 @@ describe('the packed package', () => {
       expect.arrayContaining([
         'placed delivering',
         'after the clock completed',
+        'webhooks verified order.updated delivering, order.updated completed',
         'argument error true',
         'api error true 401 invalid_api_key',
         'webhook webhook.test',
@@ -165,6 +178,25 @@ describe('the packed package', () => {
       ]),
     );
   });
+
+  it('says that it builds before the build, which prints nothing until it ends', () => {
+    expect(packOutput).toMatch(/^skin-market: building the code into \.build\/ with tsc \(.+\)$/m);
+  });
+
+  it('installs into a project on this Node without an engine warning', async () => {
+    // npm resolves the tarball's dependencies as a user's install does (semver ranges, newest
+    // first, no lock and no overrides of ours), from its cache or the registry, and writes nothing.
+    const user = join(dir, 'user');
+    await mkdir(user);
+    await writeFile(join(user, 'package.json'), JSON.stringify({ name: 'user', private: true }));
+    const args = ['install', '--dry-run', '--prefer-offline', '--ignore-scripts', '--no-audit', '--no-fund'];
+    const { stdout, stderr } = await run('npm', [...args, join(dir, packed.filename)], {
+      cwd: user,
+      maxBuffer: 16 * 1024 * 1024,
+    });
+    expect(stdout).toMatch(/^add skin-market /m);
+    expect(`${stdout}${stderr}`).not.toMatch(/EBADENGINE/);
+  }, 120_000);
 
   it('exposes only its subpaths: the built files behind them are not reachable', async () => {
     const deep = run(

@@ -24,13 +24,21 @@ export type RayPython = { python: string } | { skipped: string };
 /**
  * The python of the venv at `venvDir`, reused when it imports `ray.data`, else made (`python3 -m
  * venv`) and given {@link PACKAGES} from the package index pip is configured with, in bounded time.
+ * Before making it, it says where and why on stderr (`say`), once: the venv takes about 600 MB.
  */
-export async function prepareRayPython(venvDir: string): Promise<RayPython> {
+export async function prepareRayPython(
+  venvDir: string,
+  say: (line: string) => void = (line) => process.stderr.write(`${line}\n`),
+): Promise<RayPython> {
   const python = join(venvDir, 'bin', 'python');
   if (await importsRayData(python)) return { python };
   const python3 = await which('python3');
   if (!python3)
     return { skipped: 'python3 is not installed, so Ray cannot be (apt-get install python3-venv)' };
+  say(
+    `the Ray test makes a Python environment with ${PACKAGES.join(' ')} in ${venvDir} (about 600 MB, ` +
+      'made once and reused by later runs; delete the folder to get the space back)',
+  );
   try {
     await run(python3, ['-m', 'venv', venvDir], { timeout: 60_000 });
   } catch (error) {

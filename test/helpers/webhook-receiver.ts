@@ -6,7 +6,7 @@
 import { once } from 'node:events';
 import { createServer, type Server } from 'node:https';
 import type { AddressInfo } from 'node:net';
-import { makeLoopbackCertificate } from '../../src/cli/loopback-tls.js';
+import { makeLoopbackCertificate } from '../../src/shared/loopback-certificate.js';
 
 /** A request as the receiver saw it. */
 export interface ReceivedRequest {

@@ -1,5 +1,5 @@
 /** Cron ticks for jobs, through node-cron (UTC), behind a small interface tests can replace. */
-import cron from 'node-cron';
+import cron, { type Logger } from 'node-cron';
 
 /** A running cron schedule. */
 export interface CronSchedule {
@@ -17,9 +17,17 @@ export function isCronExpression(expression: string): boolean {
   return cron.validate(expression);
 }
 
+/**
+ * node-cron's own lines, dropped: it warns on stderr at every tick skipped behind a slow run and
+ * at every tick a busy process missed, which is what `noOverlap` is for (on a loaded machine, a
+ * model refresh past its minute printed one line a minute into the daemon's JSON log). A tick
+ * never rejects (a job catches its own failures), so nothing worth saying goes through here.
+ */
+const quiet: Logger = { info() {}, warn() {}, error() {}, debug() {} };
+
 /** The node-cron scheduler, evaluated in UTC, with `noOverlap` so that a slow run skips ticks. */
 export const nodeCronScheduler: CronScheduler = (expression, tick) => {
   if (!isCronExpression(expression))
     throw new Error(`"${expression}" is not a cron expression, e.g. "*/5 * * * *" (every five minutes)`);
-  return cron.schedule(expression, () => tick(), { timezone: 'UTC', noOverlap: true });
+  return cron.schedule(expression, () => tick(), { timezone: 'UTC', noOverlap: true, logger: quiet });
 };
