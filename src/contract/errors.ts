@@ -118,7 +118,7 @@ export const ERROR_TABLE = {
   idempotency_key_mismatch: {
     status: 409,
     condition:
-      'P2P key reused with a different price or revision; also (designed) an order key reused with a different body',
+      'P2P key reused with a different price or revision; also (designed) an Instant Sell external_id reused with another quote_id or min_total_usd',
   },
   idempotency_key_consumed: {
     status: 409,
