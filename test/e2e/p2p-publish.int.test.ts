@@ -118,16 +118,37 @@ describe('POST /p2p/listings', () => {
     expect(fixed.status).toBe(201);
   });
 
-  it('refuses a stale revision (409) and consumes the key for that copy', async () => {
+  it('refuses a stale revision (409) and writes nothing under the key: sent again it answers the same', async () => {
     const seller = await readySeller();
     const stale = { ...seller.body, asset_revision: 'f'.repeat(32) };
     const changed = await publish(t, seller.key, stale, 'key-stale-rev');
     expect([changed.status, changed.body.code]).toEqual([409, 'asset_revision_changed']);
     const again = await publish(t, seller.key, stale, 'key-stale-rev');
-    expect([again.status, again.body.code]).toEqual([409, 'idempotency_key_consumed']);
+    expect([again.status, again.body.code]).toEqual([409, 'asset_revision_changed']);
     const fresh = await publish(t, seller.key, seller.body, 'key-stale-rev');
-    expect([fresh.status, fresh.body.code]).toEqual([409, 'idempotency_key_mismatch']);
-    expect((await publish(t, seller.key, seller.body, 'key-fresh-rev')).status).toBe(201);
+    expect([fresh.status, fresh.body.status]).toEqual([201, 'active']);
+  });
+
+  it('answers a batch sent again with its refused items refused as before, never idempotency_key_consumed', async () => {
+    const seller = await readySeller(3);
+    const listed = await publish(t, seller.key, seller.bodies[2], 'key-listed-before');
+    const stale = { ...seller.bodies[1], asset_revision: 'e'.repeat(32) };
+    const items = [seller.bodies[0], stale, seller.bodies[2]];
+    const codes = (r: Awaited<ReturnType<typeof publish>>) =>
+      r.body.data.map((d: any) => [d.status, d.error?.code ?? null]);
+    const first = await publish(t, seller.key, { items }, 'key-batch-refused');
+    expect(codes(first)).toEqual([
+      [201, null],
+      [409, 'asset_revision_changed'],
+      [409, 'already_listed'],
+    ]);
+    const again = await publish(t, seller.key, { items }, 'key-batch-refused');
+    expect(codes(again)).toEqual([
+      [200, null],
+      [409, 'asset_revision_changed'],
+      [409, 'already_listed'],
+    ]);
+    expect(again.body.data[2].error.listing_id).toBe(listed.body.id);
   });
 
   it('answers a batch with 200 and one result per item, a failed item carrying its own status and code', async () => {

@@ -54,7 +54,7 @@ export function registerP2PRoutes(app: FastifyInstance, p2p: P2P): void {
         operationId: 'publishP2PListings',
         summary: 'Publish one copy (201) or a batch of 1-50 (always 200, one result per item)',
         description:
-          'Idempotency-Key (8-128 characters) is required. Per item: the same key with the same revision and price replays the published listing (200, Idempotent-Replay: true); with another price or revision it is 409 idempotency_key_mismatch; after asset_revision_changed or already_listed under the key it is 409 idempotency_key_consumed. A refusal as bad input (not_found, unsupported_item), price_below_market and a proof that is not ready leave the key free for that item. The listing enters the public catalogue under its id (source p2p, delivery up_to_12h). Commission: 5% of the price, rounded half up to the cent, at least 0.01.',
+          'Idempotency-Key (8-128 characters) is required. Per item: the same key with the same revision and price replays the published listing (200, Idempotent-Replay: true); with another price or revision it is 409 idempotency_key_mismatch. A refused item wrote nothing and leaves the key free for it (bad input, not_found, unsupported_item, asset_revision_changed, already_listed, price_below_market, a proof that is not ready): the same request again is checked again and answers as the copy is then. The listing enters the public catalogue under its id (source p2p, delivery up_to_12h). Commission: 5% of the price, rounded half up to the cent, at least 0.01.',
         tags,
         headers: p2pPublishHeadersSchema,
         body: p2pPublishBodySchema,
