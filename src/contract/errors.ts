@@ -137,7 +137,7 @@ export const ERROR_TABLE = {
   listing_not_active: {
     status: 409,
     condition:
-      'P2P: only an active listing can be repriced, and only an active or reconciliation_required one delisted; a sold, mid-sale or ended one answers this (added: a designed P2P code); carries status',
+      'P2P: only an active listing can be repriced, and only an active or reconciliation_required one delisted; any other answers this (added: a designed P2P code); carries status, one of the five; an ended listing is 404 not_found',
     extra: { status: z.string() },
   },
   inventory_pending: {

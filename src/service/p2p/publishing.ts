@@ -11,7 +11,7 @@ import type { Account } from '../core/caller.js';
 import { type Refusal, refuseOnly } from '../core/refuse.js';
 import type { UnitOfWork, UnitOfWorkRunner } from '../core/unit-of-work.js';
 import { commissionCents, floorCents } from './commission.js';
-import { assetIdOf, type ListingRecord } from './listing-record.js';
+import { assetIdOf, describeEnd, hasEnded, type ListingRecord } from './listing-record.js';
 import type { ListingStore } from './listing-store.js';
 import type { Proof, SellerPlatform, Shelf } from './ports.js';
 import type { KeyedItem, PublishKeys } from './publish-keys.js';
@@ -113,6 +113,9 @@ class PublishRun {
       );
     const listing = await this.deps.store.getIn(this.uow, keyed.listingId);
     if (!listing) throw new Error(`P2P listing ${keyed.listingId} of a publish key is missing`);
+    // The key still names the listing, so it never lists the copy twice; but the listing is gone.
+    if (hasEnded(listing))
+      return fail('not_found', `${describeEnd(listing)}; publish the copy again with a new Idempotency-Key`);
     return { ok: true, status: 200, replayed: true, listing };
   }
 
