@@ -2,6 +2,9 @@
 -- long it was listed, and, when the account bought the item through the service (the newest of its
 -- completed orders of that market_hash_name placed before the listing), the price it paid and the
 -- realized margin (payout minus that price).
+-- A listing that ends is no longer answered by the API (its status stays one of the spec's five), so
+-- the sale is the account's `sale` ledger row whose order_id is the listing id (sold_at: when it
+-- posted) and the listing is its last landed state (mid-sale, with the price it sold at).
 -- Grain: one row per sold P2P listing.
 -- materialized: table
 -- depends_on: fct_order_outcomes
@@ -10,15 +13,21 @@
 -- test: not_null(listing_id, market_hash_name, listed_price_usd, payout_usd, listed_at, sold_at)
 -- test: expression(payout_usd = listed_price_usd - commission_usd)
 -- test: expression(days_listed >= 0)
-WITH sold AS (
+WITH listed AS (
   SELECT a.object_id AS listing_id, any_value(l.account_id) AS account_id,
-    arg_max(a.body, a.updated_at) AS body,
-    min(a.updated_at) FILTER (WHERE a.status = 'sold') AS sold_at
+    arg_max(a.body, a.updated_at) AS body
   FROM account_states a
   LEFT JOIN loads l USING (load_id)
   WHERE a.kind = 'p2p_listing'
   GROUP BY a.object_id
-  HAVING bool_or(a.status = 'sold') AND arg_max(a.status, a.updated_at) = 'sold'
+),
+sold AS (
+  SELECT s.listing_id, s.account_id, any_value(s.body) AS body, min(t.created_at) AS sold_at
+  FROM listed s
+  JOIN account_transactions t ON t.type = 'sale' AND t.order_id = s.listing_id
+  LEFT JOIN loads m ON m.load_id = t.load_id
+  WHERE m.account_id IS NOT DISTINCT FROM s.account_id
+  GROUP BY s.listing_id, s.account_id
 ),
 shaped AS (
   SELECT listing_id, account_id, sold_at,

@@ -81,7 +81,8 @@ export class DemoSeller {
       this.done.add(copy.asset_id);
       return listing;
     } catch (error) {
-      // asset_revision_changed and already_listed consume the key: the copy is left as it is.
+      // asset_revision_changed or already_listed: the copy changed or is listed already, so it is
+      // left as it is. (A copy a cancelled sale gives back has a new revision, so a new key.)
       if (isApiError(error) && error.status === 409) {
         this.done.add(copy.asset_id);
         return null;

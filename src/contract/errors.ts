@@ -118,7 +118,7 @@ export const ERROR_TABLE = {
   idempotency_key_mismatch: {
     status: 409,
     condition:
-      'P2P key reused with a different price or revision; also (designed) an order key reused with a different body',
+      'P2P key reused with a different price or revision; also (designed) an Instant Sell external_id reused with another quote_id or min_total_usd',
   },
   idempotency_key_consumed: {
     status: 409,
@@ -137,7 +137,7 @@ export const ERROR_TABLE = {
   listing_not_active: {
     status: 409,
     condition:
-      'P2P: only an active listing can be repriced, and only an active or reconciliation_required one delisted; a sold, mid-sale or ended one answers this (added: a designed P2P code); carries status',
+      'P2P: only an active listing can be repriced, and only an active or reconciliation_required one delisted; any other answers this (added: a designed P2P code); carries status, one of the five; an ended listing is 404 not_found',
     extra: { status: z.string() },
   },
   inventory_pending: {

@@ -163,8 +163,9 @@ export const p2pPublishHeadersSchema = z.object({ 'idempotency-key': idempotency
 export type P2PPublishHeaders = z.infer<typeof p2pPublishHeadersSchema>;
 
 /**
- * The states of a P2P listing: the specification's five, then the designed ends of a listing
- * (sold, cancelled: the sale failed and the buyer was refunded, delisted: withdrawn by the seller).
+ * The states of a P2P listing, the specification's five and no more (its versioning rule keeps
+ * the status vocabulary). A listing that ends (sold and settled, withdrawn with DELETE, or its
+ * sale cancelled) is no longer a listing: no answer carries it.
  */
 export const P2P_LISTING_STATUSES = [
   'active',
@@ -172,15 +173,12 @@ export const P2P_LISTING_STATUSES = [
   'trade_sent',
   'verification_hold',
   'reconciliation_required',
-  'sold',
-  'cancelled',
-  'delisted',
 ] as const;
 
 /** A P2P listing's status; trade_pending, trade_sent and verification_hold are sold and mid-delivery. */
 export const p2pListingStatusSchema = z.enum(P2P_LISTING_STATUSES).meta({
   description:
-    'active (on the shelf) → trade_pending (bought; the seller is to send) → trade_sent (the seller’s offer is out) → verification_hold (accepted; inside the platform’s trade protection) → sold (seller_payout_usd credited). Designed ends: cancelled (the offer was declined, timed out or rolled back, or the copy could not be sent; the buyer was refunded and the listing is gone), delisted (DELETE). reconciliation_required: a full inventory read no longer showed the copy',
+    'active (on the shelf) → trade_pending (bought; the seller is to send) → trade_sent (the seller’s offer is out) → verification_hold (accepted; inside the platform’s trade protection). reconciliation_required: a full inventory read no longer showed the copy. A listing that ends is no longer a listing (it leaves GET /p2p/listings; PATCH, DELETE and a publish replay answer 404 not_found): when the hold ends it is sold and the seller’s payout is a sale row of GET /transactions whose order_id is the listing id; a declined, timed-out or rolled-back offer (or a copy that could not be sent) cancels the sale and refunds the buyer’s order (order.updated); DELETE withdraws it',
 });
 
 /** A P2P listing's status. */
@@ -209,7 +207,7 @@ export const p2pListingSchema = z
       .meta({ description: 'the seller’s trade offer to the buyer once sent (designed)' }),
     end_reason: z.string().nullable().meta({
       description:
-        'why a sale was cancelled (designed): declined, trade_timeout, rolled_back or unavailable; null otherwise',
+        'always null (designed in an earlier version for the end of a cancelled sale; a listing that ends is no longer answered)',
     }),
     created_at: timestampSchema,
     updated_at: timestampSchema,
@@ -256,7 +254,7 @@ export const p2pRepriceBodySchema = z
 /** Body of PATCH /p2p/listings/{id}. */
 export type P2PRepriceBody = z.infer<typeof p2pRepriceBodySchema>;
 
-/** Query of GET /p2p/listings (designed): the seller's own listings, newest first. */
+/** Query of GET /p2p/listings (designed): the seller's own listings that have not ended, newest first. */
 export const p2pListingsQuerySchema = z.object({
   status: p2pListingStatusSchema.optional(),
   ...changeFeedQuery,
@@ -277,8 +275,8 @@ export const p2pListingPageSchema = z
 export type P2PListingPage = z.infer<typeof p2pListingPageSchema>;
 
 /**
- * Response of DELETE /p2p/listings/{id} (designed): the listing is withdrawn and no longer
- * listed; only an active or reconciliation_required listing can be deleted.
+ * Response of DELETE /p2p/listings/{id} (designed): the listing is withdrawn and is no longer a
+ * listing (GET no longer answers it); only an active or reconciliation_required listing can be deleted.
  */
 export const p2pListingDeletedSchema = z
   .object({ id: z.string(), deleted: z.literal(true) })

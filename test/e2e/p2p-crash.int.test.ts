@@ -5,7 +5,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type KillableService, killableService } from '../helpers/killable-service.js';
-import { listCopy, marketItem, p2pListing, publish, sellerWith } from '../helpers/p2p.js';
+import { findP2PListing, listCopy, marketItem, p2pListing, publish, sellerWith } from '../helpers/p2p.js';
 import { advance, buy, cents, ledgerOf, ledgerProblems } from '../helpers/trading.js';
 
 describe('P2P through kill -9 of the service', () => {
@@ -43,9 +43,11 @@ describe('P2P through kill -9 of the service', () => {
     await service.kill();
     await service.start();
     await advance(t, 8 * 86_400 + 800);
-    expect((await p2pListing(t, seller.key, sold.id)).status).toBe('sold');
+    expect(await findP2PListing(t, seller.key, sold.id)).toBeUndefined();
     const sales = (await ledgerOf(t, seller.key)).filter((r) => r.type === 'sale');
-    expect(sales.map((r) => cents(r.amount_usd))).toEqual([cents(sold.seller_payout_usd)]);
+    expect(sales.map((r) => [r.order_id, cents(r.amount_usd)])).toEqual([
+      [sold.id, cents(sold.seller_payout_usd)],
+    ]);
     expect(await ledgerProblems(t, seller.key)).toEqual([]);
     expect(await ledgerProblems(t, buyer.key)).toEqual([]);
     const replay = await publish(t, seller.key, keptBody, 'crash-kept-listing');

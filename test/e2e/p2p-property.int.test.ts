@@ -1,14 +1,16 @@
 /**
  * A property test of P2P over loopback: after any random sequence of publish, reprice, delist, buy,
  * decline and clock jumps (steps of a round run concurrently), each copy has at most one live
- * listing, every sale credits exactly seller_payout_usd once, the money the buyers lost is exactly
+ * listing, every sale credits exactly the price less commission once (a sold listing is answered
+ * no more: the sale row names it), the money the buyers lost is exactly
  * the price of what they bought, and every account's ledger sums to its balance.
  */
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { commissionCents } from '../../src/service/p2p/commission.js';
 import { marketItem, publish, readyInventory, sellerWith } from '../helpers/p2p.js';
 import { startTestService, type TestService } from '../helpers/service.js';
-import { advance, buy, cents, ledgerOf, ledgerProblems } from '../helpers/trading.js';
+import { advance, buy, cents, everyRowOf, ledgerOf, ledgerProblems } from '../helpers/trading.js';
 
 type Step =
   | { kind: 'publish'; seller: number; copy: number; factor: number }
@@ -160,27 +162,40 @@ async function copyProblems(t: TestService, sellers: Party[]): Promise<string[]>
   return problems;
 }
 
-/** Sales paid other than once and exactly, and buyers' losses that are not the prices of what sold. */
+/**
+ * Sales paid other than once and exactly, and buyers' losses that are not the prices of what sold.
+ * A sold listing is no longer answered: its sale is the seller's sale row (order_id is the
+ * listing id), and its price is what the buyer's order item was charged.
+ */
 async function payoutProblems(t: TestService, sellers: Party[], buyers: Party[]): Promise<string[]> {
   const problems: string[] = [];
+  const charged = new Map<string, number>();
+  for (const buyer of buyers)
+    for (const order of await everyRowOf(t, buyer.key, '/orders'))
+      if (order.status !== 'cancelled' && order.status !== 'failed')
+        for (const item of order.items) charged.set(item.listing_id, cents(item.price_usd));
   let soldCents = 0;
   for (const seller of sellers) {
     const listings = await listingsOf(t, seller);
-    const sales = (await ledgerOf(t, seller.key)).filter((r) => r.type === 'sale');
-    for (const listing of listings) {
-      const rows = sales.filter((r) => r.order_id === listing.id);
-      const expected = listing.status === 'sold' ? [cents(listing.seller_payout_usd)] : [];
-      const paid = rows.map((r) => cents(r.amount_usd));
-      if (JSON.stringify(paid) !== JSON.stringify(expected))
-        problems.push(
-          `listing ${listing.id} (${listing.status}) paid ${paid.join(',')} instead of ${expected.join(',')}`,
-        );
-      if (listing.status === 'sold') soldCents += cents(listing.price_usd);
+    for (const listing of listings)
       if (['trade_pending', 'trade_sent', 'verification_hold'].includes(listing.status))
         problems.push(`listing ${listing.id} still ${listing.status} after every step fell due`);
+    const sales = (await ledgerOf(t, seller.key)).filter((r) => r.type === 'sale');
+    const paidIds = sales.map((r) => r.order_id);
+    if (new Set(paidIds).size !== paidIds.length)
+      problems.push(`a listing of ${seller.accountId} paid twice`);
+    for (const sale of sales) {
+      const price = charged.get(sale.order_id);
+      if (price === undefined) {
+        problems.push(`sale row for ${sale.order_id}, which no buyer paid for`);
+        continue;
+      }
+      if (listings.some((l) => l.id === sale.order_id))
+        problems.push(`listing ${sale.order_id} is paid and still answered`);
+      if (cents(sale.amount_usd) !== price - commissionCents(price))
+        problems.push(`listing ${sale.order_id} paid ${sale.amount_usd} for a price of ${price} cents`);
+      soldCents += price;
     }
-    if (sales.length !== listings.filter((l) => l.status === 'sold').length)
-      problems.push(`seller ${seller.accountId} has ${sales.length} sale rows`);
   }
   let spentCents = 0;
   for (const buyer of buyers)

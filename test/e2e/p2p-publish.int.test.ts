@@ -1,6 +1,6 @@
 /** GET /p2p/inventory, POST/PATCH/DELETE/GET /p2p/listings over loopback: the proof, idempotency, prices, bad input and limits. */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { listCopy, marketItem, p2pListing, publish, readyInventory, sellerWith } from '../helpers/p2p.js';
+import { listCopy, marketItem, publish, readyInventory, sellerWith } from '../helpers/p2p.js';
 import { startTestService, type TestService } from '../helpers/service.js';
 import { advance, buy } from '../helpers/trading.js';
 
@@ -118,16 +118,37 @@ describe('POST /p2p/listings', () => {
     expect(fixed.status).toBe(201);
   });
 
-  it('refuses a stale revision (409) and consumes the key for that copy', async () => {
+  it('refuses a stale revision (409) and writes nothing under the key: sent again it answers the same', async () => {
     const seller = await readySeller();
     const stale = { ...seller.body, asset_revision: 'f'.repeat(32) };
     const changed = await publish(t, seller.key, stale, 'key-stale-rev');
     expect([changed.status, changed.body.code]).toEqual([409, 'asset_revision_changed']);
     const again = await publish(t, seller.key, stale, 'key-stale-rev');
-    expect([again.status, again.body.code]).toEqual([409, 'idempotency_key_consumed']);
+    expect([again.status, again.body.code]).toEqual([409, 'asset_revision_changed']);
     const fresh = await publish(t, seller.key, seller.body, 'key-stale-rev');
-    expect([fresh.status, fresh.body.code]).toEqual([409, 'idempotency_key_mismatch']);
-    expect((await publish(t, seller.key, seller.body, 'key-fresh-rev')).status).toBe(201);
+    expect([fresh.status, fresh.body.status]).toEqual([201, 'active']);
+  });
+
+  it('answers a batch sent again with its refused items refused as before, never idempotency_key_consumed', async () => {
+    const seller = await readySeller(3);
+    const listed = await publish(t, seller.key, seller.bodies[2], 'key-listed-before');
+    const stale = { ...seller.bodies[1], asset_revision: 'e'.repeat(32) };
+    const items = [seller.bodies[0], stale, seller.bodies[2]];
+    const codes = (r: Awaited<ReturnType<typeof publish>>) =>
+      r.body.data.map((d: any) => [d.status, d.error?.code ?? null]);
+    const first = await publish(t, seller.key, { items }, 'key-batch-refused');
+    expect(codes(first)).toEqual([
+      [201, null],
+      [409, 'asset_revision_changed'],
+      [409, 'already_listed'],
+    ]);
+    const again = await publish(t, seller.key, { items }, 'key-batch-refused');
+    expect(codes(again)).toEqual([
+      [200, null],
+      [409, 'asset_revision_changed'],
+      [409, 'already_listed'],
+    ]);
+    expect(again.body.data[2].error.listing_id).toBe(listed.body.id);
   });
 
   it('answers a batch with 200 and one result per item, a failed item carrying its own status and code', async () => {
@@ -287,26 +308,34 @@ describe('PATCH, DELETE and GET /p2p/listings', () => {
     expect([deleted.status, deleted.body.code]).toEqual([409, 'listing_not_active']);
   });
 
-  it('delists, then pages the listings newest first with a status filter', async () => {
-    const seller = await readySeller(3);
+  it('delists, then pages the listings that have not ended newest first with a status filter', async () => {
+    const seller = await readySeller(4);
     const listed = [];
     for (const assetId of seller.assetIds) listed.push(await listCopy(t, seller, assetId, item.marketUsd));
     const deleted = await t.call(`/p2p/listings/${listed[0]?.id}`, { key: seller.key, method: 'DELETE' });
     expect(deleted.body).toEqual({ id: listed[0]?.id, deleted: true });
-    expect((await p2pListing(t, seller.key, listed[0]?.id)).status).toBe('delisted');
     const first = await t.call('/p2p/listings?limit=2', { key: seller.key });
-    expect(first.body.data.map((l: any) => l.id)).toEqual([listed[2]?.id, listed[1]?.id]);
+    expect(first.body.data.map((l: any) => l.id)).toEqual([listed[3]?.id, listed[2]?.id]);
     const second = await t.call(`/p2p/listings?limit=2&cursor=${first.body.meta.next_cursor}`, {
       key: seller.key,
     });
     expect([second.body.data.map((l: any) => l.id), second.body.meta.next_cursor]).toEqual([
-      [listed[0]?.id],
+      [listed[1]?.id],
       null,
     ]);
+    const changed = await t.call(`/p2p/listings?updated_after=${listed[0]?.created_at}`, { key: seller.key });
+    expect(changed.body.data.map((l: any) => l.id)).not.toContain(listed[0]?.id);
     const active = await t.call('/p2p/listings?status=active', { key: seller.key });
-    expect(active.body.data).toHaveLength(2);
-    expect((await t.call('/p2p/listings?status=gone', { key: seller.key })).body.code).toBe('invalid_param');
+    expect(active.body.data).toHaveLength(3);
+    for (const status of ['gone', 'delisted'])
+      expect((await t.call(`/p2p/listings?status=${status}`, { key: seller.key })).body.code).toBe(
+        'invalid_param',
+      );
     expect((await t.call('/p2p/listings?cursor=bad', { key: seller.key })).body.code).toBe('invalid_param');
+    const again = await t.call(`/p2p/listings/${listed[0]?.id}`, { key: seller.key, method: 'DELETE' });
+    expect([again.status, again.body.code]).toEqual([404, 'not_found']);
+    expect(again.body.detail).toContain('withdrawn');
+    expect((await patch(seller.key, listed[0]?.id, { price_usd: 100 })).status).toBe(404);
   });
 });
 

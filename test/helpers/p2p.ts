@@ -87,8 +87,18 @@ export async function listCopy(
 
 /** The seller's P2P listing by id. */
 export async function p2pListing(t: TestService, key: string, id: string): Promise<Record<string, any>> {
-  const page = await t.call('/p2p/listings?limit=100', { key });
-  const found = (page.body.data as Record<string, any>[]).find((l) => l.id === id);
+  const found = await findP2PListing(t, key, id);
   if (!found) throw new Error(`no P2P listing ${id}`);
   return found;
+}
+
+/** The seller's P2P listing by id, or undefined once it has ended (sold, cancelled or delisted). */
+export async function findP2PListing(
+  t: TestService,
+  key: string,
+  id: string,
+): Promise<Record<string, any> | undefined> {
+  const page = await t.call('/p2p/listings?limit=100', { key });
+  if (page.status !== 200) throw new Error(`GET /p2p/listings: ${page.text}`);
+  return (page.body.data as Record<string, any>[]).find((l) => l.id === id);
 }

@@ -113,7 +113,7 @@ export class P2PResource {
     });
   }
 
-  /** `DELETE /p2p/listings/{id}`: withdraws an active or reconciliation_required listing (delisted). Never retried. */
+  /** `DELETE /p2p/listings/{id}`: withdraws an active or reconciliation_required listing, which is then no longer one. Never retried. */
   unlist(id: string, options: RequestOptions = {}): Promise<P2PListingDeleted> {
     checkString('p2p.unlist', 'id', id);
     checkOptionalObject('p2p.unlist', 'options', options);

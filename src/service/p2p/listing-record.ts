@@ -1,6 +1,7 @@
 /** A P2P listing as the feature holds it (cents, epoch ms), and its contract JSON. */
 import { centsToUsd } from '../../contract/common.js';
-import type { P2PListing, P2PListingStatus } from '../../contract/p2p.js';
+import type { P2PListing } from '../../contract/p2p.js';
+import { isAnswered, type ListingState } from './listing-states.js';
 
 /** The next timed step of a sale: the seller sends, or the verification hold ends. */
 export interface SaleStep {
@@ -19,7 +20,8 @@ export interface ListingRecord {
   marketHashName: string;
   /** The Listing JSON it has (or had) in the public catalogue. */
   listingJson: string;
-  status: P2PListingStatus;
+  /** Its state in the service's table; /v1 answers only the specification's five. */
+  status: ListingState;
   priceCents: number;
   commissionCents: number;
   needsResync: boolean;
@@ -44,11 +46,30 @@ export function assetIdOf(operational: string): { appId: number; assetId: string
   return match ? { appId: Number(match[1]), assetId: match[2] as string } : null;
 }
 
-/** The listing as the API answers it. */
+/** True when the listing has ended (sold, cancelled or delisted): /v1 no longer answers it. */
+export function hasEnded(record: ListingRecord): boolean {
+  return !isAnswered(record.status);
+}
+
+/** Why an ended listing is no longer one, and where what became of it can be read. */
+export function describeEnd(record: ListingRecord): string {
+  const end =
+    record.status === 'sold'
+      ? `was sold and settled (the sale is the sale row of GET /transactions with order_id ${record.id})`
+      : record.status === 'delisted'
+        ? 'was withdrawn with DELETE'
+        : "ended with its sale cancelled (the buyer's order was refunded and the copy stays in your inventory)";
+  return `P2P listing ${record.id} ${end}; it is no longer a listing`;
+}
+
+/** The listing as the API answers it; an ended listing has no answer (callers refuse it first). */
 export function listingJson(record: ListingRecord): P2PListing {
+  const status = record.status;
+  if (!isAnswered(status))
+    throw new Error(`P2P listing ${record.id} has ended (${status}) and has no answer`);
   return {
     id: record.id,
-    status: record.status,
+    status,
     price_usd: centsToUsd(record.priceCents),
     commission_usd: centsToUsd(record.commissionCents),
     seller_payout_usd: centsToUsd(record.priceCents - record.commissionCents),

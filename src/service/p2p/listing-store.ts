@@ -1,19 +1,22 @@
 /** P2P listings in DuckDB: writes and reads in the caller's unit of work, committed reads for pages and due work. */
 import { z } from 'zod';
-import { type P2PListingStatus, p2pListingStatusSchema } from '../../contract/p2p.js';
+import { P2P_LISTING_STATUSES, type P2PListingStatus } from '../../contract/p2p.js';
 import type { Database } from '../../shared/database.js';
 import { bigintColumn, parseRow } from '../../shared/row-schema.js';
 import { readNextDue } from '../core/due-work.js';
 import type { UnitOfWork } from '../core/unit-of-work.js';
 import { accountPageSql, type PageKeyset } from '../http/change-feed.js';
 import type { ListingRecord } from './listing-record.js';
-import { LIVE_STATUSES } from './listing-states.js';
+import { LISTING_STATES, LIVE_STATUSES } from './listing-states.js';
 
 const COLUMNS = `id, seq, account_id, steam_id, asset_id, asset_revision, market_hash_name, listing, status, price_cents,
   commission_cents, needs_resync, order_id, item_key, buyer_steam_id, offer_id, epoch_ms(due_at) AS due_ms, due_event,
   end_reason, epoch_ms(created_at) AS created_ms, epoch_ms(updated_at) AS updated_ms`;
 
 const LIVE = LIVE_STATUSES.map((s) => `'${s}'`).join(', ');
+
+/** The states /v1 answers: an ended listing (sold, cancelled, delisted) is in no page. */
+const ANSWERED = P2P_LISTING_STATUSES.map((s) => `'${s}'`).join(', ');
 
 /** A page query of a seller's listings, newest first. */
 export interface ListingPageQuery extends PageKeyset {
@@ -122,9 +125,15 @@ export class ListingStore {
     return rows[0] ? recordOf(rows[0]) : undefined;
   }
 
-  /** One page of a seller's listings, newest first, one row past the page to tell whether more follow. */
+  /**
+   * One page of a seller's listings that have not ended, newest first (or oldest change first),
+   * one row past the page to tell whether more follow.
+   */
   async page(query: ListingPageQuery): Promise<ListingRecord[]> {
-    const { sql, params } = accountPageSql(`SELECT ${COLUMNS} FROM p2p_listings`, query);
+    const { sql, params } = accountPageSql(`SELECT ${COLUMNS} FROM p2p_listings`, query, {
+      where: `status IN (${ANSWERED})`,
+      params: {},
+    });
     return (await this.db.read(sql, params)).map(recordOf);
   }
 
@@ -167,7 +176,7 @@ const listingRowSchema = z
     asset_revision: z.string(),
     market_hash_name: z.string(),
     listing: z.string(),
-    status: p2pListingStatusSchema,
+    status: z.enum(LISTING_STATES),
     price_cents: bigintColumn,
     commission_cents: bigintColumn,
     needs_resync: z.boolean(),

@@ -54,7 +54,7 @@ export function registerP2PRoutes(app: FastifyInstance, p2p: P2P): void {
         operationId: 'publishP2PListings',
         summary: 'Publish one copy (201) or a batch of 1-50 (always 200, one result per item)',
         description:
-          'Idempotency-Key (8-128 characters) is required. Per item: the same key with the same revision and price replays the published listing (200, Idempotent-Replay: true); with another price or revision it is 409 idempotency_key_mismatch; after asset_revision_changed or already_listed under the key it is 409 idempotency_key_consumed. A refusal as bad input (not_found, unsupported_item), price_below_market and a proof that is not ready leave the key free for that item. The listing enters the public catalogue under its id (source p2p, delivery up_to_12h). Commission: 5% of the price, rounded half up to the cent, at least 0.01.',
+          'Idempotency-Key (8-128 characters) is required. Per item: the same key with the same revision and price replays the published listing (200, Idempotent-Replay: true), or answers 404 not_found once that listing has ended (the key stays bound to it, so the copy is never listed twice under one key); with another price or revision it is 409 idempotency_key_mismatch. A refused item wrote nothing and leaves the key free for it (bad input, not_found, unsupported_item, asset_revision_changed, already_listed, price_below_market, a proof that is not ready): the same request again is checked again and answers as the copy is then. The listing enters the public catalogue under its id (source p2p, delivery up_to_12h). Commission: 5% of the price, rounded half up to the cent, at least 0.01.',
         tags,
         headers: p2pPublishHeadersSchema,
         body: p2pPublishBodySchema,
@@ -90,7 +90,7 @@ export function registerP2PRoutes(app: FastifyInstance, p2p: P2P): void {
         operationId: 'repriceP2PListing',
         summary: 'Reprice an active listing; commission and payout are recomputed',
         description:
-          'Same price rules as publishing. A listing that is sold, mid-sale (trade_pending, trade_sent, verification_hold) or ended answers 409 listing_not_active.',
+          'Same price rules as publishing. A listing mid-sale (trade_pending, trade_sent, verification_hold) or reconciliation_required answers 409 listing_not_active with its status; one that has ended (sold, withdrawn, or its sale cancelled) is no longer a listing: 404 not_found.',
         tags,
         params: p2pListingParamsSchema,
         body: p2pRepriceBodySchema,
@@ -112,7 +112,9 @@ export function registerP2PRoutes(app: FastifyInstance, p2p: P2P): void {
       config: { rate: 'p2p_write' },
       schema: {
         operationId: 'delistP2PListing',
-        summary: 'Withdraw an active or reconciliation_required listing (delisted)',
+        summary: 'Withdraw an active or reconciliation_required listing; it is then no longer a listing',
+        description:
+          'The listing leaves the shelf and GET /p2p/listings, and its copy can be published again. A listing mid-sale answers 409 listing_not_active with its status; one that has ended (sold, withdrawn, or its sale cancelled) answers 404 not_found.',
         tags,
         params: p2pListingParamsSchema,
         response: {
@@ -134,7 +136,7 @@ export function registerP2PRoutes(app: FastifyInstance, p2p: P2P): void {
         operationId: 'listP2PListings',
         summary: "The account's P2P listings, newest first, or changed after an instant",
         description:
-          'Newest first by default, optionally of one status. With updated_after it is the change feed: only listings whose updated_at is strictly later, oldest change first (updated_at, then id); poll from the greatest updated_at seen minus a few seconds and dedupe on (id, updated_at).',
+          'The listings that have not ended, newest first by default, optionally of one status; every status is one of the specification’s five. With updated_after it is the change feed: only listings whose updated_at is strictly later, oldest change first (updated_at, then id); poll from the greatest updated_at seen minus a few seconds and dedupe on (id, updated_at). A listing that ends leaves the list without a last row: a sale is settled as the seller’s sale row of GET /transactions (order_id is the listing id), a cancelled sale refunds the buyer’s order (order.updated) and leaves the copy in the seller’s inventory, and a DELETE answered deleted: true.',
         tags,
         querystring: p2pListingsQuerySchema,
         response: { 200: p2pListingPageSchema, ...errorResponses(...AUTH_ERRORS, 'invalid_param') },

@@ -10,7 +10,7 @@ import type { Account } from '../core/caller.js';
 import { refuseOnly } from '../core/refuse.js';
 import type { UnitOfWork, UnitOfWorkRunner } from '../core/unit-of-work.js';
 import { commissionCents, floorCents } from './commission.js';
-import { type ListingRecord, operationalAssetId } from './listing-record.js';
+import { describeEnd, hasEnded, type ListingRecord, operationalAssetId } from './listing-record.js';
 import { nextListingStatus } from './listing-states.js';
 import { type ListingPageQuery, ListingStore } from './listing-store.js';
 import type { BuyerOrders, Payouts, Proof, SellerCopy, SellerPlatform, Shelf } from './ports.js';
@@ -116,7 +116,7 @@ export class P2P {
     });
   }
 
-  /** A page of the seller's listings, newest first (one row past the page). */
+  /** A page of the seller's listings that have not ended, newest first (one row past the page). */
   listings(query: ListingPageQuery): Promise<ListingRecord[]> {
     return this.store.page(query);
   }
@@ -140,11 +140,15 @@ export class P2P {
     }
   }
 
-  /** The caller's own listing as the unit of work sees it, or 404 (another account's listing included). */
+  /**
+   * The caller's own listing as the unit of work sees it, or 404: another account's listing, and
+   * one that has ended, which is no longer a listing.
+   */
   private async ownIn(uow: UnitOfWork, account: Account, id: string): Promise<ListingRecord> {
     const record = await this.store.getIn(uow, id);
     if (!record || record.accountId !== account.id)
       throw refuseListing('not_found', `no P2P listing ${id} on this account`);
+    if (hasEnded(record)) throw refuseListing('not_found', describeEnd(record));
     return record;
   }
 

@@ -1,7 +1,6 @@
 /**
- * Idempotency-Keys of POST /p2p/listings, per item: what each item had under a key (published, or
- * refused after it was checked against the inventory). An item never recorded under a key (refused
- * as bad input, below the market floor, or while the proof was not ready) can be sent again with it.
+ * Idempotency-Keys of POST /p2p/listings, per item: the listing each item published under a key.
+ * A refused item wrote nothing and is never recorded, so it can be sent again with the key.
  */
 import { z } from 'zod';
 import { bigintColumn, parseRows } from '../../shared/row-schema.js';
@@ -12,10 +11,8 @@ export interface KeyedItem {
   operationalAssetId: string;
   assetRevision: string;
   priceCents: number;
-  /** The listing it published; null when it was refused. */
-  listingId: string | null;
-  /** The refusal's code when it was refused. */
-  errorCode: string | null;
+  /** The listing it published. */
+  listingId: string;
 }
 
 /** The p2p_publish_keys table, read and written in the caller's unit of work. */
@@ -38,26 +35,20 @@ export class PublishKeys {
   /** The items recorded under a key, by operational asset id. */
   async itemsIn(uow: UnitOfWork, accountId: string, key: string): Promise<Map<string, KeyedItem>> {
     const rows = await uow.tx.all(
-      `SELECT operational_asset_id, asset_revision, price_cents, listing_id, error_code FROM p2p_publish_keys
-       WHERE account_id = $account AND idempotency_key = $key`,
+      `SELECT operational_asset_id, asset_revision, price_cents, listing_id FROM p2p_publish_keys
+       WHERE account_id = $account AND idempotency_key = $key AND listing_id IS NOT NULL`,
       { account: accountId, key },
     );
     const items = parseRows(keyedItemRowSchema, rows, 'p2p_publish_keys');
     return new Map(items.map((item) => [item.operationalAssetId, item]));
   }
 
-  /** Records an item's outcome under a key. */
-  async record(
-    uow: UnitOfWork,
-    accountId: string,
-    key: string,
-    item: KeyedItem,
-    status: number,
-  ): Promise<void> {
+  /** Records the listing an item published under a key. */
+  async record(uow: UnitOfWork, accountId: string, key: string, item: KeyedItem): Promise<void> {
     await uow.tx.runPrepared(
       `INSERT INTO p2p_publish_keys (account_id, idempotency_key, operational_asset_id, asset_revision, price_cents,
-         listing_id, error_status, error_code, created_at)
-       VALUES ($account, $key, $op, $revision, $price, $listing, $status, $code, make_timestamp($at * 1000))`,
+         listing_id, created_at)
+       VALUES ($account, $key, $op, $revision, $price, $listing, make_timestamp($at * 1000))`,
       {
         account: accountId,
         key,
@@ -65,8 +56,6 @@ export class PublishKeys {
         revision: item.assetRevision,
         price: item.priceCents,
         listing: item.listingId,
-        status: item.listingId === null ? status : null,
-        code: item.errorCode,
         at: uow.now,
       },
     );
@@ -79,8 +68,7 @@ const keyedItemRowSchema = z
     operational_asset_id: z.string(),
     asset_revision: z.string(),
     price_cents: bigintColumn,
-    listing_id: z.string().nullable(),
-    error_code: z.string().nullable(),
+    listing_id: z.string(),
   })
   .transform(
     (row): KeyedItem => ({
@@ -88,6 +76,5 @@ const keyedItemRowSchema = z
       assetRevision: row.asset_revision,
       priceCents: row.price_cents,
       listingId: row.listing_id,
-      errorCode: row.error_code,
     }),
   );

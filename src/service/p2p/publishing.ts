@@ -11,7 +11,7 @@ import type { Account } from '../core/caller.js';
 import { type Refusal, refuseOnly } from '../core/refuse.js';
 import type { UnitOfWork, UnitOfWorkRunner } from '../core/unit-of-work.js';
 import { commissionCents, floorCents } from './commission.js';
-import { assetIdOf, type ListingRecord } from './listing-record.js';
+import { assetIdOf, describeEnd, hasEnded, type ListingRecord } from './listing-record.js';
 import type { ListingStore } from './listing-store.js';
 import type { Proof, SellerPlatform, Shelf } from './ports.js';
 import type { KeyedItem, PublishKeys } from './publish-keys.js';
@@ -24,7 +24,6 @@ export const PUBLISH_ERRORS = [
   'steam_account_required',
   'idempotency_in_progress',
   'idempotency_key_mismatch',
-  'idempotency_key_consumed',
   'asset_revision_changed',
   'already_listed',
   'inventory_pending',
@@ -53,9 +52,6 @@ export interface PublishingDeps {
   platform: SellerPlatform;
   shelf: Shelf;
 }
-
-/** The refusals recorded under the key: a retry of the item with it answers idempotency_key_consumed. */
-const CONSUMING: ReadonlySet<PublishRefusal> = new Set(['asset_revision_changed', 'already_listed']);
 
 /** Publishes items for a seller under an Idempotency-Key. */
 export class Publishing {
@@ -102,12 +98,10 @@ class PublishRun {
     const priceCents = usdToCents(item.price_usd);
     if (keyed) return this.replay(item, priceCents, keyed);
     const refusal = await this.check(item, priceCents);
-    if ('error' in refusal) {
-      if (CONSUMING.has(refusal.error.code)) await this.record(item, priceCents, null, refusal.error.code);
-      return { ok: false, error: refusal.error };
-    }
+    // A refusal wrote nothing, so it records nothing either: the key stays free for the item.
+    if ('error' in refusal) return { ok: false, error: refusal.error };
     const listing = await this.create(item, priceCents, refusal.copy);
-    await this.record(item, priceCents, listing.id, null);
+    await this.record(item, priceCents, listing.id);
     return { ok: true, status: 201, replayed: false, listing };
   }
 
@@ -117,13 +111,11 @@ class PublishRun {
         'idempotency_key_mismatch',
         `this Idempotency-Key was used for ${item.operational_asset_id} with another price or revision; use a new key`,
       );
-    const listing =
-      keyed.listingId === null ? undefined : await this.deps.store.getIn(this.uow, keyed.listingId);
-    if (!listing)
-      return fail(
-        'idempotency_key_consumed',
-        `an earlier attempt with this Idempotency-Key failed for ${item.operational_asset_id} (${keyed.errorCode}); read the inventory again and retry with a new key`,
-      );
+    const listing = await this.deps.store.getIn(this.uow, keyed.listingId);
+    if (!listing) throw new Error(`P2P listing ${keyed.listingId} of a publish key is missing`);
+    // The key still names the listing, so it never lists the copy twice; but the listing is gone.
+    if (hasEnded(listing))
+      return fail('not_found', `${describeEnd(listing)}; publish the copy again with a new Idempotency-Key`);
     return { ok: true, status: 200, replayed: true, listing };
   }
 
@@ -216,20 +208,14 @@ class PublishRun {
     return record;
   }
 
-  private record(
-    item: P2PPublishItem,
-    priceCents: number,
-    listingId: string | null,
-    errorCode: string | null,
-  ): Promise<void> {
+  private record(item: P2PPublishItem, priceCents: number, listingId: string): Promise<void> {
     const keyed = {
       operationalAssetId: item.operational_asset_id,
       assetRevision: item.asset_revision,
       priceCents,
       listingId,
-      errorCode,
     };
-    return this.deps.keys.record(this.uow, this.account.id, this.key, keyed, listingId === null ? 409 : 201);
+    return this.deps.keys.record(this.uow, this.account.id, this.key, keyed);
   }
 }
 

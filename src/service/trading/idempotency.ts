@@ -1,15 +1,16 @@
 /**
  * Idempotent order creation: a key is claimed in memory for the one request running with it, the
  * receipt of its order (the order as first answered) is stored in the order's own row, in the same
- * transaction, and every later request with the key replays it. A request refused before any
- * order exists stores nothing, so the key stays free for a retry once the cause is fixed.
+ * transaction, and every later request with the key replays it, whatever its body (the
+ * specification: repeating the same value replays the original order). A request refused before
+ * any order exists stores nothing, so the key stays free for a retry once the cause is fixed.
  */
 import type { Database } from '../../shared/database.js';
 import { refuseOnly } from '../core/refuse.js';
 import type { UnitOfWork } from '../core/unit-of-work.js';
 
 /** What claiming a key may refuse with. */
-export const KEY_ERRORS = ['idempotency_in_progress', 'idempotency_key_mismatch'] as const;
+export const KEY_ERRORS = ['idempotency_in_progress'] as const;
 
 const refuse = refuseOnly(KEY_ERRORS);
 
@@ -18,7 +19,10 @@ export interface Replay {
   receipt: string;
 }
 
-/** A claimed key: its request's fingerprint goes into the order row; release when the request ends. */
+/**
+ * A claimed key: its request's fingerprint goes into the order row (a record of the request that
+ * made the order; replays do not compare it); release when the request ends.
+ */
 export interface KeyClaim {
   readonly fingerprint: string;
   /** Marks the key as stored once the order's unit of work commits. */
@@ -43,9 +47,8 @@ export class IdempotencyKeys {
   }
 
   /**
-   * The stored receipt for the key (a replay), or a claim on it. Refuses a key whose request is
-   * still running (409 idempotency_in_progress) or that was used with another request, told apart
-   * by `fingerprint` (409 idempotency_key_mismatch).
+   * The stored receipt for the key (a replay, whatever the request now sent), or a claim on it.
+   * Refuses a key whose request is still running (409 idempotency_in_progress).
    */
   async begin(accountId: string, key: string, fingerprint: string): Promise<Replay | KeyClaim> {
     const slot = `${accountId}\n${key}`;
@@ -57,16 +60,11 @@ export class IdempotencyKeys {
     this.running.add(slot);
     if (!this.stored.has(slot)) return this.claim(slot, fingerprint);
     try {
-      const [stored] = await this.db.read<{ request_hash: string; receipt: string }>(
-        `SELECT request_hash, response_body AS receipt FROM orders
+      const [stored] = await this.db.read<{ receipt: string }>(
+        `SELECT response_body AS receipt FROM orders
          WHERE account_id = $account AND custom_id = $key AND request_hash IS NOT NULL`,
         { account: accountId, key },
       );
-      if (stored && stored.request_hash !== fingerprint)
-        throw refuse(
-          'idempotency_key_mismatch',
-          'this key was used with a different request; send a new key for a new order',
-        );
       if (stored) {
         this.running.delete(slot);
         return { receipt: String(stored.receipt) };

@@ -79,7 +79,7 @@ function createOrder(api: ZodApi, { trading }: RouteDeps): void {
         operationId: 'createOrder',
         summary: 'Buy listings of one game from the balance, delivered to the key owner',
         description:
-          'Idempotent on the Idempotency-Key header or custom_id (one value; both sent must be equal). The same key with the same body replays the first response byte for byte; with another body it is 409 idempotency_key_mismatch; while the first runs, 409 idempotency_in_progress. A refusal before an order exists leaves the key free; 504 upstream_timeout binds it to the order decided behind the scenes.',
+          'Idempotent on the Idempotency-Key header or custom_id (one value; both sent must be equal). The same key replays the first response byte for byte (201, Idempotent-Replay: true), whatever the body sent with it, as the specification says (repeating the same value replays the original order); while the first runs, 409 idempotency_in_progress. A refusal before an order exists leaves the key free; 504 upstream_timeout binds it to the order decided behind the scenes.',
         tags: ['trading'],
         headers: orderHeadersSchema,
         body: createOrderBodySchema,
@@ -320,8 +320,8 @@ function idempotencyKey(header: string | undefined, customId: string | undefined
 }
 
 /**
- * What tells two requests with one key apart: the endpoint and the body as sent (custom_id left
- * out), so the same key with another body is 409 idempotency_key_mismatch.
+ * The request as the order row records it: the endpoint and the body as sent (custom_id left out).
+ * A later request with the key replays the order whatever its own fingerprint.
  */
 function fingerprintOf(endpoint: string, body: unknown): string {
   return createHash('sha256')

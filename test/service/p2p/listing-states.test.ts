@@ -2,6 +2,9 @@
 import { describe, expect, it } from 'vitest';
 import { P2P_LISTING_STATUSES } from '../../../src/contract/p2p.js';
 import {
+  ENDED_STATES,
+  isAnswered,
+  LISTING_STATES,
   LISTING_TRANSITIONS,
   type ListingEvent,
   nextListingStatus,
@@ -39,7 +42,7 @@ describe('nextListingStatus', () => {
     expect(nextListingStatus(status, event)).toBe(next);
   });
 
-  const refused = P2P_LISTING_STATUSES.flatMap((status) =>
+  const refused = LISTING_STATES.flatMap((status) =>
     EVENTS.filter((event) => LISTING_TRANSITIONS[status][event] === undefined).map((event) => [
       status,
       event,
@@ -58,9 +61,14 @@ describe('nextListingStatus', () => {
   });
 
   it('never revives a listing that left the shelf: no step leads back to active but a reprice', () => {
-    for (const status of P2P_LISTING_STATUSES)
+    for (const status of LISTING_STATES)
       for (const next of Object.values(LISTING_TRANSITIONS[status]))
         if (next === 'active') expect(status).toBe('active');
+  });
+
+  it('answers only the specification’s five: the ends are states of the table alone', () => {
+    expect(LISTING_STATES.filter(isAnswered)).toEqual([...P2P_LISTING_STATUSES]);
+    expect(LISTING_STATES.filter((s) => !isAnswered(s))).toEqual([...ENDED_STATES]);
   });
 
   it('says a listing mid-sale is sold and mid-sale when it cannot be repriced', () => {
