@@ -2,7 +2,8 @@
  * `market status --check` as cron, systemd or Nagios run it: 0 while every source is fresh, 2 once
  * the upstream stops answering for longer than a source's error age (the service frozen with
  * SIGSTOP, the poll source's error age cut to 3 s with `--freshness`), 0 again when it returns;
- * 2 with no collector at all.
+ * 2 with no collector at all, and 2 within `--timeout` (as plain `market status` too) when the
+ * collector itself is frozen with SIGSTOP.
  */
 import type { ChildProcess } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -69,5 +70,42 @@ describe('market status --check', () => {
     }
     await vi.waitFor(async () => expect((await check()).code).toBe(0), { timeout: 60_000, interval: 500 });
     await stopChild(collector, 'SIGTERM', children);
+  });
+
+  it('answers 2 within its --timeout while the collector holds the warehouse frozen', async () => {
+    warehouse = join(dir, 'frozen.duckdb');
+    const { key } = await service.t.account({ balance_usd: 10 });
+    const collector = spawnCollector(`${service.origin}/v1`, key, warehouse, ['--models-cron', 'off']);
+    children.add(collector);
+    await holdsWarehouse(warehouse);
+    const answers = async () => (await runMarket(['status', '--warehouse', warehouse])).code;
+    await vi.waitFor(async () => expect(await answers()).toBe(0), { timeout: 30_000, interval: 500 });
+    collector.kill('SIGSTOP');
+    try {
+      // The kernel still accepts connections on the frozen daemon's port: only a deadline ends the wait.
+      const frozen = await runMarket(['status', '--check', '--timeout', '1', '--warehouse', warehouse]);
+      expect(frozen.code).toBe(2);
+      expect(frozen.stdout).toMatch(
+        new RegExp(
+          `^collector error: the collector is not answering \\(pid ${collector.pid}\\) on port \\d+: no answer within 1s$`,
+          'm',
+        ),
+      );
+      // The default deadline (5 s) holds as well: on its own, the check never hangs with the daemon.
+      expect((await check()).stdout).toMatch(
+        /^collector error: the collector is not answering .*within 5s$/m,
+      );
+      const plain = await runMarket(['status', '--timeout', '1', '--warehouse', warehouse]);
+      expect(plain.code).toBe(2);
+      expect(plain.stderr).toMatch(
+        /the collector is not answering \(pid \d+\) on port \d+: no answer within 1s/,
+      );
+    } finally {
+      collector.kill('SIGCONT');
+    }
+    await stopChild(collector, 'SIGTERM', children);
+    const gone = await runMarket(['status', '--warehouse', warehouse]);
+    expect(gone.code).toBe(2);
+    expect(gone.stderr).toContain(`no collector is running on ${warehouse}`);
   });
 });
