@@ -2,9 +2,12 @@
  * The collector's `/metrics` on its control endpoint: behind the run's token, in Prometheus' text
  * format as `promtool check metrics` reads it, and scraped by a real Prometheus (at the fixed
  * control port, with the token file as its `credentials_file`) whose HTTP API sees the
- * landed-payloads counter grow and the scrapes succeed again after the collector restarts (where
+ * landed-payloads counter grow and the scrapes succeed again after the collector restarts, and
+ * whose evaluation of the shipped alerting rules (their 2-minute `for` cut to 5 s) takes the down
+ * alert from pending to firing while a collector process is frozen with SIGSTOP (where
  * `prometheus` and `promtool` are installed).
  */
+import type { ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -14,10 +17,13 @@ import type { ControlEndpointOptions } from '../../../src/collector/collector-op
 import type { ControlFile } from '../../../src/collector/control/protocol.js';
 import { controlFileOf } from '../../../src/collector/control/protocol.js';
 import type { RunningCollector } from '../../../src/collector/daemon.js';
+import { projectPath } from '../../../src/shared/project-root.js';
 import { churnUntil } from '../../helpers/churn.js';
+import { spawnCollector } from '../../helpers/cli.js';
 import { startTestCollector } from '../../helpers/collector.js';
-import { freePort } from '../../helpers/crash.js';
+import { freePort, holdsWarehouse, stopChild } from '../../helpers/crash.js';
 import {
+  alertStates,
   promQuery,
   promtool,
   startPrometheus,
@@ -92,15 +98,35 @@ describe('GET /metrics', () => {
   });
 });
 
+/**
+ * The shipped rules with their 2-minute `for` cut to 5 s, so that a test waits seconds for an alert
+ * to fire (alerts.test.yml checks the real durations with promtool).
+ */
+async function writeQuickRules(dir: string): Promise<string> {
+  const shipped = await readFile(projectPath('src', 'collector', 'metrics', 'alerts.yml'), 'utf8');
+  const quick = shipped.replaceAll('for: 2m', 'for: 5s');
+  expect(quick).not.toBe(shipped);
+  const file = join(dir, 'alerts.yml');
+  await writeFile(file, quick);
+  return file;
+}
+
 describe('a real Prometheus', () => {
   let prometheus: TestPrometheus | null = null;
-  afterAll(() => prometheus?.stop());
+  const children = new Set<ChildProcess>();
+  afterAll(async () => {
+    for (const child of children) {
+      child.kill('SIGCONT');
+      await stopChild(child, 'SIGKILL', children);
+    }
+    await prometheus?.stop();
+  });
 
   it('scrapes the collector and sees its landed payloads grow, and scrapes it again after a restart', async (context) => {
     if (!(await which('prometheus')))
       return context.skip('prometheus is not installed (apt-get install prometheus)');
     expect(control.port).toBe(endpoint.port);
-    prometheus = await startPrometheus(t.dir, control.port, tokenFile);
+    prometheus = await startPrometheus(t.dir, control.port, tokenFile, await writeQuickRules(t.dir));
     const { origin } = prometheus;
     const job = 'job="market_collector"';
     // Two scrapes that succeeded, through the token of the scrape config.
@@ -123,5 +149,42 @@ describe('a real Prometheus', () => {
       async () => expect(await promQuery(origin, lastGoodScrape)).toBeGreaterThan(restartedSeconds),
       { timeout: 30_000, interval: 500 },
     );
+  });
+
+  it('fires the down alert, pending then firing, while the collector is frozen with SIGSTOP', async (context) => {
+    if (!prometheus) return context.skip('prometheus is not installed (apt-get install prometheus)');
+    const { origin } = prometheus;
+    // A collector in a process of its own, on the same port and token file, so that it can be frozen.
+    await collector.stop();
+    const warehouse = join(t.dir, 'frozen.duckdb');
+    const child = spawnCollector(t.baseUrl, key, warehouse, [
+      ...['--control-port', String(endpoint.port), '--metrics-token-file', tokenFile, '--models-cron', 'off'],
+    ]);
+    children.add(child);
+    await holdsWarehouse(warehouse);
+    // Scraped, and no down alert left from the moment between the two collectors.
+    await vi.waitFor(
+      async () => {
+        expect(await promQuery(origin, 'up{job="market_collector"}')).toBe(1);
+        expect(await alertStates(origin, 'MarketCollectorDown')).toEqual([]);
+      },
+      { timeout: 30_000, interval: 250 },
+    );
+    child.kill('SIGSTOP');
+    await vi.waitFor(
+      async () => expect(await alertStates(origin, 'MarketCollectorDown')).toEqual(['pending']),
+      {
+        timeout: 30_000,
+        interval: 250,
+      },
+    );
+    await vi.waitFor(
+      async () => expect(await alertStates(origin, 'MarketCollectorDown')).toEqual(['firing']),
+      {
+        timeout: 30_000,
+        interval: 250,
+      },
+    );
+    expect(await alertStates(origin, 'MarketCollectorAbsent')).toEqual([]);
   });
 });
