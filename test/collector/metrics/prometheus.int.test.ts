@@ -12,6 +12,7 @@ import { randomBytes } from 'node:crypto';
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { ControlClient } from '../../../src/cli/control-client.js';
 import { controlEndpointOf } from '../../../src/cli/control-endpoint.js';
 import type { ControlEndpointOptions } from '../../../src/collector/collector-options.js';
 import type { ControlFile } from '../../../src/collector/control/protocol.js';
@@ -47,7 +48,7 @@ beforeAll(async () => {
   tokenFile = join(t.dir, 'metrics-token');
   await writeFile(tokenFile, `${randomBytes(24).toString('base64url')}\n`, { mode: 0o600 });
   endpoint = await controlEndpointOf({ controlPort: await freePort(), metricsTokenFile: tokenFile });
-  collector = await startTestCollector(t, key, { control: endpoint });
+  collector = await startTestCollector(t, key, { control: endpoint, work: { exportDir: exportsOf(t) } });
   control = JSON.parse(await readFile(controlFileOf(collector.warehouse.path), 'utf8')) as ControlFile;
   // Wait for the first Dota 2 sweep and FX rates to land.
   const landed = (name: string) => collector.status().find((s) => s.name === name)?.landed ?? 0;
@@ -59,6 +60,17 @@ afterAll(async () => {
   await collector?.stop();
   await t?.close();
 });
+
+/** The collector's export folder. */
+function exportsOf(service: TestService): string {
+  return join(service.dir, 'exports');
+}
+
+/** The value of a series of the exposition, or undefined when it has none. */
+function seriesValue(text: string, series: string): number | undefined {
+  const line = text.split('\n').find((l) => l.startsWith(`${series} `));
+  return line === undefined ? undefined : Number(line.slice(series.length + 1));
+}
 
 /** `GET /metrics` of the control endpoint, with the run's token unless told otherwise. */
 async function scrape(token: string | null = control.token) {
@@ -87,6 +99,37 @@ describe('GET /metrics', () => {
     expect(answer.text).toMatch(/^market_collector_warehouse_bytes [1-9]/m);
     expect(answer.text).toMatch(/^# TYPE market_collector_model_refresh_duration_seconds histogram$/m);
     expect(answer.text).toMatch(/^process_resident_memory_bytes [1-9]/m);
+  });
+
+  it("counts as landed payloads only the upstream's, and the daemon's own work under names of its own", async () => {
+    const client = await ControlClient.find(collector.warehouse.path);
+    if (!client) throw new Error('no control file');
+    const models = ['dim_items'];
+    await client.runModels({ select: models });
+    const exported = await client.export({ to: exportsOf(t), models }, () => undefined);
+    const rows = exported.models.reduce((sum, m) => sum + m.rows, 0);
+    expect(rows).toBeGreaterThan(0);
+    const { text } = await scrape();
+    expect(seriesValue(text, 'market_collector_export_rows_total')).toBe(rows);
+    expect(text).toMatch(/^market_collector_report_charts_total 0$/m);
+    expect(text).not.toMatch(
+      /^market_collector_payloads_(landed|received)_total\{source="(export|report|models)"\}/m,
+    );
+    // The snapshot lands its lines and a row per fetch, as the report's rows landed (loads) count them.
+    await vi.waitFor(
+      async () => {
+        const [loads] = await client.query(
+          "SELECT sum(rows) AS n, count(*) AS fetches FROM loads WHERE source = 'snapshot'",
+        );
+        expect(Number(loads?.n)).toBeGreaterThan(Number(loads?.fetches));
+        const landed = seriesValue(
+          (await scrape()).text,
+          'market_collector_payloads_landed_total{source="snapshot"}',
+        );
+        expect(landed).toBe(Number(loads?.n));
+      },
+      { timeout: 30_000, interval: 250 },
+    );
   });
 
   it('passes promtool check metrics', async (context) => {
