@@ -3,13 +3,15 @@
  * the upstream stops answering for longer than a source's error age (the service frozen with
  * SIGSTOP, the poll source's error age cut to 3 s with `--freshness`), 0 again when it returns;
  * 2 with no collector at all, and 2 within `--timeout` (as plain `market status` too) when the
- * collector itself is frozen with SIGSTOP.
+ * collector itself is frozen with SIGSTOP; no collector once it is killed, its control file left behind.
  */
 import type { ChildProcess } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { controlFileOf } from '../../src/collector/control/protocol.js';
 import { runMarket, spawnCollector } from '../helpers/cli.js';
 import { holdsWarehouse, stopChild } from '../helpers/crash.js';
 import { type KillableService, killableService } from '../helpers/killable-service.js';
@@ -103,8 +105,10 @@ describe('market status --check', () => {
     } finally {
       collector.kill('SIGCONT');
     }
-    await stopChild(collector, 'SIGTERM', children);
-    const gone = await runMarket(['status', '--warehouse', warehouse]);
+    // Killed, it leaves its control file behind, and holds nothing: no collector, not a hung one.
+    await stopChild(collector, 'SIGKILL', children);
+    expect(existsSync(controlFileOf(warehouse))).toBe(true);
+    const gone = await runMarket(['status', '--timeout', '1', '--warehouse', warehouse]);
     expect(gone.code).toBe(2);
     expect(gone.stderr).toContain(`no collector is running on ${warehouse}`);
   });
