@@ -2,8 +2,9 @@
  * `market status --check` as cron, systemd or Nagios run it: 0 while every source is fresh, 2 once
  * the upstream stops answering for longer than a source's error age (the service frozen with
  * SIGSTOP, the poll source's error age cut to 3 s with `--freshness`), 0 again when it returns;
- * 2 with no collector at all, and 2 within `--timeout` (as plain `market status` too) when the
- * collector itself is frozen with SIGSTOP; no collector once it is killed, its control file left behind.
+ * 2 with no collector at all; within `--timeout` (as plain `market status` too) an answer while a
+ * long query holds the collector's warehouse threads, and 2 when the collector itself is frozen
+ * with SIGSTOP; no collector once it is killed, its control file left behind.
  */
 import type { ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
@@ -74,14 +75,31 @@ describe('market status --check', () => {
     await stopChild(collector, 'SIGTERM', children);
   });
 
-  it('answers 2 within its --timeout while the collector holds the warehouse frozen', async () => {
+  it('answers within its --timeout: 0 while the collector is busy, 2 while it is frozen', async () => {
     warehouse = join(dir, 'frozen.duckdb');
     const { key } = await service.t.account({ balance_usd: 10 });
-    const collector = spawnCollector(`${service.origin}/v1`, key, warehouse, ['--models-cron', 'off']);
+    // One thread for DuckDB's calls (libuv's pool), so that one long query holds them all.
+    const collector = spawnCollector(`${service.origin}/v1`, key, warehouse, ['--models-cron', 'off'], {
+      UV_THREADPOOL_SIZE: '1',
+    });
     children.add(collector);
     await holdsWarehouse(warehouse);
-    const answers = async () => (await runMarket(['status', '--warehouse', warehouse])).code;
+    const answers = async () =>
+      (await runMarket(['status', '--timeout', '2', '--warehouse', warehouse])).code;
     await vi.waitFor(async () => expect(await answers()).toBe(0), { timeout: 30_000, interval: 500 });
+    // Busy is not hung: while a query holds the warehouse's threads, status still answers in time.
+    let querying = true;
+    const long = runMarket([
+      ...['sql', '--warehouse', warehouse, '--query-timeout', '4'],
+      'SELECT count(*) FROM range(20000000000) t(x) WHERE x % 7 = 3',
+    ]).finally(() => {
+      querying = false;
+    });
+    const busy: (number | null)[] = [];
+    while (querying) busy.push(await answers());
+    await long;
+    expect(busy.length).toBeGreaterThan(1);
+    expect(busy.filter((code) => code !== 0)).toEqual([]);
     collector.kill('SIGSTOP');
     try {
       // The kernel still accepts connections on the frozen daemon's port: only a deadline ends the wait.
