@@ -341,7 +341,7 @@ export const statusFlags = {
   json: flag('--json', 'print JSON', z.boolean().optional()),
   check: flag(
     '--check',
-    'print one line per source not ok and exit 0 (all ok), 1 (a warn) or 2 (an error, or no collector)',
+    'print one line per source not ok and exit 0 (all ok), 1 (a warn) or 2 (an error, no collector, or one not answering)',
     z.boolean().optional(),
   ),
   timeoutMs: flag(
