@@ -23,6 +23,7 @@ import {
   type QueryColumn,
   type ReportRequest,
   type SqlLine,
+  STATUS_DEADLINE_MS,
   type StatusAnswer,
 } from '../collector/control/protocol.js';
 import type {
@@ -61,6 +62,8 @@ export class ControlClient implements WarehouseWork {
     readonly port: number,
     /** The run's token, from the control file. */
     private readonly token: string,
+    /** The collector's process id, from the control file. */
+    readonly pid?: number,
   ) {}
 
   /** The client of the live collector on this warehouse, or null when none runs. */
@@ -68,15 +71,30 @@ export class ControlClient implements WarehouseWork {
     try {
       const control = JSON.parse(await readFile(controlFileOf(warehouse), 'utf8')) as ControlFile;
       process.kill(control.pid, 0);
-      return new ControlClient(control.port, control.token);
+      return new ControlClient(control.port, control.token, control.pid);
     } catch {
       return null;
     }
   }
 
-  /** The collector's pid and the status of each source. */
-  async status(): Promise<StatusAnswer> {
-    return (await this.request('GET', CONTROL_PATHS.status)).body.json() as Promise<StatusAnswer>;
+  /**
+   * The collector's pid and the status of each source, within `deadlineMs`: a daemon that is alive
+   * but frozen (SIGSTOP, a blocked event loop) accepts the connection and never answers, and a
+   * monitor must not wait with it. Past the deadline, or when the connection fails, it throws a
+   * CliError (exit code 2) saying the collector is not answering.
+   */
+  async status(deadlineMs = STATUS_DEADLINE_MS): Promise<StatusAnswer> {
+    const signal = AbortSignal.timeout(deadlineMs);
+    try {
+      const response = await this.send('GET', CONTROL_PATHS.status, undefined, signal);
+      if (response.statusCode < 400) return (await response.body.json()) as StatusAnswer;
+      throw await refusal(response, 'GET', CONTROL_PATHS.status);
+    } catch (error) {
+      if (error instanceof CliError) throw error;
+      const pid = this.pid === undefined ? '' : ` (pid ${this.pid})`;
+      const why = signal.aborted ? `no answer within ${deadlineMs / 1000}s` : (error as Error).message;
+      throw new CliError(`the collector is not answering${pid} on port ${this.port}: ${why}`, 2);
+    }
   }
 
   /**
@@ -173,26 +191,46 @@ export class ControlClient implements WarehouseWork {
     path: string,
     body?: unknown,
   ): Promise<Dispatcher.ResponseData<unknown>> {
+    let response: Dispatcher.ResponseData<unknown>;
+    try {
+      response = await this.send(method, path, body);
+    } catch (error) {
+      throw new CliError(`the collector on port ${this.port} did not answer: ${(error as Error).message}`, 1);
+    }
+    if (response.statusCode < 400) return response;
+    throw await refusal(response, method, path);
+  }
+
+  /** Sends a request with the run's token (text as text/plain, anything else as JSON); any answer. */
+  private send(
+    method: 'GET' | 'POST',
+    path: string,
+    body?: unknown,
+    signal?: AbortSignal,
+  ): Promise<Dispatcher.ResponseData<unknown>> {
     const headers: Record<string, string> = { authorization: `Bearer ${this.token}` };
     const options: Parameters<typeof request>[1] = { method, headers, dispatcher: patient };
+    if (signal) options.signal = signal;
     if (body !== undefined) {
       const text = typeof body === 'string';
       options.body = text ? body : JSON.stringify(body);
       headers['content-type'] = text ? 'text/plain; charset=utf-8' : 'application/json';
     }
-    let response: Dispatcher.ResponseData<unknown>;
-    try {
-      response = await request(`http://127.0.0.1:${this.port}${path}`, options);
-    } catch (error) {
-      throw new CliError(`the collector on port ${this.port} did not answer: ${(error as Error).message}`, 1);
-    }
-    if (response.statusCode < 400) return response;
-    const answer = (await response.body.json().catch(() => ({}))) as Partial<ControlErrorBody>;
-    throw new CliError(
-      answer.detail ?? `the collector answered ${response.statusCode} to ${method} ${path}`,
-      response.statusCode < 500 ? 2 : 1,
-    );
+    return request(`http://127.0.0.1:${this.port}${path}`, options);
   }
+}
+
+/** The CliError of an error answer `{ code, detail }`: exit code 2 for a refused request, 1 otherwise. */
+async function refusal(
+  response: Dispatcher.ResponseData<unknown>,
+  method: string,
+  path: string,
+): Promise<CliError> {
+  const answer = (await response.body.json().catch(() => ({}))) as Partial<ControlErrorBody>;
+  return new CliError(
+    answer.detail ?? `the collector answered ${response.statusCode} to ${method} ${path}`,
+    response.statusCode < 500 ? 2 : 1,
+  );
 }
 
 /** The next JSON line of an answer (blank keep-alive lines skipped), or null at its end. */

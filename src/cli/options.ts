@@ -11,6 +11,7 @@ import {
   type FreshnessRules,
   parseFreshnessRule,
 } from '../collector/collector-options.js';
+import { STATUS_DEADLINE_MS } from '../collector/control/protocol.js';
 import { SERVICE_DEFAULTS } from '../service/service-options.js';
 import { isDay, isWindow, WAREHOUSE_DEFAULTS } from '../warehouse/warehouse-options.js';
 import { cron, cronOrOff, int, list, logFormat, logLevel, memorySize, onOff, secondsAsMs } from './config.js';
@@ -365,8 +366,14 @@ export const statusFlags = {
   json: flag('--json', 'print JSON', z.boolean().optional()),
   check: flag(
     '--check',
-    'print one line per source not ok and exit 0 (all ok), 1 (a warn) or 2 (an error, or no collector)',
+    'print one line per source not ok and exit 0 (all ok), 1 (a warn) or 2 (an error, no collector, or one not answering)',
     z.boolean().optional(),
+  ),
+  timeoutMs: flag(
+    '--timeout <seconds>',
+    'seconds to wait for the collector; past them it is not answering (hung or frozen): an error, exit 2',
+    secondsAsMs,
+    { fallback: seconds(STATUS_DEADLINE_MS) },
   ),
 };
 

@@ -11,7 +11,8 @@ Every figure counts from the collector's start. One line per source:
                  sweeps, minAsk and FX rows, ledger rows and account states, snapshots
   landed=N       rows committed to the warehouse. A sweep also lands a row for each listing it
                  no longer found (gone), so its landed can pass received; the account source
-                 re-reads an overlap it landed already, so its received can pass landed
+                 re-reads an overlap it landed already, so its received can pass landed; the
+                 snapshot lands its lines and a row per fetch (as the report's rows landed)
   lag=Ns         the stream: between a listing appearing and its event arriving
   last_error     the latest failure, also after the source recovered (retried by itself)
 Warehouse work, whether scheduled or asked for with market models run / export / report:

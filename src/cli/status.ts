@@ -27,7 +27,15 @@ export async function status(read: Record<string, unknown>): Promise<void> {
     return;
   }
   if (!control) throw new CliError(`no collector is running on ${warehouse}`);
-  const body = await control.status();
+  const body = await control.status(flags.timeoutMs).catch((error: unknown) => {
+    if (!(flags.check && error instanceof CliError)) throw error;
+    process.stdout.write(`collector error: ${error.message}\n`);
+    return null;
+  });
+  if (body === null) {
+    process.exitCode = CHECK_EXIT.error;
+    return;
+  }
   if (flags.check) {
     process.exitCode = check(body.sources);
     return;

@@ -212,8 +212,10 @@ describe('market export through a running collector', () => {
 
   it('runs the export inside the collector, streaming its progress, and prints one line per model', async () => {
     await collector.warehouse.refreshModels();
-    // The collector's export folder: the locked-down warehouse writes nowhere else.
-    const to = scheduled();
+    // In the collector's export folder (the locked-down warehouse writes nowhere else), beside the
+    // scheduled exports' files: one of those, every second, must not replace files between the
+    // reads of the manifest and of the parquet below.
+    const to = join(scheduled(), 'asked');
     const exportedBefore = collector.status().find((s) => s.name === 'export')?.landed ?? 0;
     const result = await runMarket(['export', '--warehouse', warehouse, '--to', to]);
     expect(result.code).toBe(0);

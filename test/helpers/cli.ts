@@ -21,16 +21,25 @@ export function spawnMarket(args: string[], env: Record<string, string> = {}): C
 
 /**
  * Spawns `market collect` on `warehouse` with schedules measured in seconds and no budget to speak
- * of; `extra` flags come last, so they override these.
+ * of; `extra` flags come last, so they override these; `env` adds to its environment.
  */
-export function spawnCollector(baseUrl: string, key: string, warehouse: string, extra: string[] = []) {
-  return spawnMarket([
-    'collect',
-    ...['--base-url', baseUrl, '--api-key', key, '--warehouse', warehouse, '--status-seconds', '0'],
-    ...['--poll-seconds', '1', '--sweep-seconds', '1', '--cs2-sweep-seconds', '3'],
-    ...['--prices-seconds', '2', '--fx-seconds', '2', '--snapshot-cron', '*/2 * * * * *'],
-    ...['--read-budget', '100000', ...extra],
-  ]);
+export function spawnCollector(
+  baseUrl: string,
+  key: string,
+  warehouse: string,
+  extra: string[] = [],
+  env: Record<string, string> = {},
+) {
+  return spawnMarket(
+    [
+      'collect',
+      ...['--base-url', baseUrl, '--api-key', key, '--warehouse', warehouse, '--status-seconds', '0'],
+      ...['--poll-seconds', '1', '--sweep-seconds', '1', '--cs2-sweep-seconds', '3'],
+      ...['--prices-seconds', '2', '--fx-seconds', '2', '--snapshot-cron', '*/2 * * * * *'],
+      ...['--read-budget', '100000', ...extra],
+    ],
+    env,
+  );
 }
 
 /** Runs `market <args>` to the end and returns its exit code and output. */

@@ -43,12 +43,14 @@ export interface TestPrometheus {
 
 /**
  * Starts Prometheus in `dir` on a free loopback port, scraping `127.0.0.1:<targetPort>/metrics`
- * every second with the token of `tokenFile` as a Bearer credential (`credentials_file`).
+ * every second with the token of `tokenFile` as a Bearer credential (`credentials_file`), and
+ * evaluating the rules of `rulesFile` (if given) every second.
  */
 export async function startPrometheus(
   dir: string,
   targetPort: number,
   tokenFile: string,
+  rulesFile?: string,
 ): Promise<TestPrometheus> {
   await writeFile(
     join(dir, 'prometheus.yml'),
@@ -56,6 +58,8 @@ export async function startPrometheus(
       'global:',
       '  scrape_interval: 1s',
       '  scrape_timeout: 1s',
+      '  evaluation_interval: 1s',
+      ...(rulesFile ? [`rule_files: ['${rulesFile}']`] : []),
       'scrape_configs:',
       '  - job_name: market_collector',
       '    authorization:',
@@ -89,6 +93,15 @@ export async function startPrometheus(
       await once(child, 'exit');
     },
   };
+}
+
+/** The state of each active alert named `name` (`pending` or `firing`), through Prometheus' API. */
+export async function alertStates(origin: string, name: string): Promise<string[]> {
+  const response = await fetch(`${origin}/api/v1/alerts`);
+  const body = (await response.json()) as {
+    data: { alerts: { labels: { alertname: string }; state: string }[] };
+  };
+  return body.data.alerts.filter((a) => a.labels.alertname === name).map((a) => a.state);
 }
 
 /** The value of an instant PromQL query (first series), or null while it has none. */

@@ -33,6 +33,9 @@ export function controlFileOf(warehousePath: string): string {
   return `${warehousePath}.collector.json`;
 }
 
+/** How long `market status` waits for `GET /status` before it says the collector is not answering. */
+export const STATUS_DEADLINE_MS = 5_000;
+
 /** The paths of the endpoint, on `http://127.0.0.1:<port>`. */
 export const CONTROL_PATHS = {
   /** `GET`: a {@link StatusAnswer}. */

@@ -18,7 +18,7 @@ import { answerClientError } from '../../shared/client-error-answer.js';
 import { closeWithin } from '../../shared/close-within.js';
 import { writeOwnerOnly } from '../../shared/owner-only-file.js';
 import { type ClientTimeouts, slowClientOptions } from '../../shared/slow-clients.js';
-import type { Warehouse } from '../../warehouse/index.js';
+import type { LakeStatus, Warehouse } from '../../warehouse/index.js';
 import type { CollectorMetrics } from '../metrics/collector-metrics.js';
 import { registerMetricsRoute } from '../metrics/metrics-route.js';
 import type { SourceStatus } from '../source-status.js';
@@ -124,15 +124,17 @@ function buildControlApp(
   app.setValidatorCompiler(validatorCompiler);
   registerControlErrors(app);
   registerControlAccess(app, tokens, () => `127.0.0.1:${(app.server.address() as AddressInfo).port}`);
-  app.get(
-    CONTROL_PATHS.status,
-    async (): Promise<StatusAnswer> => ({
+  const lakeStatus = lakeStatusWithin(warehouse, LAKE_STATUS_MS);
+  app.get(CONTROL_PATHS.status, async (): Promise<StatusAnswer> => {
+    const answer: StatusAnswer = {
       pid: process.pid,
       upstreamOffsetSeconds: secondsOf(options.upstreamOffsetMs?.() ?? null),
       sources: status(),
-      lake: await warehouse.lakeStatus(),
-    }),
-  );
+    };
+    const lake = await lakeStatus();
+    if (lake) answer.lake = lake;
+    return answer;
+  });
   registerSqlRoute(app, door);
   registerModelRoutes(app, warehouse);
   registerExportRoute(app, warehouse, options.exportDirs);
@@ -140,6 +142,48 @@ function buildControlApp(
   registerLakeRoute(app, warehouse);
   if (options.metrics) registerMetricsRoute(app, options.metrics);
   return app;
+}
+
+/**
+ * How long `GET /status` waits for the lake's figures. The boards answer at once, but the lake is
+ * read from the warehouse, whose threads long queries or builds may all hold: a live daemon must
+ * not look hung to `market status --check` (which waits 5 s), so past this the answer carries the
+ * last figures read.
+ */
+const LAKE_STATUS_MS = 500;
+
+/**
+ * The lake's status within `ms`, else the last one read (none before a first read ends); one read
+ * at a time, however many answers wait on it.
+ */
+function lakeStatusWithin(warehouse: Warehouse, ms: number): () => Promise<LakeStatus | undefined> {
+  let last: LakeStatus | undefined;
+  let reading: Promise<LakeStatus> | null = null;
+  return async () => {
+    reading ??= warehouse.lakeStatus().then(
+      (lake) => {
+        last = lake;
+        reading = null;
+        return lake;
+      },
+      (error: unknown) => {
+        reading = null;
+        throw error;
+      },
+    );
+    const current = reading;
+    // A read that outlives the answer still updates `last`; its failure is then no one's to hear.
+    current.catch(() => undefined);
+    let timer: NodeJS.Timeout | undefined;
+    const late = new Promise<undefined>((resolve) => {
+      timer = setTimeout(() => resolve(undefined), ms);
+    });
+    try {
+      return (await Promise.race([current, late])) ?? last;
+    } finally {
+      clearTimeout(timer);
+    }
+  };
 }
 
 /** A port in use said in one line, naming the flag that moves it; the code stays for the CLI. */

@@ -1,9 +1,10 @@
 /**
  * The collector's Prometheus instruments (prom-client), on a registry of its own: per source what
- * landed, the requests and their answers, the stream's lag and reconnects, the last success and
- * the freshness against its thresholds; the durations of model refreshes, exports and reports;
- * the warehouse's bytes; and the process' default metrics. The figures the sources already keep
- * on their status boards are read from them at each scrape, so nothing is counted twice.
+ * landed from the upstream, the requests and their answers, the stream's lag and reconnects, the
+ * last success and the freshness against its thresholds; what the daemon's own work made (model
+ * rows, exported rows, charts) and how long it took; the warehouse's bytes; and the process'
+ * default metrics. The figures the sources already keep on their status boards are read from
+ * them at each scrape, so nothing is counted twice.
  */
 import { statSync } from 'node:fs';
 import { Counter, Gauge, Histogram } from 'prom-client';
@@ -20,6 +21,22 @@ const WORK_BUCKETS = [0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300, 600];
 
 /** A counter per source read from the boards at each scrape. */
 type BoardCount = (s: SourceStatus) => number | undefined;
+
+/**
+ * The boards of the daemon's own work, whose `landed` counts what the work made, not what came
+ * from the upstream: each has a counter of its own name, and none counts as a payload.
+ */
+const WORK_COUNTERS: Record<string, { name: string; help: string }> = {
+  models: { name: 'model_rows_built_total', help: 'Rows of the SQL models built by refreshes' },
+  export: { name: 'export_rows_total', help: 'Rows written to parquet exports' },
+  report: { name: 'report_charts_total', help: 'Charts drawn into market reports' },
+};
+
+/** The figure of an upstream source only (none for the boards of {@link WORK_COUNTERS}). */
+const fromUpstream =
+  (figure: BoardCount): BoardCount =>
+  (s) =>
+    s.name in WORK_COUNTERS ? undefined : figure(s);
 
 /** The collector's registry and the instruments the daemon feeds. */
 export class CollectorMetrics implements RequestObserver {
@@ -68,8 +85,17 @@ export class CollectorMetrics implements RequestObserver {
       export: this.histogram('export', 'parquet exports'),
       report: this.histogram('report', 'market reports'),
     };
-    this.boardCounter('payloads_landed_total', 'Rows landed in the warehouse by source', (s) => s.landed);
-    this.boardCounter('payloads_received_total', 'Events or rows received by source', (s) => s.received);
+    this.boardCounter(
+      'payloads_landed_total',
+      'Rows landed in the warehouse from the upstream, by source',
+      fromUpstream((s) => s.landed),
+    );
+    this.boardCounter(
+      'payloads_received_total',
+      'Events or rows received from the upstream, by source',
+      fromUpstream((s) => s.received),
+    );
+    for (const [board, { name, help }] of Object.entries(WORK_COUNTERS)) this.workCounter(board, name, help);
     this.boardCounter(
       'payloads_rejected_total',
       'Payloads landed that could not be typed',
@@ -179,6 +205,21 @@ export class CollectorMetrics implements RequestObserver {
       collect() {
         this.reset();
         eachSource(status(), count, (source, value) => this.inc({ source }, value));
+      },
+    });
+  }
+
+  /** A counter without labels: the `landed` of the work board `board`, when the daemon has one. */
+  private workCounter(board: string, name: string, help: string): void {
+    const status = this.status;
+    new Counter({
+      name: `${PREFIX}${name}`,
+      help,
+      registers: [this.registry],
+      collect() {
+        this.reset();
+        const done = status().find((s) => s.name === board);
+        if (done) this.inc(done.landed);
       },
     });
   }

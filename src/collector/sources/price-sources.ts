@@ -1,6 +1,7 @@
 /**
  * The price sources: the bulk snapshot once a minute with If-None-Match (a 200 is streamed to a
- * temporary file whose lines land as sent, with its ETag; a 304 is recorded as unchanged), the
+ * temporary file whose lines land as sent, with its ETag; a 304 is recorded as unchanged; its
+ * board counts as landed the lines and the fetch's own row), the
  * minAsk list of each game, and the FX rates. Pages are read leniently and land raw: a row that
  * breaks the contract is landed (and counted) like the others, never a reason to stop.
  */
@@ -37,7 +38,8 @@ export function createSnapshotTask(
       const answer = await client.prices.snapshot({ ...(state.etag ? { etag: state.etag } : {}), signal });
       if (answer.status === 304) {
         await writer.add({ source, snapshot: { status: 'unchanged', etag: answer.etag, fetchedAt } });
-        return 0;
+        // The fetch's own row in snapshot_fetches.
+        return 1;
       }
       // Beside the staged rows: the one folder of its own the locked-down warehouse may read.
       const dir = await mkdtemp(join(warehouse.stagingDir, 'snapshot-'));
@@ -53,12 +55,24 @@ export function createSnapshotTask(
         });
         await watch.refresh();
         board.status.received += 1;
-        return 1;
+        return 1 + (await linesLanded(warehouse, fetchedAt));
       } finally {
         await rm(dir, { recursive: true, force: true });
       }
     },
   };
+}
+
+/**
+ * The lines a downloaded snapshot landed (stored, or recorded as repeats of stored ones), as its
+ * row in `snapshot_fetches` counts them (none when a file of its ETag had landed already): so the
+ * snapshot's `landed` counts lines, as the report's rows landed (`loads.rows`) do, not snapshots.
+ */
+async function linesLanded(warehouse: Warehouse, fetchedAt: number): Promise<number> {
+  const [fetch] = await warehouse.query(
+    `SELECT rows FROM snapshot_fetches WHERE epoch_ms(fetched_at) = ${fetchedAt} AND status = 'downloaded'`,
+  );
+  return Number(fetch?.rows ?? 0);
 }
 
 /** Creates the minAsk task of a game; `options.log` hears of a 402. */

@@ -11,11 +11,11 @@ const RULES = projectPath('src', 'collector', 'metrics', 'alerts.yml');
 const TESTS = fileURLToPath(new URL('alerts.test.yml', import.meta.url));
 
 describe('the alerting rules', () => {
-  it('are valid and fire when a source is stale, failing, lagging or rejecting payloads', async (context) => {
+  it('are valid and fire when the collector is down or absent, or a source is stale, failing, lagging or rejecting payloads', async (context) => {
     if (!(await which('promtool')))
       return context.skip('promtool is not installed (apt-get install prometheus)');
     const checked = await promtool(['check', 'rules', RULES]);
-    expect(checked.output).toMatch(/SUCCESS: 4 rules found/);
+    expect(checked.output).toMatch(/SUCCESS: 6 rules found/);
     expect(checked.code).toBe(0);
     const tested = await promtool(['test', 'rules', TESTS]);
     expect(tested.output).toMatch(/SUCCESS/);

@@ -2,22 +2,29 @@
  * The collector's `/metrics` on its control endpoint: behind the run's token, in Prometheus' text
  * format as `promtool check metrics` reads it, and scraped by a real Prometheus (at the fixed
  * control port, with the token file as its `credentials_file`) whose HTTP API sees the
- * landed-payloads counter grow and the scrapes succeed again after the collector restarts (where
+ * landed-payloads counter grow and the scrapes succeed again after the collector restarts, and
+ * whose evaluation of the shipped alerting rules (their 2-minute `for` cut to 5 s) takes the down
+ * alert from pending to firing while a collector process is frozen with SIGSTOP (where
  * `prometheus` and `promtool` are installed).
  */
+import type { ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { ControlClient } from '../../../src/cli/control-client.js';
 import { controlEndpointOf } from '../../../src/cli/control-endpoint.js';
 import type { ControlEndpointOptions } from '../../../src/collector/collector-options.js';
 import type { ControlFile } from '../../../src/collector/control/protocol.js';
 import { controlFileOf } from '../../../src/collector/control/protocol.js';
 import type { RunningCollector } from '../../../src/collector/daemon.js';
+import { projectPath } from '../../../src/shared/project-root.js';
 import { churnUntil } from '../../helpers/churn.js';
+import { spawnCollector } from '../../helpers/cli.js';
 import { startTestCollector } from '../../helpers/collector.js';
-import { freePort } from '../../helpers/crash.js';
+import { freePort, holdsWarehouse, stopChild } from '../../helpers/crash.js';
 import {
+  alertStates,
   promQuery,
   promtool,
   startPrometheus,
@@ -41,7 +48,7 @@ beforeAll(async () => {
   tokenFile = join(t.dir, 'metrics-token');
   await writeFile(tokenFile, `${randomBytes(24).toString('base64url')}\n`, { mode: 0o600 });
   endpoint = await controlEndpointOf({ controlPort: await freePort(), metricsTokenFile: tokenFile });
-  collector = await startTestCollector(t, key, { control: endpoint });
+  collector = await startTestCollector(t, key, { control: endpoint, work: { exportDir: exportsOf(t) } });
   control = JSON.parse(await readFile(controlFileOf(collector.warehouse.path), 'utf8')) as ControlFile;
   // Wait for the first Dota 2 sweep and FX rates to land.
   const landed = (name: string) => collector.status().find((s) => s.name === name)?.landed ?? 0;
@@ -53,6 +60,17 @@ afterAll(async () => {
   await collector?.stop();
   await t?.close();
 });
+
+/** The collector's export folder. */
+function exportsOf(service: TestService): string {
+  return join(service.dir, 'exports');
+}
+
+/** The value of a series of the exposition, or undefined when it has none. */
+function seriesValue(text: string, series: string): number | undefined {
+  const line = text.split('\n').find((l) => l.startsWith(`${series} `));
+  return line === undefined ? undefined : Number(line.slice(series.length + 1));
+}
 
 /** `GET /metrics` of the control endpoint, with the run's token unless told otherwise. */
 async function scrape(token: string | null = control.token) {
@@ -83,6 +101,37 @@ describe('GET /metrics', () => {
     expect(answer.text).toMatch(/^process_resident_memory_bytes [1-9]/m);
   });
 
+  it("counts as landed payloads only the upstream's, and the daemon's own work under names of its own", async () => {
+    const client = await ControlClient.find(collector.warehouse.path);
+    if (!client) throw new Error('no control file');
+    const models = ['dim_items'];
+    await client.runModels({ select: models });
+    const exported = await client.export({ to: exportsOf(t), models }, () => undefined);
+    const rows = exported.models.reduce((sum, m) => sum + m.rows, 0);
+    expect(rows).toBeGreaterThan(0);
+    const { text } = await scrape();
+    expect(seriesValue(text, 'market_collector_export_rows_total')).toBe(rows);
+    expect(text).toMatch(/^market_collector_report_charts_total 0$/m);
+    expect(text).not.toMatch(
+      /^market_collector_payloads_(landed|received)_total\{source="(export|report|models)"\}/m,
+    );
+    // The snapshot lands its lines and a row per fetch, as the report's rows landed (loads) count them.
+    await vi.waitFor(
+      async () => {
+        const [loads] = await client.query(
+          "SELECT sum(rows) AS n, count(*) AS fetches FROM loads WHERE source = 'snapshot'",
+        );
+        expect(Number(loads?.n)).toBeGreaterThan(Number(loads?.fetches));
+        const landed = seriesValue(
+          (await scrape()).text,
+          'market_collector_payloads_landed_total{source="snapshot"}',
+        );
+        expect(landed).toBe(Number(loads?.n));
+      },
+      { timeout: 30_000, interval: 250 },
+    );
+  });
+
   it('passes promtool check metrics', async (context) => {
     if (!(await which('promtool')))
       return context.skip('promtool is not installed (apt-get install prometheus)');
@@ -92,15 +141,35 @@ describe('GET /metrics', () => {
   });
 });
 
+/**
+ * The shipped rules with their 2-minute `for` cut to 5 s, so that a test waits seconds for an alert
+ * to fire (alerts.test.yml checks the real durations with promtool).
+ */
+async function writeQuickRules(dir: string): Promise<string> {
+  const shipped = await readFile(projectPath('src', 'collector', 'metrics', 'alerts.yml'), 'utf8');
+  const quick = shipped.replaceAll('for: 2m', 'for: 5s');
+  expect(quick).not.toBe(shipped);
+  const file = join(dir, 'alerts.yml');
+  await writeFile(file, quick);
+  return file;
+}
+
 describe('a real Prometheus', () => {
   let prometheus: TestPrometheus | null = null;
-  afterAll(() => prometheus?.stop());
+  const children = new Set<ChildProcess>();
+  afterAll(async () => {
+    for (const child of children) {
+      child.kill('SIGCONT');
+      await stopChild(child, 'SIGKILL', children);
+    }
+    await prometheus?.stop();
+  });
 
   it('scrapes the collector and sees its landed payloads grow, and scrapes it again after a restart', async (context) => {
     if (!(await which('prometheus')))
       return context.skip('prometheus is not installed (apt-get install prometheus)');
     expect(control.port).toBe(endpoint.port);
-    prometheus = await startPrometheus(t.dir, control.port, tokenFile);
+    prometheus = await startPrometheus(t.dir, control.port, tokenFile, await writeQuickRules(t.dir));
     const { origin } = prometheus;
     const job = 'job="market_collector"';
     // Two scrapes that succeeded, through the token of the scrape config.
@@ -123,5 +192,42 @@ describe('a real Prometheus', () => {
       async () => expect(await promQuery(origin, lastGoodScrape)).toBeGreaterThan(restartedSeconds),
       { timeout: 30_000, interval: 500 },
     );
+  });
+
+  it('fires the down alert, pending then firing, while the collector is frozen with SIGSTOP', async (context) => {
+    if (!prometheus) return context.skip('prometheus is not installed (apt-get install prometheus)');
+    const { origin } = prometheus;
+    // A collector in a process of its own, on the same port and token file, so that it can be frozen.
+    await collector.stop();
+    const warehouse = join(t.dir, 'frozen.duckdb');
+    const child = spawnCollector(t.baseUrl, key, warehouse, [
+      ...['--control-port', String(endpoint.port), '--metrics-token-file', tokenFile, '--models-cron', 'off'],
+    ]);
+    children.add(child);
+    await holdsWarehouse(warehouse);
+    // Scraped, and no down alert left from the moment between the two collectors.
+    await vi.waitFor(
+      async () => {
+        expect(await promQuery(origin, 'up{job="market_collector"}')).toBe(1);
+        expect(await alertStates(origin, 'MarketCollectorDown')).toEqual([]);
+      },
+      { timeout: 30_000, interval: 250 },
+    );
+    child.kill('SIGSTOP');
+    await vi.waitFor(
+      async () => expect(await alertStates(origin, 'MarketCollectorDown')).toEqual(['pending']),
+      {
+        timeout: 30_000,
+        interval: 250,
+      },
+    );
+    await vi.waitFor(
+      async () => expect(await alertStates(origin, 'MarketCollectorDown')).toEqual(['firing']),
+      {
+        timeout: 30_000,
+        interval: 250,
+      },
+    );
+    expect(await alertStates(origin, 'MarketCollectorAbsent')).toEqual([]);
   });
 });
