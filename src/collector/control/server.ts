@@ -131,6 +131,7 @@ function buildControlApp(
       upstreamOffsetSeconds: secondsOf(options.upstreamOffsetMs?.() ?? null),
       sources: status(),
       lake: await warehouse.lakeStatus(),
+      modelsDir: warehouse.modelsDir,
     }),
   );
   registerSqlRoute(app, door);
