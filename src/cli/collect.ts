@@ -4,6 +4,7 @@ import { CliError } from './cli-error.js';
 import { controlEndpointOf } from './control-endpoint.js';
 import { type ConfigOf, parseFlags } from './flags.js';
 import { createLogger } from './logger.js';
+import { checkModelsFolder } from './open-warehouse.js';
 import { collectFlags, type collectorFlags } from './options.js';
 import { logStatus } from './status-log.js';
 import { stopOnSignal } from './stop-on-signal.js';
@@ -11,6 +12,7 @@ import { stopOnSignal } from './stop-on-signal.js';
 /** Starts the daemon and logs its status on stderr when it changes, else every `--status-seconds`. */
 export async function collect(flags: Record<string, unknown>): Promise<void> {
   const config = parseFlags(collectFlags, flags);
+  checkModelsFolder(config.modelsDir);
   const log = createLogger('collector', config.logLevel, config.logFormat);
   const control = await controlEndpointOf(config);
   let collector: Awaited<ReturnType<typeof startCollector>>;
@@ -51,6 +53,7 @@ export function collectorOptionsOf(
       path: warehouse,
       memoryLimit: warehouseMemory,
       ...(rest.lakeDir ? { lakeDir: rest.lakeDir } : {}),
+      ...(rest.modelsDir ? { modelsDir: rest.modelsDir } : {}),
     },
     sources: {
       games: rest.games,

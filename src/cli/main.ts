@@ -94,7 +94,15 @@ withOptions(
 
 const models = program
   .command('models')
-  .description('the SQL models of sql/models (through the running collector, or directly)');
+  .description(
+    'the SQL models of sql/models, or of your own folder (--models); through the running collector, or directly',
+  );
+models
+  .command('init <dir>')
+  .description(
+    'copy the shipped models into <dir> to change and add your own there; a folder already holding models is left as is',
+  )
+  .action(async (dir: string) => (await import('./models-init.js')).modelsInit(dir));
 withOptions(
   models
     .command('run')

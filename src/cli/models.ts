@@ -13,7 +13,7 @@ import { printRows, rowsOf } from './sql-output.js';
 /** Builds the models (all, or the selected ones with what they depend on) and prints each build. */
 export async function modelsRun(flags: Record<string, unknown>): Promise<void> {
   const config = parseFlags(modelsRunFlags, flags);
-  const summary = await (await openWarehouse(config)).runModels(requestOf(config));
+  const summary = await (await openWarehouse(config, config.modelsDir)).runModels(requestOf(config));
   const rows = summary.models.map((m) => ({
     model: m.model,
     materialized: m.materialized,
@@ -28,7 +28,7 @@ export async function modelsRun(flags: Record<string, unknown>): Promise<void> {
 /** Runs the model tests and prints each outcome; exits 1 when any fails. */
 export async function modelsTest(flags: Record<string, unknown>): Promise<void> {
   const config = parseFlags(modelsTestFlags, flags);
-  const results = await (await openWarehouse(config)).testModels(requestOf(config));
+  const results = await (await openWarehouse(config, config.modelsDir)).testModels(requestOf(config));
   for (const r of results) {
     const verdict = r.failures === 0 ? 'PASS' : `${r.warn ? 'WARN' : 'FAIL'} ${r.failures}`;
     // A test that runs with each build compares the model with the data of that build.

@@ -36,6 +36,14 @@ const warehouseFlags = {
   ),
 };
 
+/** The analyst's models folder (`market models init` makes one), instead of the shipped `sql/models`. */
+const modelsFolder = flag(
+  '--models <dir>',
+  'folder of the SQL models to build, test and export instead of the shipped sql/models (market models init <dir> makes one)',
+  z.string().min(1).optional(),
+  { env: 'MARKET_MODELS' },
+);
+
 /** The lake folder, as every command that opens the warehouse read-write takes it. */
 const lakeDir = flag(
   '--lake <path>',
@@ -305,6 +313,7 @@ export const collectorFlags = {
     cronOrOff('"* * * * *"'),
     { fallback: work.modelsCron ?? 'off' },
   ),
+  modelsDir: modelsFolder,
   ...lakeFlags,
   ...controlFlags,
   logLevel: level('info'),
@@ -410,6 +419,7 @@ const select = (help: string) => flag('--select <models>', help, list.optional()
 /** `market models run`. */
 export const modelsRunFlags = {
   ...warehouseFlags,
+  modelsDir: modelsFolder,
   select: select('comma-separated models to build, with what they depend on'),
   fullRefresh: flag('--full-refresh', 'rebuild incremental models from scratch', z.boolean().optional()),
 };
@@ -440,6 +450,7 @@ export const lakeMoveFlags = {
 /** `market models test`. */
 export const modelsTestFlags = {
   ...warehouseFlags,
+  modelsDir: modelsFolder,
   select: select('comma-separated models whose tests to run'),
 };
 
@@ -456,10 +467,12 @@ export const exportFlags = {
   since: flag('--since <day>', 'first day to export, YYYY-MM-DD (UTC)', day.optional()),
   until: flag('--until <day>', 'last day to export, YYYY-MM-DD (UTC)', day.optional()),
   ...warehouseFlags,
+  // `--models` names the models exported here, so the folder keeps the longer name (same variable).
   modelsDir: flag(
-    '--models-dir <path>',
-    'folder of the SQL models, when no collector runs; default sql/models',
-    z.string().optional(),
+    '--models-dir <dir>',
+    'folder of the SQL models instead of the shipped sql/models (as --models <dir> of market models run)',
+    z.string().min(1).optional(),
+    { env: 'MARKET_MODELS' },
   ),
 };
 

@@ -16,6 +16,7 @@ import { parseFlags } from './flags.js';
 import { createLogger } from './logger.js';
 import { loopbackTls } from './loopback-tls.js';
 import { mainJobAccounts } from './main-job-accounts.js';
+import { checkModelsFolder } from './open-warehouse.js';
 import { runFlags } from './options.js';
 import { logStatus } from './status-log.js';
 import { stopOnSignal } from './stop-on-signal.js';
@@ -26,6 +27,7 @@ const STOP_DEADLINE_MS = 4_000;
 /** Starts everything and prints how to use it. */
 export async function run(flags: Record<string, unknown>): Promise<void> {
   const config = parseFlags(runFlags, flags);
+  checkModelsFolder(config.modelsDir);
   // A bad token file is refused before anything starts.
   const control = await controlEndpointOf(config);
   const dataDir = dirname(config.db);

@@ -37,6 +37,7 @@ export type { SnapshotFetch } from './landing/land-snapshot.js';
 export { mergeBatches } from './landing/merge-batches.js';
 export { newestListedSql } from './live-set/live-set.js';
 export type { Model, ModelRunResult, ModelRunSummary, ModelTestResult } from './models/index.js';
+export { initModelsFolder, type ModelsFolderInit, ModelsFolderNotEmptyError } from './models/index.js';
 export {
   buildReport,
   CHART_IDS,

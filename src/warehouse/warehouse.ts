@@ -110,7 +110,8 @@ export class Warehouse {
     readonly clock: () => number,
     /** Where bulk rows are staged during a write ('' when read-only); the collector's downloads go there too. */
     readonly stagingDir: string,
-    private readonly modelsDir: string,
+    /** The folder of the SQL models, absolute. */
+    readonly modelsDir: string,
     /** Whether the file has the live set's state (a layout opened with older migrations has not). */
     private readonly liveSet: boolean,
     /** The lake folder, absolute (null for a file in memory). */
@@ -135,7 +136,7 @@ export class Warehouse {
       if (!readOnly) await openLake({ ...lakeContext(db, clock), dir: lakeDir });
       const liveSet = readOnly ? false : await createDerivedViews(db);
       const stagingDir = readOnly ? '' : await prepareStagingDir(path, options.stagingDir);
-      const modelsDir = options.modelsDir ?? findSqlDir('models');
+      const modelsDir = resolve(options.modelsDir ?? findSqlDir('models'));
       const warehouse = new Warehouse(
         path,
         readOnly,

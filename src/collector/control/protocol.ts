@@ -89,6 +89,8 @@ export interface StatusAnswer {
   sources: SourceStatus[];
   /** What the lake holds: days, files, bytes, rows, and the instant before which every row is in it. */
   lake?: LakeStatus;
+  /** The folder (absolute) whose SQL models the collector builds, tests and exports. */
+  modelsDir?: string;
 }
 
 /** The query string of `POST /sql`. */

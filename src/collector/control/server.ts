@@ -130,6 +130,7 @@ function buildControlApp(
       pid: process.pid,
       upstreamOffsetSeconds: secondsOf(options.upstreamOffsetMs?.() ?? null),
       sources: status(),
+      modelsDir: warehouse.modelsDir,
     };
     const lake = await lakeStatus();
     if (lake) answer.lake = lake;

@@ -4,8 +4,8 @@
  * day folders of each model.
  */
 import { randomUUID } from 'node:crypto';
-import { mkdir, readdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
-import { dirname, join } from 'node:path';
+import { mkdir, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
 
 /** Name prefix of the aside folders; readers (pyarrow, Spark, Hive) skip names that start with a dot. */
 const ASIDE_PREFIX = '.tmp-';
@@ -62,12 +62,6 @@ export async function listDayFolders(modelDir: string): Promise<Map<string, stri
     days.set(match[1], names.filter((n) => n.endsWith('.parquet')).sort());
   }
   return new Map([...days].sort(([a], [b]) => (a < b ? -1 : 1)));
-}
-
-/** Moves `file` to `target` in one rename (replacing what is there), creating the target's folder. */
-export async function moveIntoPlace(file: string, target: string): Promise<void> {
-  await mkdir(dirname(target), { recursive: true });
-  await rename(file, target);
 }
 
 /** Takes the lock file of `to`, taking over one whose process is gone; returns its release. */

@@ -1,17 +1,19 @@
 /**
  * Exports SQL models to Hive-partitioned parquet, one file per model and day
- * (`<to>/<model>/date=YYYY-MM-DD/part-0.parquet`). Files are written aside and renamed into
- * place, so a reader never sees a partly written one; exporting a day again replaces its file.
+ * (`<to>/<model>/date=YYYY-MM-DD/part-0.parquet`). Files are written aside, fsynced and renamed
+ * into place by the parquet store's writer (as the lake's are), the manifest last, so a reader never
+ * sees a partly written one; exporting a day again replaces its file. See README.md beside this.
  */
 
 import { rm, stat } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { inTransaction } from '../../shared/transaction.js';
+import { moveIntoPlace } from '../parquet-store/index.js';
 import type { Warehouse } from '../warehouse.js';
 import { WarehouseListeners } from '../warehouse-listeners.js';
 import { copyDays, countDays, sqlString } from './copy-days.js';
-import { listDayFolders, moveIntoPlace, serializeExports, withAsideFolder } from './export-folder.js';
+import { listDayFolders, serializeExports, withAsideFolder } from './export-folder.js';
 import {
   chooseModels,
   type DayRange,
@@ -165,7 +167,7 @@ async function writeModels(
     );
     const updatedAt = new Date(context.now).toISOString();
     manifest = { ...manifest, updated_at: updatedAt, models: { ...manifest.models, [name]: entry } };
-    await writeManifest(context.to, context.aside, manifest);
+    await writeManifest(context.to, manifest);
     // Removed only once the manifest no longer lists them, so every file it lists exists.
     await Promise.all(obsolete.map((path) => rm(path, { recursive: true, force: true })));
     summaries.push(summary);

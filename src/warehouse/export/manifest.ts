@@ -1,10 +1,11 @@
 /**
  * `<to>/manifest.json`: per exported model, its files (path, day, rows, bytes), total rows, schema
- * and when it was exported. Written aside and renamed, so a reader always parses a whole one.
+ * and when it was exported. Written durably through the parquet store's writer (temp file, fsync,
+ * rename), after the files it lists, so a reader always parses a whole one that names files on disk.
  */
-import { readFile, rename, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { z } from 'zod';
+import { readManifestFile, writeManifestFile } from '../parquet-store/index.js';
 
 /** The manifest's file name inside the export folder. */
 export const MANIFEST = 'manifest.json';
@@ -41,19 +42,14 @@ export const manifestSchema = z.object({
 });
 export type Manifest = z.infer<typeof manifestSchema>;
 
-/** The manifest of `to`, or an empty one when there is none (or it cannot be read: it is then rebuilt). */
+/** The manifest of `to`, or an empty one when it has none yet; one that does not parse throws, naming it. */
 export async function readManifest(to: string): Promise<Manifest> {
-  try {
-    return manifestSchema.parse(JSON.parse(await readFile(join(to, MANIFEST), 'utf8')));
-  } catch {
-    return { format: 1, updated_at: new Date(0).toISOString(), models: {} };
-  }
+  const read = await readManifestFile(join(to, MANIFEST), manifestSchema);
+  return read ?? { format: 1, updated_at: new Date(0).toISOString(), models: {} };
 }
 
-/** Writes `manifest` into `aside` (on the same filesystem as `to`), then renames it over `<to>/manifest.json`. */
-export async function writeManifest(to: string, aside: string, manifest: Manifest): Promise<void> {
+/** Replaces `<to>/manifest.json` with `manifest` durably (temp file, fsync, rename, fsync of the folder). */
+export async function writeManifest(to: string, manifest: Manifest): Promise<void> {
   const models = Object.fromEntries(Object.entries(manifest.models).sort(([a], [b]) => (a < b ? -1 : 1)));
-  const file = join(aside, MANIFEST);
-  await writeFile(file, `${JSON.stringify({ ...manifest, models }, null, 2)}\n`);
-  await rename(file, join(to, MANIFEST));
+  await writeManifestFile(join(to, MANIFEST), { ...manifest, models });
 }

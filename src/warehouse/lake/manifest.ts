@@ -3,9 +3,9 @@
  * and the moves that wrote them. Replaced atomically (written aside, fsynced, renamed) as the last
  * step of a move's writing, so a reader parses a whole one; a file it does not list is a leftover.
  */
-import { open, readFile, rename } from 'node:fs/promises';
 import { join } from 'node:path';
 import { z } from 'zod';
+import { readManifestFile, writeManifestFile } from '../parquet-store/index.js';
 
 /** The manifest's file name inside the lake folder. */
 export const LAKE_MANIFEST = 'manifest.json';
@@ -39,16 +39,10 @@ const lakeManifestSchema = z.object({
 /** The whole manifest. */
 export type LakeManifest = z.infer<typeof lakeManifestSchema>;
 
-/** The manifest of the lake at `dir`, or an empty one when it has none yet. */
+/** The manifest of the lake at `dir`, or an empty one when it has none yet; one that does not parse throws, naming it. */
 export async function readLakeManifest(dir: string): Promise<LakeManifest> {
-  let text: string;
-  try {
-    text = await readFile(join(dir, LAKE_MANIFEST), 'utf8');
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return { format: 1, relations: {}, moves: [] };
-    throw error;
-  }
-  return lakeManifestSchema.parse(JSON.parse(text));
+  const read = await readManifestFile(join(dir, LAKE_MANIFEST), lakeManifestSchema);
+  return read ?? { format: 1, relations: {}, moves: [] };
 }
 
 /** Replaces `<dir>/manifest.json` with `manifest`: a temp file beside it, fsynced, renamed over it. */
@@ -56,24 +50,5 @@ export async function writeLakeManifest(dir: string, manifest: LakeManifest): Pr
   const relations = Object.fromEntries(
     Object.entries(manifest.relations).sort(([a], [b]) => (a < b ? -1 : 1)),
   );
-  const aside = join(dir, `${LAKE_MANIFEST}.tmp`);
-  const handle = await open(aside, 'w');
-  try {
-    await handle.writeFile(`${JSON.stringify({ ...manifest, relations }, null, 2)}\n`);
-    await handle.sync();
-  } finally {
-    await handle.close();
-  }
-  await rename(aside, join(dir, LAKE_MANIFEST));
-  await syncFolder(dir);
-}
-
-/** Makes a rename in `dir` durable. */
-async function syncFolder(dir: string): Promise<void> {
-  const handle = await open(dir, 'r');
-  try {
-    await handle.sync();
-  } finally {
-    await handle.close();
-  }
+  await writeManifestFile(join(dir, LAKE_MANIFEST), { ...manifest, relations });
 }

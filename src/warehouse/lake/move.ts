@@ -8,9 +8,10 @@
  * or move ({@link finishMove}); files of one killed before (2) are removed by the next move.
  */
 import { randomUUID } from 'node:crypto';
-import { mkdir, readdir, rm, stat } from 'node:fs/promises';
+import { mkdir, readdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { DuckDBConnection } from '@duckdb/node-api';
+import { copyToParquet } from '../parquet-store/index.js';
 import { crashPoint } from './crash-point.js';
 import { LakeInputError } from './lake-input-error.js';
 import {
@@ -161,13 +162,13 @@ async function copyRelation(
   for (const { day } of days) {
     const folder = `${relation.name}/date=${day}`;
     const path = `${folder}/part-${nextPart(manifest, folder)}.parquet`;
-    await mkdir(join(dir, folder), { recursive: true });
-    const copied = await sql.all<{ Count: bigint }>(
-      `COPY (SELECT ${columns} ${rows} AND CAST(${time} AS DATE) = DATE ${literal(day)})
-       TO ${literal(join(dir, path))} (FORMAT parquet, COMPRESSION zstd)`,
+    const written = await copyToParquet(
+      async (statement) => Number((await sql.all<{ Count: bigint }>(statement))[0]?.Count ?? 0),
+      `SELECT ${columns} ${rows} AND CAST(${time} AS DATE) = DATE ${literal(day)}`,
+      join(dir, path),
+      'FORMAT parquet, COMPRESSION zstd',
     );
-    const bytes = (await stat(join(dir, path))).size;
-    files.push({ path, date: day, rows: Number(copied[0]?.Count ?? 0), bytes });
+    files.push({ path, date: day, ...written });
   }
   return files;
 }

@@ -1,4 +1,5 @@
 /** SQL models: files of `sql/models`, built in dependency order, tested the way dbt tests them. */
+export { initModelsFolder, type ModelsFolderInit, ModelsFolderNotEmptyError } from './init-models-folder.js';
 export {
   loadModels,
   type Materialization,
