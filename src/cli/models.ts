@@ -13,7 +13,7 @@ import { printRows, rowsOf } from './sql-output.js';
 /** Builds the models (all, or the selected ones with what they depend on) and prints each build. */
 export async function modelsRun(flags: Record<string, unknown>): Promise<void> {
   const config = parseFlags(modelsRunFlags, flags);
-  const summary = await (await openWarehouse(config)).runModels(requestOf(config));
+  const summary = await (await openWarehouse(config, config.modelsDir)).runModels(requestOf(config));
   const rows = summary.models.map((m) => ({
     model: m.model,
     materialized: m.materialized,

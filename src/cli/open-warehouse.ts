@@ -11,7 +11,7 @@ export async function openWarehouse(flags: WarehouseFlags, modelsDir?: string): 
   const control = await ControlClient.find(flags.warehouse);
   if (control && modelsDir)
     throw new CliError(
-      `a collector is running on ${flags.warehouse} and exports the models of its own folder; --models-dir applies only when none runs`,
+      `a collector is running on ${flags.warehouse} and builds and exports the models of its own folder; --models-dir applies only when none runs`,
     );
   if (control) return control;
   const { LocalWarehouse } = await import('./local-warehouse.js');

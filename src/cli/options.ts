@@ -375,11 +375,19 @@ export const sqlFlags = {
 
 const select = (help: string) => flag('--select <models>', help, list.optional());
 
+/** The folder of the SQL models a command opening the file itself reads. */
+const modelsDir = flag(
+  '--models-dir <path>',
+  'folder of the SQL models, when no collector runs; default sql/models',
+  z.string().optional(),
+);
+
 /** `market models run`. */
 export const modelsRunFlags = {
   ...warehouseFlags,
   select: select('comma-separated models to build, with what they depend on'),
   fullRefresh: flag('--full-refresh', 'rebuild incremental models from scratch', z.boolean().optional()),
+  modelsDir,
 };
 
 /** `market lake move`. */
@@ -424,11 +432,7 @@ export const exportFlags = {
   since: flag('--since <day>', 'first day to export, YYYY-MM-DD (UTC)', day.optional()),
   until: flag('--until <day>', 'last day to export, YYYY-MM-DD (UTC)', day.optional()),
   ...warehouseFlags,
-  modelsDir: flag(
-    '--models-dir <path>',
-    'folder of the SQL models, when no collector runs; default sql/models',
-    z.string().optional(),
-  ),
+  modelsDir,
 };
 
 /** `market report`. */
