@@ -106,6 +106,7 @@ describe('Warehouse.open', () => {
       '020_account_state_repeats.sql',
       '021_lake.sql',
       '022_live_set_winner_md5.sql',
+      '023_lake_rebuilds.sql',
     ]);
     await again.close();
   });
