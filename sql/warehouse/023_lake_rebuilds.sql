@@ -3,6 +3,6 @@
 -- files in the lake, the model's view reads <model>__hot alone and the model is listed here. The
 -- row goes in the build's transaction and leaves in the one that deletes the copied days.
 CREATE TABLE lake_rebuilds (
-  relation VARCHAR NOT NULL PRIMARY KEY, -- the model rebuilt
-  run_id VARCHAR NOT NULL                -- the models run that rebuilt it last
+  relation VARCHAR NOT NULL,          -- the model rebuilt (one row each: no key, see rebuild.ts)
+  run_id VARCHAR NOT NULL             -- the models run that rebuilt it last
 );

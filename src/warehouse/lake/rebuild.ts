@@ -36,7 +36,9 @@ export async function waitingRebuilds(sql: SqlRunner): Promise<string[]> {
  */
 export async function markRebuilt(sql: SqlRunner, model: string, runId: string): Promise<void> {
   if (!(await hasRebuilds(sql))) return;
-  await sql.run('INSERT OR REPLACE INTO lake_rebuilds VALUES ($model, $run)', { model, run: runId });
+  // One row a model, without a key: DuckDB may refuse a delete and an insert of one key in a transaction.
+  await sql.run('DELETE FROM lake_rebuilds WHERE relation = $model', { model });
+  await sql.run('INSERT INTO lake_rebuilds VALUES ($model, $run)', { model, run: runId });
 }
 
 /**
@@ -84,5 +86,7 @@ export async function publishRebuilds(context: MoveContext): Promise<string[]> {
   crashPoint('manifest');
   await finishMove(context, manifest);
   await removeLeftovers(context.dir, manifest, () => crashPoint('removing'));
+  // The deleted days leave free blocks that later writes reuse; a checkpoint frees them now.
+  await context.withConnection((connection) => connection.run('CHECKPOINT')).catch(() => undefined);
   return models;
 }
