@@ -46,10 +46,11 @@ export async function readBounds(sql: SqlRunner): Promise<Map<string, number>> {
  * manifest was written): in one transaction, deletes the rows it copied (for a move, moving a
  * model's rows into `<model>__hot` the first time and raising the bounds; for a rebuild, the
  * rebuilt days before the bound), records the files and recreates the views. Throws when the file
- * completed a move the manifest does not list (another lake than the one it moved to).
+ * completed a move the manifest does not list (another lake than the one it moved to). Returns
+ * whether it completed one.
  */
-export async function finishMove(context: MoveContext, manifest: LakeManifest): Promise<void> {
-  await context.transaction(async (sql) => {
+export async function finishMove(context: MoveContext, manifest: LakeManifest): Promise<boolean> {
+  return context.transaction(async (sql) => {
     const done = await sql.all<{ move_id: string }>('SELECT move_id FROM lake_moves');
     const known = new Set(manifest.moves.map((m) => m.id));
     const missing = done.find((m) => !known.has(m.move_id));
@@ -58,7 +59,7 @@ export async function finishMove(context: MoveContext, manifest: LakeManifest): 
         `the lake ${context.dir} does not list move ${missing.move_id} of this warehouse: is it the lake it moved to?`,
       );
     const last = manifest.moves.at(-1);
-    if (last === undefined || done.some((m) => m.move_id === last.id)) return;
+    if (last === undefined || done.some((m) => m.move_id === last.id)) return false;
     const before = Date.parse(last.before);
     if (last.rebuilt) await dropRebuiltDays(sql, last.rebuilt);
     else await dropMovedRows(sql, last, before);
@@ -73,6 +74,7 @@ export async function finishMove(context: MoveContext, manifest: LakeManifest): 
       },
     );
     await createWholeViews(sql);
+    return true;
   });
 }
 

@@ -108,8 +108,8 @@ async function copyRelation(
 }
 
 /**
- * Opens the lake at `dir` with the file: finishes a move a kill interrupted, then recreates the
- * whole views with the files where `dir` has them. Without a lake folder (a file in memory) or
+ * Opens the lake at `dir` with the file: finishes a move or rebuild a kill interrupted (and
+ * publishes a rebuild waiting), then recreates the whole views with the files where `dir` has them. Without a lake folder (a file in memory) or
  * the lake's tables (a file of an older layout), the views read the file alone.
  */
 export async function openLake(context: Omit<MoveContext, 'dir'> & { dir: string | null }): Promise<void> {
@@ -125,10 +125,13 @@ export async function openLake(context: Omit<MoveContext, 'dir'> & { dir: string
 
 /** {@link openLake} of a file that has the lake's tables, with the lake at `context.dir`. */
 async function openLakeAt(context: MoveContext): Promise<void> {
-  await finishMove(context, await readLakeManifest(context.dir));
+  const finished = await finishMove(context, await readLakeManifest(context.dir));
   // A rebuild killed before its manifest (or before its copy began) is published now.
-  await publishRebuilds(context);
+  const published = await publishRebuilds(context);
   const manifest = await readLakeManifest(context.dir);
+  // The files replaced by a rebuild finished here go now (a publish just done removed its own).
+  if (finished && published.length === 0 && manifest.moves.at(-1)?.rebuilt)
+    await removeLeftovers(context.dir, manifest);
   await context.transaction(async (sql) => {
     await recordFiles(sql, context.dir, manifest);
     await createWholeViews(sql);
