@@ -20,6 +20,7 @@ const WAREHOUSE_TABLES = [
   'lake_bounds',
   'lake_files',
   'lake_moves',
+  'lake_rebuilds',
   'listing_events',
   'listing_events_typed',
   'listing_gone',

@@ -109,8 +109,9 @@ async function copyRelation(
 
 /**
  * Opens the lake at `dir` with the file: finishes a move or rebuild a kill interrupted (and
- * publishes a rebuild waiting), then recreates the whole views with the files where `dir` has them. Without a lake folder (a file in memory) or
- * the lake's tables (a file of an older layout), the views read the file alone.
+ * publishes a rebuild waiting), then recreates the whole views with the files where `dir` has
+ * them. Without a lake folder (a file in memory) or the lake's tables (a file of an older layout),
+ * the views read the file alone.
  */
 export async function openLake(context: Omit<MoveContext, 'dir'> & { dir: string | null }): Promise<void> {
   const { dir } = context;
