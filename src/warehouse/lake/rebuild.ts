@@ -62,10 +62,9 @@ export async function publishRebuilds(context: MoveContext): Promise<string[]> {
     for (const model of models) {
       const bound = bounds.get(model);
       const hot = hotTableOf(model);
-      written[model] =
-        bound === undefined || !(await isTable(sql, hot))
-          ? []
-          : await copyDays(sql, context.dir, manifest, lakeRelation(model), hot, null, bound);
+      // Without a bound or its table (not a model of the lake after all) its files stay as they are.
+      if (bound === undefined || !(await isTable(sql, hot))) continue;
+      written[model] = await copyDays(sql, context.dir, manifest, lakeRelation(model), hot, null, bound);
     }
   });
   crashPoint('copied');
