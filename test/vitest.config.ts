@@ -31,6 +31,7 @@ const LONGEST = [
   'test/collector/collector.int.test.ts',
   'test/browser/report.int.test.ts',
   'test/warehouse/lake/lake-kill.int.test.ts',
+  'test/warehouse/lake/lake-rebuild.int.test.ts',
   'test/cli/slow-clients.int.test.ts',
   'test/cli/models.int.test.ts',
   'test/warehouse/lake/lake-move.test.ts',

@@ -416,6 +416,7 @@ export const sqlFlags = {
 
 const select = (help: string) => flag('--select <models>', help, list.optional());
 
+/** The folder of the SQL models a command opening the file itself reads. */
 /** `market models run`. */
 export const modelsRunFlags = {
   ...warehouseFlags,

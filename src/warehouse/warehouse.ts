@@ -15,6 +15,7 @@ import {
   type MoveContext,
   moveToLake,
   openLake,
+  publishRebuilds,
   readLakeStatus,
   recordedLakeDir,
 } from './lake/index.js';
@@ -237,16 +238,20 @@ export class Warehouse {
 
   /**
    * Builds the models (all, or the selected ones with what they depend on) in one transaction on a
-   * connection of their own, so landing writes go on meanwhile. One refresh runs at a time.
+   * connection of their own, so landing writes go on meanwhile. One refresh runs at a time. A
+   * model of the lake built in full then has its days in the lake replaced by the new build's.
    */
   refreshModels(options: ModelSelection & RunModelsOptions = {}): Promise<ModelRunSummary> {
     if (this.readOnly) return Promise.reject(new Error(`the warehouse ${this.path} is open read-only`));
-    const next = this.modelQueue.then(() => {
+    const next = this.modelQueue.then(async () => {
       const all = this.models();
       const chosen = options.select?.length ? selectModels(all, options.select, true) : all;
-      return this.withConnection((connection) =>
+      const summary = await this.withConnection((connection) =>
         runModels(connection, chosen, { clock: this.clock, ...options }),
       );
+      // A full build of a model that moved wrote the lake's days again: they replace its files now.
+      if (this.lakeDir !== null) await publishRebuilds(this.lakeContextAt(this.lakeDir));
+      return summary;
     });
     this.modelQueue = next.catch(() => undefined);
     return next;
@@ -265,13 +270,15 @@ export class Warehouse {
     const next = this.modelQueue.then(async () => {
       // What the live set and the payload counts derive from the loads pending is read from them here.
       await this.applyLanded();
-      return moveToLake(
-        { ...lakeContext(this.db, this.clock), dir, withConnection: (use) => this.withConnection(use) },
-        before,
-      );
+      return moveToLake(this.lakeContextAt(dir), before);
     });
     this.modelQueue = next.catch(() => undefined);
     return next;
+  }
+
+  /** How a move or a rebuild's publishing reaches this warehouse and its lake at `dir`. */
+  private lakeContextAt(dir: string): MoveContext {
+    return { ...lakeContext(this.db, this.clock), dir, withConnection: (use) => this.withConnection(use) };
   }
 
   /** The lake's days, files and bytes, as the file's last completed move recorded them. */

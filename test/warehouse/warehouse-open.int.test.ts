@@ -20,6 +20,7 @@ const WAREHOUSE_TABLES = [
   'lake_bounds',
   'lake_files',
   'lake_moves',
+  'lake_rebuilds',
   'listing_events',
   'listing_events_typed',
   'listing_gone',
@@ -106,6 +107,7 @@ describe('Warehouse.open', () => {
       '020_account_state_repeats.sql',
       '021_lake.sql',
       '022_live_set_winner_md5.sql',
+      '023_lake_rebuilds.sql',
     ]);
     await again.close();
   });

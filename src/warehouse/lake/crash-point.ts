@@ -1,10 +1,14 @@
 /**
- * The steps of a lake move where the kill tests stop the process: with `MARKET_LAKE_CRASH_AT` set
- * to a step's name, the process kills itself (SIGKILL) when the move reaches it, as a power cut would.
+ * The steps of a lake move or rebuild where the kill tests stop the process: with
+ * `MARKET_LAKE_CRASH_AT` set to a step's name, the process kills itself (SIGKILL) when it reaches
+ * it, as a power cut would.
  */
 
-/** A step of a move: its files written, its manifest renamed, its deletes begun. */
-export type CrashStep = 'copied' | 'manifest' | 'deleting';
+/**
+ * A step: a full build of a moved model done but not committed (`building`), the files written,
+ * the manifest renamed, the deletes begun, the first replaced file removed (`removing`).
+ */
+export type CrashStep = 'building' | 'copied' | 'manifest' | 'deleting' | 'removing';
 
 /** Kills this process with SIGKILL when `MARKET_LAKE_CRASH_AT` names `step`. */
 export function crashPoint(step: CrashStep): void {

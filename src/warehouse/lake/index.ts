@@ -1,4 +1,6 @@
 /** The lake: old days of the warehouse as Hive-partitioned parquet beside it, read with the file's rows. */
+export { type CrashStep, crashPoint } from './crash-point.js';
+export { type MoveContext, recordedLakeDir } from './finish-move.js';
 export { isLakeInputError, LakeInputError } from './lake-input-error.js';
 export { type LakeStatus, readLakeStatus } from './lake-status.js';
 export {
@@ -15,5 +17,6 @@ export {
   type LakeMove,
   readLakeManifest,
 } from './manifest.js';
-export { type LakeMoveSummary, type MoveContext, moveToLake, openLake, recordedLakeDir } from './move.js';
+export { type LakeMoveSummary, moveToLake, openLake } from './move.js';
+export { markRebuilt, publishRebuilds, waitingRebuilds } from './rebuild.js';
 export { hotTableOf, isLakeModel, LAKE_RELATIONS, type LakeRelation, lakeRelation } from './relations.js';

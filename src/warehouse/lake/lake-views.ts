@@ -101,11 +101,14 @@ async function wholeSql(
   return `${inFile}\nUNION ALL\nSELECT ${typed.join(', ')} FROM ${read}`;
 }
 
-/** Each relation's bound and absolute files, as the file's last completed move left them. */
+/**
+ * Each relation's bound and absolute files, as the file's last completed move left them, and the
+ * models rebuilt in full whose new days wait to replace their files (`lake_rebuilds`).
+ */
 async function lakeState(
   sql: SqlRunner,
-): Promise<{ bounds: Map<string, string>; files: Map<string, string[]> }> {
-  if (!(await hasLake(sql))) return { bounds: new Map(), files: new Map() };
+): Promise<{ bounds: Map<string, string>; files: Map<string, string[]>; rebuilt: Set<string> }> {
+  if (!(await hasLake(sql))) return { bounds: new Map(), files: new Map(), rebuilt: new Set() };
   const bounds = await sql.all<{ relation: string; bound: string }>(
     'SELECT relation, CAST(lake_before AS VARCHAR) AS bound FROM lake_bounds',
   );
@@ -114,19 +117,30 @@ async function lakeState(
   );
   const byRelation = new Map<string, string[]>();
   for (const f of files) byRelation.set(f.relation, [...(byRelation.get(f.relation) ?? []), f.file]);
-  return { bounds: new Map(bounds.map((b) => [b.relation, b.bound])), files: byRelation };
+  const rebuilt = (await isTable(sql, 'lake_rebuilds'))
+    ? await sql.all<{ relation: string }>('SELECT relation FROM lake_rebuilds')
+    : [];
+  return {
+    bounds: new Map(bounds.map((b) => [b.relation, b.bound])),
+    files: byRelation,
+    rebuilt: new Set(rebuilt.map((r) => r.relation)),
+  };
 }
 
 /**
  * (Re)creates the view reading `relation` whole: `history.<table>` for a landing table; for a model
- * whose rows build in `<model>__hot`, the view of its name (a model not moved yet keeps its table).
+ * whose rows build in `<model>__hot`, the view of its name (a model not moved yet keeps its table;
+ * one rebuilt in full and not yet published reads its table alone).
  */
 export async function createWholeView(sql: SqlRunner, relation: LakeRelation): Promise<void> {
   const hot = await hotTable(sql, relation);
   if (hot === null || (relation.kind === 'model' && hot === relation.name)) return;
   if (!(await isTable(sql, hot))) return;
-  const { bounds, files } = await lakeState(sql);
-  const query = await wholeSql(sql, relation, hot, bounds.get(relation.name), files.get(relation.name) ?? []);
+  const { bounds, files, rebuilt } = await lakeState(sql);
+  // A model rebuilt in full holds every day in its table until the new days replace its files.
+  const query = rebuilt.has(relation.name)
+    ? await wholeSql(sql, relation, hot, undefined, [])
+    : await wholeSql(sql, relation, hot, bounds.get(relation.name), files.get(relation.name) ?? []);
   const view = relation.kind === 'raw' ? `history.${ident(relation.name)}` : `main.${ident(relation.name)}`;
   await sql.run(`CREATE OR REPLACE VIEW ${view} AS ${query}`);
 }

@@ -27,8 +27,13 @@ const lakeMoveSchema = z.object({
   before: z.string(),
   /** When the move wrote its manifest (ISO 8601). */
   at: z.string(),
+  /**
+   * Set on a rebuild's entry: the models rebuilt in full whose files it replaced with a new
+   * generation (every day before their bound); `before` is then the last move's, unchanged.
+   */
+  rebuilt: z.array(z.string()).optional(),
 });
-/** One move that wrote the lake. */
+/** One move (or rebuild) that wrote the lake. */
 export type LakeMove = z.infer<typeof lakeMoveSchema>;
 
 const lakeManifestSchema = z.object({

@@ -9,10 +9,12 @@ import type { DuckDBConnection } from '@duckdb/node-api';
 import { inTransaction } from '../../shared/transaction.js';
 import {
   connectionRunner,
+  crashPoint,
   createWholeView,
   hotTableOf,
   LAKE_RELATIONS,
   lakeRelation,
+  markRebuilt,
 } from '../lake/index.js';
 import type { Model } from './model.js';
 import { recordBuildTests } from './test-runs.js';
@@ -71,7 +73,13 @@ export async function runModels(
         options.signal?.throwIfAborted();
         const begun = performance.now();
         const startedAt = new Date(clock()).toISOString().replace('Z', '');
-        const { mode, rows } = await buildModel(connection, model, watermark, options.fullRefresh ?? false);
+        const { mode, rows } = await buildModel(
+          connection,
+          model,
+          watermark,
+          options.fullRefresh ?? false,
+          runId,
+        );
         const result = {
           model: model.name,
           materialized: model.materialized,
@@ -112,6 +120,7 @@ async function buildModel(
   model: Model,
   watermark: string,
   fullRefresh: boolean,
+  runId: string,
 ): Promise<{ mode: ModelRunResult['mode']; rows: number | null }> {
   if (model.materialized === 'view') {
     // A model that changed from table to view leaves a table to drop first (and the other way round).
@@ -151,8 +160,14 @@ async function buildModel(
     }
     rows = Number(await scalar(connection, `SELECT count(*) FROM ${target.name}`));
   }
-  // Columns a full build changed reach the view (rows of the days in the lake read from there).
-  if (moved) await createWholeView(connectionRunner(connection), lakeRelation(model.name));
+  if (moved) {
+    const sql = connectionRunner(connection);
+    // A full build wrote the lake's days again: its view reads them from the table until the
+    // warehouse publishes them as the model's new files (lake/rebuild.ts), after this run commits.
+    if (!incremental) await markRebuilt(sql, model.name, runId);
+    await createWholeView(sql, lakeRelation(model.name));
+    if (!incremental) crashPoint('building');
+  }
   await connection.run(
     `INSERT OR REPLACE INTO model_state VALUES ($model, $hash, CAST($watermark AS TIMESTAMP), now()::TIMESTAMP)`,
     { model: model.name, hash: model.hash, watermark },

@@ -1,0 +1,85 @@
+/**
+ * The lake's parquet files: a relation's rows written a file per day under a part number never
+ * listed before, and the files no manifest lists (what a killed move or rebuild left, and the
+ * generation a rebuild replaced) removed.
+ */
+import { readdir, rm } from 'node:fs/promises';
+import { join } from 'node:path';
+import { copyToParquet } from '../parquet-store/index.js';
+import { timestampText } from './finish-move.js';
+import { columnsOf, ident, literal, parquetColumn, type SqlRunner } from './lake-views.js';
+import type { LakeFile, LakeManifest } from './manifest.js';
+import { LAKE_RELATIONS, type LakeRelation } from './relations.js';
+
+/**
+ * Copies the rows of `relation` in table `hot` whose time is from `from` (null: all before) up to
+ * `until` (epoch ms, exclusive) into the lake at `dir`, one file per day: one statement a day, so
+ * the memory is bounded by a day.
+ */
+export async function copyDays(
+  sql: SqlRunner,
+  dir: string,
+  manifest: LakeManifest,
+  relation: LakeRelation,
+  hot: string,
+  from: number | null,
+  until: number,
+): Promise<LakeFile[]> {
+  const time = ident(relation.time);
+  const since = from === null ? '' : ` AND ${time} >= TIMESTAMP ${literal(timestampText(from))}`;
+  const rows = `FROM main.${ident(hot)} WHERE ${time} < TIMESTAMP ${literal(timestampText(until))}${since}`;
+  const days = await sql.all<{ day: string }>(
+    `SELECT DISTINCT strftime(CAST(${time} AS DATE), '%Y-%m-%d') AS day ${rows} ORDER BY day`,
+  );
+  const columns = (await columnsOf(sql, hot)).map(parquetColumn).join(', ');
+  const files: LakeFile[] = [];
+  for (const { day } of days) {
+    const folder = `${relation.name}/date=${day}`;
+    const path = `${folder}/part-${nextPart(manifest, folder)}.parquet`;
+    const written = await copyToParquet(
+      async (statement) => Number((await sql.all<{ Count: bigint }>(statement))[0]?.Count ?? 0),
+      `SELECT ${columns} ${rows} AND CAST(${time} AS DATE) = DATE ${literal(day)}`,
+      join(dir, path),
+      'FORMAT parquet, COMPRESSION zstd',
+    );
+    files.push({ path, date: day, ...written });
+  }
+  return files;
+}
+
+/** The next part number of a day's folder: one past the highest the manifest lists, so none is reused. */
+function nextPart(manifest: LakeManifest, folder: string): number {
+  const listed = Object.values(manifest.relations)
+    .flat()
+    .filter((f) => f.path.startsWith(`${folder}/`))
+    .map((f) => Number(/part-(\d+)\.parquet$/.exec(f.path)?.[1] ?? -1));
+  return Math.max(-1, ...listed) + 1;
+}
+
+/**
+ * Removes the files of the relations' folders the manifest does not list: what a killed move or
+ * rebuild left, and the files a rebuild's new generation replaced. `onRemoved` runs after each.
+ */
+export async function removeLeftovers(
+  dir: string,
+  manifest: LakeManifest,
+  onRemoved: () => void = () => undefined,
+): Promise<void> {
+  const listed = new Set(
+    Object.values(manifest.relations)
+      .flat()
+      .map((f) => f.path),
+  );
+  for (const relation of LAKE_RELATIONS) {
+    const days = await readdir(join(dir, relation.name)).catch(() => [] as string[]);
+    for (const day of days) {
+      const parts = await readdir(join(dir, relation.name, day)).catch(() => [] as string[]);
+      for (const part of parts) {
+        const path = `${relation.name}/${day}/${part}`;
+        if (listed.has(path)) continue;
+        await rm(join(dir, path), { force: true });
+        onRemoved();
+      }
+    }
+  }
+}
