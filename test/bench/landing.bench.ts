@@ -127,7 +127,7 @@ async function probeMemory(warehouse: Warehouse, file: string) {
     },
     peaks: (): [string, string][] =>
       [...largest].map(([after, { mib, tags, wal }]) => [
-        `DuckDB's accounted memory at its largest after a ${after} (by tag, MiB)`,
+        `DuckDB's accounted memory at its largest after ${after === 'apply' ? 'an apply' : 'a write'} (by tag, MiB)`,
         `${mib.toFixed(0)} MiB (${tags}; write-ahead log ${wal.toFixed(0)} MiB)`,
       ]),
   };
