@@ -58,8 +58,8 @@ export type Tx = Pick<Database, 'run' | 'runPrepared' | 'all'>;
 export class Database {
   private queue: Promise<unknown> = Promise.resolve();
   private readonly borrowed = new Set<Promise<unknown>>();
-  /** Borrowed connections past the checkpoint gate, each until it is closed. */
-  private readonly inUse = new Set<Promise<unknown>>();
+  /** Borrowed connections past the checkpoint gate, each until it is closed, with when it was borrowed (ms). */
+  private readonly inUse = new Map<Promise<unknown>, number>();
   /** Closed while a checkpoint waits for the borrowed connections in use: new ones wait for it. */
   private gate: Promise<void> | null = null;
   /** Statements of `runPrepared` by SQL text; null for a text DuckDB cannot prepare. */
@@ -155,7 +155,7 @@ export class Database {
           connection.closeSync();
         }
       })();
-      this.inUse.add(used);
+      this.inUse.set(used, performance.now());
       try {
         return await used;
       } finally {
@@ -170,7 +170,8 @@ export class Database {
   /**
    * Runs DuckDB's `CHECKPOINT` after the writes queued before it, once no borrowed connection is in
    * use: connections borrowed meanwhile wait for it, and it is skipped (false) when those in use do
-   * not end within `waitMs` (a model build) or DuckDB refuses it. DuckDB skips its own checkpoint at
+   * not end within `waitMs`, at once when one has been in use that long already (a model build, so
+   * that the writes during it are not held up each time), or when DuckDB refuses it. DuckDB skips its own checkpoint at
    * a commit that updated or deleted rows while another transaction is open, and everything
    * committed since the last one stays in memory, pinned, until a later commit finds no reader:
    * with reads every second beside a stream of writes, that memory grew with the input
@@ -183,7 +184,10 @@ export class Database {
         open = resolve;
       });
       try {
-        if (!(await settleWithin([...this.inUse], waitMs))) return false;
+        // One in use longer than the wait already (a model build) will not end within it either.
+        const since = performance.now() - waitMs;
+        if ([...this.inUse.values()].some((borrowedAt) => borrowedAt < since)) return false;
+        if (!(await settleWithin([...this.inUse.keys()], waitMs))) return false;
         await this.connection.run('CHECKPOINT');
         return true;
       } catch {
