@@ -58,10 +58,6 @@ export type Tx = Pick<Database, 'run' | 'runPrepared' | 'all'>;
 export class Database {
   private queue: Promise<unknown> = Promise.resolve();
   private readonly borrowed = new Set<Promise<unknown>>();
-  /** Borrowed connections past the checkpoint gate, each until it is closed, with when it was borrowed (ms). */
-  private readonly inUse = new Map<Promise<unknown>, number>();
-  /** Closed while a checkpoint waits for the borrowed connections in use: new ones wait for it. */
-  private gate: Promise<void> | null = null;
   /** Statements of `runPrepared` by SQL text; null for a text DuckDB cannot prepare. */
   private readonly statements = new Map<string, DuckDBPreparedStatement | null>();
 
@@ -146,59 +142,16 @@ export class Database {
    */
   withConnection<T>(use: (connection: DuckDBConnection) => Promise<T>): Promise<T> {
     const using = (async () => {
-      while (this.gate) await this.gate;
-      const used = (async () => {
-        const connection = await connectWith(this.instance, this.options.sessionSql);
-        try {
-          return await use(connection);
-        } finally {
-          connection.closeSync();
-        }
-      })();
-      this.inUse.set(used, performance.now());
+      const connection = await connectWith(this.instance, this.options.sessionSql);
       try {
-        return await used;
+        return await use(connection);
       } finally {
-        this.inUse.delete(used);
+        connection.closeSync();
       }
     })();
     this.borrowed.add(using);
     void using.finally(() => this.borrowed.delete(using)).catch(() => undefined);
     return using;
-  }
-
-  /**
-   * Runs DuckDB's `CHECKPOINT` after the writes queued before it, once no borrowed connection is in
-   * use: connections borrowed meanwhile wait for it, and it is skipped (false) when those in use do
-   * not end within `waitMs`, at once when one has been in use that long already (a model build, so
-   * that the writes during it are not held up each time), or when DuckDB refuses it. DuckDB skips its own checkpoint at
-   * a commit that updated or deleted rows while another transaction is open, and everything
-   * committed since the last one stays in memory, pinned, until a later commit finds no reader:
-   * with reads every second beside a stream of writes, that memory grew with the input
-   * (`test/bench/README.md`, ingest).
-   */
-  checkpointBetweenReads(waitMs: number): Promise<boolean> {
-    const next = this.queue.then(async () => {
-      let open = (): void => undefined;
-      this.gate = new Promise<void>((resolve) => {
-        open = resolve;
-      });
-      try {
-        // One in use longer than the wait already (a model build) will not end within it either.
-        const since = performance.now() - waitMs;
-        if ([...this.inUse.values()].some((borrowedAt) => borrowedAt < since)) return false;
-        if (!(await settleWithin([...this.inUse.keys()], waitMs))) return false;
-        await this.connection.run('CHECKPOINT');
-        return true;
-      } catch {
-        return false;
-      } finally {
-        this.gate = null;
-        open();
-      }
-    });
-    this.queue = next.catch(() => undefined);
-    return next;
   }
 
   /** Waits for pending writes and borrowed connections, then closes the file. */
@@ -236,20 +189,6 @@ async function createInstance(path: string, options: DatabaseOptions): Promise<D
     return await DuckDBInstance.create(path, settings);
   } catch (cause) {
     throw new DatabaseOpenError(path, (cause as Error).message, { cause });
-  }
-}
-
-/** True once every one of `work` has settled, false if `ms` pass first. */
-async function settleWithin(work: readonly Promise<unknown>[], ms: number): Promise<boolean> {
-  if (work.length === 0) return true;
-  let timer: NodeJS.Timeout | undefined;
-  const late = new Promise<false>((resolve) => {
-    timer = setTimeout(() => resolve(false), ms);
-  });
-  try {
-    return await Promise.race([Promise.allSettled(work).then(() => true), late]);
-  } finally {
-    clearTimeout(timer);
   }
 }
 

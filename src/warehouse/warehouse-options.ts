@@ -13,20 +13,3 @@ export const WAREHOUSE_DEFAULTS: { memoryLimit: string; checkpointThreshold: str
   /** Four times DuckDB's own: a stream burst then checkpoints every 40,000 events or so, not every 10,000. */
   checkpointThreshold: '64MB',
 };
-
-const UNITS: Readonly<Record<string, number>> = {
-  b: 1,
-  kb: 1e3,
-  mb: 1e6,
-  gb: 1e9,
-  kib: 2 ** 10,
-  mib: 2 ** 20,
-  gib: 2 ** 30,
-};
-
-/** Bytes of a DuckDB size such as `64MB` or `1.5 GiB` (NaN when it is not one). */
-export function bytesOf(size: string): number {
-  const match = /^\s*(\d+(?:\.\d+)?)\s*([a-z]*)\s*$/i.exec(size);
-  const unit = UNITS[(match?.[2] || 'b').toLowerCase()];
-  return match && unit ? Number(match[1]) * unit : Number.NaN;
-}

@@ -1,6 +1,6 @@
 /** The warehouse file: opening it (one writer per file), migrating, atomic batch writes, state, ad hoc SQL. */
 import { randomUUID } from 'node:crypto';
-import { mkdir, mkdtemp, rename, rm, stat } from 'node:fs/promises';
+import { mkdir, mkdtemp, rename, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import type { DuckDBConnection, DuckDBResultReader } from '@duckdb/node-api';
@@ -35,7 +35,7 @@ import {
 } from './models/index.js';
 import { WarehouseThreads } from './threads.js';
 import { createDerivedViews } from './typing/views.js';
-import { bytesOf, WAREHOUSE_DEFAULTS } from './warehouse-options.js';
+import { WAREHOUSE_DEFAULTS } from './warehouse-options.js';
 
 /** Options of {@link Warehouse.open}. */
 export interface WarehouseOptions {
@@ -81,12 +81,6 @@ export interface ModelSelection {
   select?: readonly string[];
 }
 
-/**
- * How long a checkpoint that reads held off waits for the reads in use (a poll, a query through
- * the control endpoint) before it gives up until the next commit; reads asked meanwhile wait too.
- */
-const CHECKPOINT_WAIT_MS = 2000;
-
 /** Files this process has open, so a second open in the same process is refused like one from another. */
 const openPaths = new Set<string>();
 
@@ -121,8 +115,6 @@ export class Warehouse {
     private readonly liveSet: boolean,
     /** The lake folder, absolute (null for a file in memory). */
     readonly lakeDir: string | null,
-    /** The write-ahead log's size at which DuckDB checkpoints, in bytes. */
-    private readonly checkpointBytes: number,
   ) {}
 
   /**
@@ -154,7 +146,6 @@ export class Warehouse {
         modelsDir,
         liveSet,
         lakeDir,
-        bytesOf(options.checkpointThreshold ?? WAREHOUSE_DEFAULTS.checkpointThreshold),
       );
       // What landed before (a migrated file, a crash between a landing and its refresh) is applied now.
       await warehouse.applyLanded();
@@ -198,10 +189,6 @@ export class Warehouse {
           `warehouse write of ${batches.length} batch(es) from ${sources} failed and was rolled back, nothing landed: ${(cause as Error).message}`,
           { cause },
         );
-      })
-      .then(async (summary) => {
-        await this.checkpointHeldOff();
-        return summary;
       });
   }
 
@@ -215,21 +202,7 @@ export class Warehouse {
   applyLanded(): Promise<void> {
     if (this.readOnly || !this.liveSet) return Promise.resolve();
     if (this.closed) return Promise.reject(new Error(`the warehouse ${this.path} is closed`));
-    return this.db.transaction(applyPendingLoads).then(() => this.checkpointHeldOff());
-  }
-
-  /**
-   * Checkpoints when the commit just made left the write-ahead log past its threshold: DuckDB
-   * skipped its own checkpoint because a read was open, and what the log holds stays in memory
-   * until one runs (see `Database.checkpointBetweenReads`).
-   */
-  private async checkpointHeldOff(): Promise<void> {
-    if (this.path === ':memory:') return;
-    const wal = await stat(`${this.path}.wal`).then(
-      (s) => s.size,
-      () => 0,
-    );
-    if (wal > this.checkpointBytes) await this.db.checkpointBetweenReads(CHECKPOINT_WAIT_MS);
+    return this.db.transaction(applyPendingLoads);
   }
 
   /** Runs ad hoc SQL on committed data and returns its rows with JSON-safe values (see `jsonSafeConverter`). */
