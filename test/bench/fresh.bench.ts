@@ -7,6 +7,9 @@
  * listings (what the stream covers) equals the service's at the stream position it has landed,
  * with every change older than BENCH_LAG_MS (1000) landed. The service keeps BENCH_LISTINGS
  * (5,000) listings: the first start reads them all within the default read budget. Goal: fresh within 8 s of each restart.
+ * With BENCH_FIRST_KILLS (0), the first start on the empty warehouse is first killed that many times,
+ * each BENCH_FIRST_KILL_SECONDS (2) after it held the warehouse: the first start then times the
+ * first picture after a crash, its first sweep pass cut short again and again.
  */
 import type { ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
@@ -24,6 +27,8 @@ const KILLS = Number(process.env.BENCH_KILLS ?? 5);
 const RUN_MS = Number(process.env.BENCH_RUN_SECONDS ?? 5) * 1000;
 const LAG_MS = Number(process.env.BENCH_LAG_MS ?? 1000);
 const LISTINGS = Number(process.env.BENCH_LISTINGS ?? 5_000);
+const FIRST_KILLS = Number(process.env.BENCH_FIRST_KILLS ?? 0);
+const FIRST_KILL_MS = Number(process.env.BENCH_FIRST_KILL_SECONDS ?? 2) * 1000;
 /** A start that is not fresh by then is reported as such, and the bench goes on. */
 const GIVE_UP_MS = 120_000;
 /** The first start reads the whole catalogue at the default read budget first. */
@@ -52,6 +57,10 @@ export async function run(): Promise<void> {
     });
     const warehousePath = join(dir, 'warehouse.duckdb');
     const starts: Start[] = [];
+    for (let kill = 0; kill < FIRST_KILLS; kill++) {
+      collector = startCollector(service, rawKey, warehousePath);
+      await killSoonAfterHold(collector, warehousePath);
+    }
     for (let kill = 0; kill <= KILLS; kill++) {
       collector = startCollector(service, rawKey, warehousePath);
       const start = await timeToFresh(
@@ -61,7 +70,11 @@ export async function run(): Promise<void> {
         kill === 0 ? FIRST_GIVE_UP_MS : GIVE_UP_MS,
       );
       starts.push(start);
-      print(`start ${kill} (${kill === 0 ? 'empty warehouse' : 'after kill -9'})`, describe(start));
+      const first =
+        FIRST_KILLS > 0
+          ? `empty warehouse, after ${FIRST_KILLS} kills in its first seconds`
+          : 'empty warehouse';
+      print(`start ${kill} (${kill === 0 ? first : 'after kill -9'})`, describe(start));
       if (kill === KILLS) break;
       await new Promise((r) => setTimeout(r, RUN_MS));
       collector.kill('SIGKILL');
@@ -78,6 +91,18 @@ export async function run(): Promise<void> {
     await service.close();
     await rm(dir, { recursive: true, force: true });
   }
+}
+
+/** Kills the collector with SIGKILL FIRST_KILL_MS after it holds the warehouse, and clears its control file. */
+async function killSoonAfterHold(collector: ChildProcess, warehousePath: string): Promise<void> {
+  while (!existsSync(controlFileOf(warehousePath))) {
+    if (collector.exitCode !== null) throw new Error('the collector exited');
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  await new Promise((r) => setTimeout(r, FIRST_KILL_MS));
+  collector.kill('SIGKILL');
+  await once(collector, 'exit');
+  await rm(controlFileOf(warehousePath), { force: true });
 }
 
 function startCollector(service: RunningService, key: string, warehousePath: string): ChildProcess {
