@@ -18,6 +18,7 @@ import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { controlFileOf } from '../../src/collector/control/protocol.js';
 import type { RunningService } from '../../src/service/service.js';
+import { askCollector } from '../helpers/cli.js';
 import { askLiveSet, compareLiveSet, followLiveSet, type LiveReference } from '../helpers/live-reference.js';
 import { percentile, print } from './fixtures.js';
 import { envWords, spawnBuiltMarket, startBenchService } from './service-process.js';
@@ -39,6 +40,8 @@ const CS2 = 730;
 interface Start {
   heldMs: number | null;
   freshMs: number | null;
+  /** When the CS2 sweep's first complete pass ended (ms after the spawn), if during this start. */
+  firstPassMs?: number | null;
   /** The last probe's lag and difference, to say why a start was not fresh. */
   last?: { lagMs: number; differ: number };
 }
@@ -133,12 +136,23 @@ async function timeToFresh(
       start.last = compareLiveSet(reference, landed);
       if (start.last.differ === 0 && start.last.lagMs <= LAG_MS) {
         start.freshMs = performance.now() - spawned;
+        start.firstPassMs = await firstPassEnd(warehousePath, Date.now() - start.freshMs);
         return start;
       }
     }
     await new Promise((r) => setTimeout(r, 100));
   }
   return start;
+}
+
+/** When the CS2 sweep last completed, in ms after `spawnedAt` (epoch ms); null if before it. */
+async function firstPassEnd(warehousePath: string, spawnedAt: number): Promise<number | null> {
+  const [row] = await askCollector(
+    warehousePath,
+    "SELECT value FROM collector_state WHERE source = 'sweep:730' AND key = 'last_sweep_at'",
+  );
+  const at = Number(row?.value);
+  return Number.isFinite(at) && at >= spawnedAt ? at - spawnedAt : null;
 }
 
 function describe(start: Start): string {
@@ -148,7 +162,11 @@ function describe(start: Start): string {
     : '';
   const fresh =
     start.freshMs === null ? `not within the bench's bound${last}` : `${(start.freshMs / 1000).toFixed(1)} s`;
-  return `held the warehouse ${held}, fresh ${fresh}`;
+  const pass =
+    start.firstPassMs === undefined || start.firstPassMs === null
+      ? ''
+      : `, its first CS2 sweep pass ended at ${(start.firstPassMs / 1000).toFixed(1)} s`;
+  return `held the warehouse ${held}, fresh ${fresh}${pass}`;
 }
 
 function printSummary(restarts: Start[]): void {
