@@ -1,7 +1,8 @@
 /**
  * The rows of `market sql` printed as they arrive, in bounded memory: an aligned table (its widths
  * taken from the first rows), CSV, or a JSON array of objects. Writes wait for the output to drain,
- * so a slow reader holds the query back instead of filling memory.
+ * so a slow reader holds the query back instead of filling memory. An answer cut short (a deadline,
+ * a stop, an error) ends with a line saying so, never with what a whole answer ends with.
  */
 import { once } from 'node:events';
 import type { Writable } from 'node:stream';
@@ -22,15 +23,52 @@ const TABLE_SAMPLE_ROWS = 1000;
 /** The widest a table column gets. */
 const MAX_WIDTH = 60;
 
-/** Prints `rows` to `out` in `format`, and returns how many there were. */
+/**
+ * Prints `rows` to `out` in `format`, and returns how many there were. When the rows end early, the
+ * output's last line says so (no `(n rows)` footer, no closing `]`), and the error is thrown on.
+ */
 export async function printRows(rows: RowsToPrint, format: SqlFormat, out: Writable): Promise<number> {
   const write = async (text: string) => {
     if (!out.write(text)) await once(out, 'drain');
   };
   const names = rows.columns.map((c) => c.name);
-  if (format === 'csv') return printCsv(names, rows.batches, write);
-  if (format === 'json') return printJson(names, rows.batches, write);
-  return printTable(names, rows.batches, write);
+  const batches = noteFailure(rows.batches);
+  try {
+    if (format === 'csv') return await printCsv(names, batches, write);
+    if (format === 'json') return await printJson(names, batches, write);
+    return await printTable(names, batches, write);
+  } catch (error) {
+    if (!batches.failed) throw error;
+    const cut = `(cut short, the rows above are not the whole answer: ${(error as Error).message})\n`;
+    await write(format === 'json' ? `\n${cut}` : cut).catch(() => undefined);
+    throw error;
+  }
+}
+
+/** `batches`, noting whether reading them failed (rather than writing them). */
+function noteFailure(batches: AsyncIterable<Json[][]>): AsyncIterable<Json[][]> & { failed: boolean } {
+  const noted = {
+    failed: false,
+    async *[Symbol.asyncIterator]() {
+      const iterator = batches[Symbol.asyncIterator]();
+      try {
+        for (;;) {
+          let next: IteratorResult<Json[][]>;
+          try {
+            next = await iterator.next();
+          } catch (error) {
+            noted.failed = true;
+            throw error;
+          }
+          if (next.done) return;
+          yield next.value;
+        }
+      } finally {
+        await iterator.return?.();
+      }
+    },
+  };
+  return noted;
 }
 
 /** Rows already in memory, as objects of the same keys, to print with {@link printRows}. */

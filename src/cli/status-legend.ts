@@ -14,6 +14,9 @@ Every figure counts from the collector's start. One line per source:
                  re-reads an overlap it landed already, so its received can pass landed; the
                  snapshot lands its lines and a row per fetch (as the report's rows landed)
   lag=Ns         the stream: between a listing appearing and its event arriving
+  (first pass: page N of M)  a sweep's first full read of its game, which goes before
+                 every other read; until it ends the live set lacks listings (M is about,
+                 from the game's last minAsk list)
   last_error     the latest failure, also after the source recovered (retried by itself)
 Warehouse work, whether scheduled or asked for with market models run / export / report:
   models built=N rows      rows of the models built by the refreshes

@@ -88,6 +88,13 @@ function payloads(s: SourceStatus): string {
   return ` rejected=${s.rejected} partly_typed=${s.partlyTyped ?? 0}${fields.join('')}`;
 }
 
+/** A sweep's first full read while it runs: how far it is (the live set is incomplete until it ends). */
+function firstPass(s: SourceStatus): string {
+  if (!s.firstPass) return '';
+  const of = s.firstPass.pages === null ? '' : ` of ${s.firstPass.pages}`;
+  return ` (first pass: page ${s.firstPass.page}${of})`;
+}
+
 /** One line per source: its state and figures, and its last error. */
 export function formatStatus(sources: readonly SourceStatus[]): string {
   return sources
@@ -97,7 +104,7 @@ export function formatStatus(sources: readonly SourceStatus[]): string {
       if (work) return `${s.name.padEnd(14)} ${work.replace('%d', String(s.landed))}${error}`;
       const state = s.stopped ? `STOPPED (${s.stopped})` : s.connected ? 'connected' : 'disconnected';
       const lag = s.lagSeconds === null ? '' : ` lag=${s.lagSeconds.toFixed(1)}s`;
-      return `${s.name.padEnd(14)} ${state}${freshness(s)} received=${s.received} landed=${s.landed}${lag}${payloads(s)}${error}`;
+      return `${s.name.padEnd(14)} ${state}${freshness(s)} received=${s.received} landed=${s.landed}${lag}${firstPass(s)}${payloads(s)}${error}`;
     })
     .join('\n');
 }

@@ -3,10 +3,24 @@
  * process: a rolling-window limiter in front of a p-queue for reads, and a separate one for
  * snapshot downloads, so that all collectors together stay inside the key's published limits.
  */
+import { AsyncLocalStorage } from 'node:async_hooks';
 import PQueue from 'p-queue';
 import type { BudgetLimits, ClientClock, Sleep } from './client-options.js';
 import { ClientArgumentError, isNetworkError } from './errors.js';
 import { RollingWindow } from './rolling-window.js';
+
+/** Set while work runs whose reads go before every other read of their key (see {@link readFirst}). */
+const firstInLine = new AsyncLocalStorage<boolean>();
+
+/**
+ * Runs `work` with each read it makes, now or later in its promises, granted before every read of
+ * the same key's budget that was not asked first (those wait, in their order, until no such read
+ * waits). For work that must end before the rest makes sense, like a collector's first full read
+ * of a catalogue.
+ */
+export function readFirst<T>(work: () => T): T {
+  return firstInLine.run(true, work);
+}
 
 /** The budget of one key: reads and snapshot downloads, each in its own rolling window. */
 export class KeyBudget {
@@ -29,19 +43,21 @@ export class KeyBudget {
 
   /**
    * Runs one read attempt in turn, once the window has room; it counts whatever the answer. When
-   * `signal` aborts, a read still queued or waiting for room ends at once without being sent.
+   * `signal` aborts, a read still queued or waiting for room ends at once without being sent. A
+   * read made inside {@link readFirst} goes ahead of the others, in the queue and for the window.
    */
   read<T>(send: () => Promise<T>, signal?: AbortSignal): Promise<T> {
+    const first = firstInLine.getStore() === true;
     return this.readQueue.add(
       async () => {
-        const slot = await this.reads.acquire(signal);
+        const slot = await this.reads.acquire(signal, first);
         try {
           return await send();
         } finally {
           slot.settle();
         }
       },
-      { signal },
+      { signal, priority: first ? 1 : 0 },
     );
   }
 

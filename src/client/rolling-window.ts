@@ -18,13 +18,20 @@ export interface WindowSlot {
   release(): void;
 }
 
-/** At most `limit` requests per `windowMs`, granted first come, first served. */
+/**
+ * At most `limit` requests per `windowMs`, granted first come, first served, except that a request
+ * asked `first` is granted before every other one still waiting.
+ */
 export class RollingWindow {
   private readonly stamps: RollingWindowCounter;
   private inFlight = 0;
   private pausedUntil = 0;
   private turn: Promise<unknown> = Promise.resolve();
   private waiters: Array<() => void> = [];
+  /** The line of the requests asked `first`, how many wait in it, and who waits for it to empty. */
+  private firstTurn: Promise<unknown> = Promise.resolve();
+  private firstWaiting = 0;
+  private firstGone: Array<() => void> = [];
 
   constructor(
     readonly limit: number,
@@ -37,12 +44,24 @@ export class RollingWindow {
   }
 
   /**
-   * Waits until the window has room (and any pause is over), then takes a slot. When `signal`
-   * aborts, the wait ends at once (rejecting with its reason) and no slot is taken for it.
+   * Waits until the window has room (and any pause is over), then takes a slot; with `first`, ahead
+   * of every request not asked `first`. When `signal` aborts, the wait ends at once (rejecting with
+   * its reason) and no slot is taken for it.
    */
-  acquire(signal?: AbortSignal): Promise<WindowSlot> {
-    const slot = this.turn.then(() => this.waitForRoom(signal));
-    this.turn = slot.catch(() => undefined);
+  acquire(signal?: AbortSignal, first = false): Promise<WindowSlot> {
+    if (!first) {
+      const slot = this.turn.then(() => this.waitForRoom(signal, false));
+      this.turn = slot.catch(() => undefined);
+      return untilAborted(slot, signal, (late) => late.release());
+    }
+    this.firstWaiting++;
+    const slot = this.firstTurn
+      .then(() => this.waitForRoom(signal, true))
+      .finally(() => {
+        this.firstWaiting--;
+        if (this.firstWaiting === 0) for (const wake of this.firstGone.splice(0)) wake();
+      });
+    this.firstTurn = slot.catch(() => undefined);
     return untilAborted(slot, signal, (late) => late.release());
   }
 
@@ -61,9 +80,13 @@ export class RollingWindow {
     return this.inFlight + this.stamps.count(REQUESTS, this.clock.now());
   }
 
-  private async waitForRoom(signal: AbortSignal | undefined): Promise<WindowSlot> {
+  private async waitForRoom(signal: AbortSignal | undefined, first: boolean): Promise<WindowSlot> {
     for (;;) {
       signal?.throwIfAborted();
+      if (!first && this.firstWaiting > 0) {
+        await untilAborted(new Promise<void>((resolve) => this.firstGone.push(resolve)), signal);
+        continue;
+      }
       const now = this.clock.now();
       if (now < this.pausedUntil) {
         await untilAborted(this.sleep(this.pausedUntil - now, signal), signal);

@@ -30,6 +30,12 @@ export interface SourceStatus {
   reconnects?: number;
   /** Failures recorded (failed runs, lost connections). */
   failures?: number;
+  /**
+   * A sweep's first complete read of its game, while it runs (the live set is incomplete until it
+   * ends): the pages read so far, and about how many it has (from the game's last minAsk list's
+   * listing counts; null before one landed).
+   */
+  firstPass?: { page: number; pages: number | null };
 }
 
 /** A field the upstream sends that the contract does not name. */

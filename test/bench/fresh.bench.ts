@@ -7,6 +7,9 @@
  * listings (what the stream covers) equals the service's at the stream position it has landed,
  * with every change older than BENCH_LAG_MS (1000) landed. The service keeps BENCH_LISTINGS
  * (5,000) listings: the first start reads them all within the default read budget. Goal: fresh within 8 s of each restart.
+ * With BENCH_FIRST_KILLS (0), the first start on the empty warehouse is first killed that many times,
+ * each BENCH_FIRST_KILL_SECONDS (2) after it held the warehouse: the first start then times the
+ * first picture after a crash, its first sweep pass cut short again and again.
  */
 import type { ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
@@ -15,6 +18,7 @@ import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { controlFileOf } from '../../src/collector/control/protocol.js';
 import type { RunningService } from '../../src/service/service.js';
+import { askCollector } from '../helpers/cli.js';
 import { askLiveSet, compareLiveSet, followLiveSet, type LiveReference } from '../helpers/live-reference.js';
 import { percentile, print } from './fixtures.js';
 import { envWords, spawnBuiltMarket, startBenchService } from './service-process.js';
@@ -24,6 +28,8 @@ const KILLS = Number(process.env.BENCH_KILLS ?? 5);
 const RUN_MS = Number(process.env.BENCH_RUN_SECONDS ?? 5) * 1000;
 const LAG_MS = Number(process.env.BENCH_LAG_MS ?? 1000);
 const LISTINGS = Number(process.env.BENCH_LISTINGS ?? 5_000);
+const FIRST_KILLS = Number(process.env.BENCH_FIRST_KILLS ?? 0);
+const FIRST_KILL_MS = Number(process.env.BENCH_FIRST_KILL_SECONDS ?? 2) * 1000;
 /** A start that is not fresh by then is reported as such, and the bench goes on. */
 const GIVE_UP_MS = 120_000;
 /** The first start reads the whole catalogue at the default read budget first. */
@@ -34,6 +40,8 @@ const CS2 = 730;
 interface Start {
   heldMs: number | null;
   freshMs: number | null;
+  /** When the CS2 sweep's first complete pass ended (ms after the spawn), if during this start. */
+  firstPassMs?: number | null;
   /** The last probe's lag and difference, to say why a start was not fresh. */
   last?: { lagMs: number; differ: number };
 }
@@ -52,6 +60,10 @@ export async function run(): Promise<void> {
     });
     const warehousePath = join(dir, 'warehouse.duckdb');
     const starts: Start[] = [];
+    for (let kill = 0; kill < FIRST_KILLS; kill++) {
+      collector = startCollector(service, rawKey, warehousePath);
+      await killSoonAfterHold(collector, warehousePath);
+    }
     for (let kill = 0; kill <= KILLS; kill++) {
       collector = startCollector(service, rawKey, warehousePath);
       const start = await timeToFresh(
@@ -61,7 +73,11 @@ export async function run(): Promise<void> {
         kill === 0 ? FIRST_GIVE_UP_MS : GIVE_UP_MS,
       );
       starts.push(start);
-      print(`start ${kill} (${kill === 0 ? 'empty warehouse' : 'after kill -9'})`, describe(start));
+      const first =
+        FIRST_KILLS > 0
+          ? `empty warehouse, after ${FIRST_KILLS} kills in its first seconds`
+          : 'empty warehouse';
+      print(`start ${kill} (${kill === 0 ? first : 'after kill -9'})`, describe(start));
       if (kill === KILLS) break;
       await new Promise((r) => setTimeout(r, RUN_MS));
       collector.kill('SIGKILL');
@@ -78,6 +94,18 @@ export async function run(): Promise<void> {
     await service.close();
     await rm(dir, { recursive: true, force: true });
   }
+}
+
+/** Kills the collector with SIGKILL FIRST_KILL_MS after it holds the warehouse, and clears its control file. */
+async function killSoonAfterHold(collector: ChildProcess, warehousePath: string): Promise<void> {
+  while (!existsSync(controlFileOf(warehousePath))) {
+    if (collector.exitCode !== null) throw new Error('the collector exited');
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  await new Promise((r) => setTimeout(r, FIRST_KILL_MS));
+  collector.kill('SIGKILL');
+  await once(collector, 'exit');
+  await rm(controlFileOf(warehousePath), { force: true });
 }
 
 function startCollector(service: RunningService, key: string, warehousePath: string): ChildProcess {
@@ -108,12 +136,23 @@ async function timeToFresh(
       start.last = compareLiveSet(reference, landed);
       if (start.last.differ === 0 && start.last.lagMs <= LAG_MS) {
         start.freshMs = performance.now() - spawned;
+        start.firstPassMs = await firstPassEnd(warehousePath, Date.now() - start.freshMs);
         return start;
       }
     }
     await new Promise((r) => setTimeout(r, 100));
   }
   return start;
+}
+
+/** When the CS2 sweep last completed, in ms after `spawnedAt` (epoch ms); null if before it. */
+async function firstPassEnd(warehousePath: string, spawnedAt: number): Promise<number | null> {
+  const [row] = await askCollector(
+    warehousePath,
+    "SELECT value FROM collector_state WHERE source = 'sweep:730' AND key = 'last_sweep_at'",
+  );
+  const at = Number(row?.value);
+  return Number.isFinite(at) && at >= spawnedAt ? at - spawnedAt : null;
 }
 
 function describe(start: Start): string {
@@ -123,7 +162,11 @@ function describe(start: Start): string {
     : '';
   const fresh =
     start.freshMs === null ? `not within the bench's bound${last}` : `${(start.freshMs / 1000).toFixed(1)} s`;
-  return `held the warehouse ${held}, fresh ${fresh}`;
+  const pass =
+    start.firstPassMs === undefined || start.firstPassMs === null
+      ? ''
+      : `, its first CS2 sweep pass ended at ${(start.firstPassMs / 1000).toFixed(1)} s`;
+  return `held the warehouse ${held}, fresh ${fresh}${pass}`;
 }
 
 function printSummary(restarts: Start[]): void {

@@ -2,7 +2,8 @@
  * `market sql` as a real process on ordinary analyst use: answers of any size stream to the
  * output (table, CSV, JSON) in bounded memory, through a running collector and on the file
  * itself; a reader that stops early (`| head`) ends the command quietly; `--out` writes parquet
- * from the rows received; `--query-timeout` interrupts a runaway query.
+ * from the rows received; `--query-timeout` interrupts a query that gives no row, never one whose
+ * reader is slow; an answer cut short ends with a line saying so.
  */
 import { once } from 'node:events';
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -76,8 +77,71 @@ describe.each(['collector', 'direct'] as const)('market sql (%s)', (mode) => {
       where[mode],
     ]);
     expect(result.code).not.toBe(0);
-    expect(result.stderr).toMatch(/^market: the query ran longer than 0.5 s and was interrupted/);
+    expect(result.stderr).toMatch(/^market: the query gave no row for 0.5 s and was interrupted/);
   });
+
+  it('streams for longer than --query-timeout while rows keep coming (a reader pausing)', async () => {
+    const query = "SELECT range AS n, repeat('x', 200) AS s FROM range(100000)";
+    const child = spawnMarket([
+      'sql',
+      query,
+      '--format',
+      'csv',
+      '--query-timeout',
+      '1',
+      '--warehouse',
+      where[mode],
+    ]);
+    const stdout = child.stdout as NodeJS.ReadableStream;
+    let lines = 0;
+    let stderr = '';
+    child.stderr?.on('data', (d) => {
+      stderr += d;
+    });
+    // A reader that stops for three deadlines: the query waits on it, and is not DuckDB's silence.
+    await once(stdout, 'readable');
+    await new Promise((resolve) => setTimeout(resolve, 3_000));
+    stdout.on('data', (d: Buffer) => {
+      for (const byte of d) if (byte === 10) lines += 1;
+    });
+    const [code] = await once(child, 'exit');
+    expect(stderr).toBe('');
+    expect(code).toBe(0);
+    expect(lines).toBe(100_001);
+  });
+});
+
+describe('market sql cut short', () => {
+  it.each(['csv', 'json', 'table'])(
+    'ends %s with a line saying so when the collector stops mid-answer',
+    async (format) => {
+      const { key } = await t.account({ balance_usd: 10 });
+      const stopping = await startTestCollector(t, key, {
+        warehouse: { path: join(dir, `stopping-${format}.duckdb`) },
+        sources: { games: [], account: false },
+      });
+      const query = "SELECT range AS n, repeat('x', 200) AS s FROM range(1000000)";
+      const child = spawnMarket(['sql', query, '--format', format, '--warehouse', stopping.warehouse.path]);
+      const stdout = child.stdout as NodeJS.ReadableStream;
+      let stderr = '';
+      child.stderr?.on('data', (d) => {
+        stderr += d;
+      });
+      // The answer has begun, and waits on this reader while the collector stops.
+      await once(stdout, 'readable');
+      const stopped = stopping.stop();
+      let tail = '';
+      stdout.on('data', (d: Buffer) => {
+        tail = (tail + d.toString()).slice(-1000);
+      });
+      const [[code]] = await Promise.all([once(child, 'exit'), stopped]);
+      expect(code).toBe(1);
+      expect(stderr).toMatch(/^market: .*(stopping|closed the connection)/);
+      expect(tail).toMatch(
+        /\n\(cut short, the rows above are not the whole answer: .*(stopping|closed the connection)[^\n]*\n$/,
+      );
+    },
+  );
 });
 
 describe('market sql through a collector, in bounded memory', () => {

@@ -2,7 +2,7 @@ import { setTimeout as delay } from 'node:timers/promises';
 import { Agent, type Dispatcher } from 'undici';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { DEFAULT_BUDGET, MarketClient, type Sleep } from '../../src/client/index.js';
-import { claimBudget } from '../../src/client/key-budget.js';
+import { claimBudget, readFirst } from '../../src/client/key-budget.js';
 import { isApiError } from '../../src/contract/api-error.js';
 import { startTestService, type TestService } from '../helpers/service.js';
 
@@ -180,6 +180,53 @@ describe('the per-key request budget', () => {
       expect(await waiting).toBe('AbortError');
     } finally {
       await refused.close();
+    }
+  });
+
+  it('grants the reads made inside readFirst before the reads already waiting for the window', async () => {
+    const { key } = await t.account({ balance_usd: 10 });
+    const paths: string[] = [];
+    const sleeps: number[] = [];
+    let answered = 0;
+    let askedFirst = false;
+    const agent = new Agent();
+    const dispatcher = agent.compose((dispatch) => (options, handler) => {
+      paths.push(String(options.path).split('?')[0] ?? '');
+      return dispatch(options, handler);
+    });
+    const client = new MarketClient({
+      baseUrl: t.baseUrl,
+      apiKey: key,
+      limits: { read: 2, windowMs: 60_000 },
+      maxRetries: 0,
+      clock: t.clock,
+      // The window's time moves on only once the first reads are asked.
+      sleep: fakeSleep(sleeps, () => askedFirst && answered === paths.length),
+      dispatcher,
+    });
+    try {
+      const later = Array.from({ length: 4 }, () => client.account.balance().finally(() => answered++));
+      // The window is full and two reads wait for it when the first reads are asked.
+      await vi.waitFor(() => expect(answered).toBe(2), { interval: 2 });
+      const first = readFirst(() =>
+        Array.from({ length: 2 }, () => client.info.games().finally(() => answered++)),
+      );
+      // Their way to the window is promises only: one turn of the event loop takes them there.
+      await new Promise((resolve) => setImmediate(resolve));
+      askedFirst = true;
+      await Promise.all([...later, ...first]);
+      // Once the window frees, the two asked first, then the two that waited before them.
+      expect(paths).toEqual([
+        '/v1/balance',
+        '/v1/balance',
+        '/v1/games',
+        '/v1/games',
+        '/v1/balance',
+        '/v1/balance',
+      ]);
+    } finally {
+      await client.close();
+      await agent.close();
     }
   });
 });

@@ -174,7 +174,7 @@ describe('POST /sql', () => {
     expect(answer.status).toBe(408);
     expect(answer.json()).toEqual({
       code: 'query_timeout',
-      detail: expect.stringMatching(/longer than 0.3 s and was interrupted/),
+      detail: expect.stringMatching(/gave no row for 0.3 s and was interrupted/),
     });
     expect((await c.sql('SELECT 42 AS n')).lines()[1]).toEqual([42]);
   });

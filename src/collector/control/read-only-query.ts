@@ -4,7 +4,7 @@
  * other statement: COPY, ATTACH, SET, RESET, EXPLAIN, PRAGMA, CALL, INSTALL, LOAD, writes), the
  * prepared statement must be a SELECT, and it runs in a read-only transaction. What a SELECT could
  * still reach (files, settings, extensions) is fenced by the warehouse's lock-down (lock-down.ts).
- * Rows stream a chunk at a time, and every query has a deadline.
+ * Rows stream a chunk at a time, and DuckDB has a deadline for each (see SilenceDeadline).
  */
 import {
   type DuckDBConnection,
@@ -134,7 +134,11 @@ async function prepareSelect(connection: DuckDBConnection, sql: string): Promise
   return statement;
 }
 
-/** Streams a prepared statement with a deadline; `watch` registers the interrupt for a stop. */
+/**
+ * Streams a prepared statement with a deadline on DuckDB's silence: the time to its first chunk, then
+ * between chunks, never the time a reader takes (an answer of any size streams for as long as it
+ * takes). `watch` registers the interrupt for a stop.
+ */
 async function streamStatement<T>(
   connection: DuckDBConnection,
   statement: DuckDBPreparedStatement,
@@ -146,38 +150,60 @@ async function streamStatement<T>(
     reason ??= why;
     connection.interrupt();
   };
-  const seconds = Math.round(options.timeoutMs / 100) / 10;
-  const timer = setTimeout(
-    () =>
-      interrupt(
-        new ControlError(
-          'query_timeout',
-          `the query ran longer than ${seconds} s and was interrupted; narrow it, or give a longer --query-timeout`,
-        ),
-      ),
-    options.timeoutMs,
-  );
+  const deadline = new SilenceDeadline(options.timeoutMs, interrupt);
   const unwatch = options.watch?.(interrupt);
   let result: DuckDBResult | undefined;
   try {
     try {
-      result = await statement.stream();
+      result = await deadline.bound(() => statement.stream());
     } catch (error) {
       throw reason ?? failedWith('query_failed', error);
     }
     const streamed = result;
     return await use({
       columns: streamed.columnNames().map((name, i) => ({ name, type: streamed.columnType(i).toString() })),
-      chunks: () => readChunks(streamed, () => reason),
+      chunks: () => readChunks(streamed, deadline, () => reason),
       cancel: () => interrupt(new ControlError('query_failed', 'the reader of the answer went away')),
     });
   } finally {
-    clearTimeout(timer);
+    deadline.clear();
     unwatch?.();
     // A result left half read must end before its connection closes: DuckDB would free the query
     // under it, and the result's finalizer would then touch freed memory.
     if (result) await endResult(connection, result);
     statement.destroySync();
+  }
+}
+
+/** Interrupts a query when DuckDB has given nothing for `timeoutMs` while it was asked for rows. */
+class SilenceDeadline {
+  private timer: NodeJS.Timeout | undefined;
+
+  constructor(
+    private readonly timeoutMs: number,
+    private readonly interrupt: (reason: ControlError) => void,
+  ) {}
+
+  /** Runs `wait` (a request to DuckDB) under the deadline. */
+  async bound<T>(wait: () => Promise<T>): Promise<T> {
+    this.timer = setTimeout(() => this.interrupt(this.timeoutError()), this.timeoutMs);
+    try {
+      return await wait();
+    } finally {
+      this.clear();
+    }
+  }
+
+  clear(): void {
+    clearTimeout(this.timer);
+  }
+
+  private timeoutError(): ControlError {
+    const seconds = Math.round(this.timeoutMs / 100) / 10;
+    return new ControlError(
+      'query_timeout',
+      `the query gave no row for ${seconds} s and was interrupted; narrow it, or give a longer --query-timeout`,
+    );
   }
 }
 
@@ -198,6 +224,7 @@ async function endResult(connection: DuckDBConnection, result: DuckDBResult): Pr
 
 async function* readChunks(
   result: DuckDBResult,
+  deadline: SilenceDeadline,
   reason: () => ControlError | null,
 ): AsyncGenerator<Json[][]> {
   for (;;) {
@@ -205,11 +232,16 @@ async function* readChunks(
     if (early) throw early;
     let chunk: Awaited<ReturnType<DuckDBResult['fetchChunk']>>;
     try {
-      chunk = await result.fetchChunk();
+      chunk = await deadline.bound(() => result.fetchChunk());
     } catch (error) {
       throw reason() ?? failedWith('query_failed', error);
     }
-    if (!chunk || chunk.rowCount === 0) return;
+    // An interrupted stream may end like a whole one: the reason tells them apart.
+    if (!chunk || chunk.rowCount === 0) {
+      const cut = reason();
+      if (cut) throw cut;
+      return;
+    }
     yield chunk.convertRows(jsonSafeConverter) as Json[][];
   }
 }

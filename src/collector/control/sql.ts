@@ -3,9 +3,11 @@
  * streamed as NDJSON in bounded memory, so a result of any size reaches the CLI: a
  * `{"columns": […]}` line, one JSON array per row, then `{"end": {"rows": n}}`, or an
  * `{"error": {code, detail}}` line when the query ends early (deadline, stop, runtime error). A
- * statement refused or unparsable is answered 400 `{ code, detail }` before any line.
+ * statement refused or unparsable is answered 400 `{ code, detail }` before any line. The answer
+ * takes at most half of the daemon's time, so the sources keep their schedules (see the README).
  */
 import { Readable } from 'node:stream';
+import { setTimeout as delay } from 'node:timers/promises';
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
@@ -47,9 +49,14 @@ async function* answerLines(rows: RowStream): AsyncGenerator<string> {
   yield `${JSON.stringify({ columns: rows.columns } satisfies SqlLine)}\n`;
   let count = 0;
   try {
+    let started = performance.now();
     for await (const chunk of rows.chunks()) {
       count += chunk.length;
-      yield `${chunk.map((row) => JSON.stringify(row)).join('\n')}\n`;
+      const lines = `${chunk.map((row) => JSON.stringify(row)).join('\n')}\n`;
+      // The answer takes at most half the daemon's time: after each chunk, the sources get as long.
+      await delay(performance.now() - started);
+      yield lines;
+      started = performance.now();
     }
     yield `${JSON.stringify({ end: { rows: count } } satisfies SqlLine)}\n`;
   } catch (error) {

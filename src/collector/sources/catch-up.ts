@@ -12,6 +12,9 @@ import { APP_IDS } from '../../contract/common.js';
 import { type BatchWriter, newestListedSql, type Warehouse } from '../../warehouse/index.js';
 import { landNewestPages, observationsOf, POLL_OVERLAP_MS } from './newest-pages.js';
 
+/** The listings a page of a full read asks for. */
+export const SWEEP_PAGE_LISTINGS = 200;
+
 /** Where a full read stands; stored as the source's state. */
 export interface SweepPosition {
   passId: string;
@@ -33,6 +36,8 @@ export interface SweepOptions {
   /** Whether the position is stored with each page (sweep_* keys) so a restart resumes. @default true */
   persistPosition?: boolean;
   signal?: AbortSignal | undefined;
+  /** Told after each page is handed to the writer, with the position after it. */
+  onPage?: (position: Readonly<SweepPosition>) => void;
 }
 
 /** The outcome of a complete read. */
@@ -66,7 +71,7 @@ export async function sweep(
       {
         appId: options.appId,
         sort,
-        limit: 200,
+        limit: SWEEP_PAGE_LISTINGS,
         ...(position.cursor ? { cursor: position.cursor } : {}),
       },
       { signal: options.signal },
@@ -86,6 +91,7 @@ export async function sweep(
       observations,
       state: { ...options.state, ...persisted(options, position, read.next_cursor === null) },
     });
+    options.onPage?.(position);
     if (read.next_cursor === null) break;
   }
   await writer.flush();
