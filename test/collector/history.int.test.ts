@@ -306,6 +306,38 @@ describe('price history over HTTP', () => {
     expect(after.body).toEqual(before.body);
   });
 
+  it('answers the 7-day stats as the raw rows compute them', async () => {
+    const stats = await get(`${candlesPath({ window: '7d' }).replace('/candles', '/stats')}`);
+    expect(stats.status, stats.text).toBe(200);
+    const now = Date.parse(stats.body.to);
+    // Minute buckets over the window: every sighting of the two runs falls in one.
+    const start = Math.floor((now - 7 * 86_400_000) / 60_000) * 60_000;
+    const expected = await expectedCandles(60_000, start, now + 60_000);
+    const asks = expected.changes.map((c) => c.ask).filter((a) => a !== null) as number[];
+    expect(stats.body.min).toBe(Math.min(...asks));
+    expect(stats.body.max).toBe(Math.max(...asks));
+    expect(stats.body.median).toBeGreaterThanOrEqual(stats.body.min);
+    expect(stats.body.median).toBeLessThanOrEqual(stats.body.max);
+    const counted = [...expected.buckets.values()];
+    expect(stats.body.appeared_per_day).toBeCloseTo(counted.reduce((n, c) => n + c.appeared, 0) / 7, 9);
+    expect(stats.body.left_per_day).toBeCloseTo(counted.reduce((n, c) => n + c.left, 0) / 7, 9);
+    // Collected: from the first landing to now, less the night the collector was down.
+    const [spans] = await collector.warehouse.query(
+      `SELECT epoch_ms(min(started_at)) AS first, (SELECT sum(epoch_ms(ended_at) - epoch_ms(started_at)) FROM ingest_gaps) AS gaps FROM loads`,
+    );
+    const watched = now - Number(spans?.first) - Number(spans?.gaps);
+    expect(stats.body.collected).toBeCloseTo(watched / (7 * 86_400_000), 9);
+    expect(stats.body.collected).toBeLessThan(0.2);
+  });
+
+  it('ranks the movers by liquidity', async () => {
+    const movers = await get('/movers?window=7d&by=liquidity&limit=5');
+    expect(movers.status, movers.text).toBe(200);
+    const moved = movers.body.movers.map((m: Candle) => m.listings_moved);
+    expect(moved).toEqual([...moved].sort((a, b) => b - a));
+    expect(movers.body.movers.length).toBeGreaterThan(0);
+  });
+
   it('lists the item groups with data', async () => {
     const found = await get(`/items?q=${encodeURIComponent(group.name.slice(0, 6).toLowerCase())}`);
     expect(found.status).toBe(200);

@@ -112,3 +112,74 @@ export const itemsAnswerSchema = z.object({
 
 /** The body of every error. */
 export const historyErrorSchema = z.looseObject({ code: z.string(), detail: z.string() });
+
+const windowSchema = z.enum(['24h', '7d', '30d', '90d']).meta({ description: 'the window, ending now' });
+
+/** Query of `GET /v1/history/stats`. */
+export const statsQuerySchema = z.object({
+  appId: appIdSchema.default(APP_IDS.cs2),
+  market_hash_name: z.string().min(1).max(256),
+  wear: z.string().min(1).max(32).optional(),
+  phase: z.string().min(1).max(32).optional(),
+  window: windowSchema,
+  currency: usdOrCurrency,
+});
+
+/** Answer of `GET /v1/history/stats`. */
+export const statsAnswerSchema = z.object({
+  app_id: z.number().int(),
+  market_hash_name: z.string(),
+  wear: z.string().nullable(),
+  phase: z.string().nullable(),
+  window: z.string(),
+  from: isoUtc,
+  to: isoUtc,
+  currency: z.string(),
+  rate: z.number().nullable(),
+  observations: z.number().int(),
+  min: money,
+  max: money,
+  median: money,
+  mean: money,
+  change: money,
+  change_pct: z.number().nullable(),
+  volatility: z.number().nullable().meta({ description: 'sample deviation of hourly log returns' }),
+  appeared_per_day: z.number(),
+  left_per_day: z.number(),
+  median_lifetime_seconds: z.number().nullable(),
+  float_quartiles: z.array(z.number()).nullable(),
+  collected: z
+    .number()
+    .meta({ description: 'share of the window collected: after the first landing, outside every gap' }),
+});
+
+/** Query of `GET /v1/history/movers`. */
+export const moversQuerySchema = z.object({
+  appId: appIdSchema.default(APP_IDS.cs2),
+  window: windowSchema,
+  by: z.enum(['change', 'liquidity']).default('change'),
+  limit: z
+    .string()
+    .regex(/^\d+$/, 'must be an integer 1-100')
+    .transform(Number)
+    .pipe(z.number().int().min(1).max(100))
+    .default(20),
+});
+
+/** Answer of `GET /v1/history/movers`. */
+export const moversAnswerSchema = z.object({
+  app_id: z.number().int(),
+  window: z.string(),
+  by: z.string(),
+  movers: z.array(
+    z.object({
+      market_hash_name: z.string(),
+      wear: z.string().nullable(),
+      phase: z.string().nullable(),
+      first_usd: z.number().nullable(),
+      last_usd: z.number().nullable(),
+      change_pct: z.number().nullable(),
+      listings_moved: z.number().int(),
+    }),
+  ),
+});

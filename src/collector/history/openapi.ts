@@ -12,12 +12,18 @@ import {
   historyErrorSchema,
   itemsAnswerSchema,
   itemsQuerySchema,
+  moversAnswerSchema,
+  moversQuerySchema,
+  statsAnswerSchema,
+  statsQuerySchema,
 } from './history-schemas.js';
 
 /** Paths of the endpoint. */
 export const HISTORY_PATHS = {
   candles: '/v1/history/candles',
   items: '/v1/history/items',
+  stats: '/v1/history/stats',
+  movers: '/v1/history/movers',
   openapi: '/v1/history/openapi.json',
 } as const;
 
@@ -106,6 +112,28 @@ export function buildHistoryDocument(): Record<string, unknown> {
           parameters: parametersOf(itemsQuerySchema),
           responses: {
             '200': okResponse(itemsAnswerSchema, 'one page of item groups'),
+            ...errorResponses(['invalid_param', ...ACCESS_ERRORS]),
+          },
+        },
+      },
+      [HISTORY_PATHS.stats]: {
+        get: {
+          operationId: 'getStats',
+          summary: 'figures of the cheapest ask and the listings of one item group over a window ending now',
+          parameters: parametersOf(statsQuerySchema),
+          responses: {
+            '200': okResponse(statsAnswerSchema, 'the figures'),
+            ...errorResponses(['invalid_param', 'not_found', ...ACCESS_ERRORS]),
+          },
+        },
+      },
+      [HISTORY_PATHS.movers]: {
+        get: {
+          operationId: 'listMovers',
+          summary: 'item groups ranked by the change of their hourly close or by listings that came and went',
+          parameters: parametersOf(moversQuerySchema),
+          responses: {
+            '200': okResponse(moversAnswerSchema, 'the ranking'),
             ...errorResponses(['invalid_param', ...ACCESS_ERRORS]),
           },
         },

@@ -20,9 +20,15 @@ import { createHistoryAccess } from './access.js';
 import { readCandles } from './candles.js';
 import { registerGzip } from './gzip.js';
 import { HistoryReader } from './history-reader.js';
-import { candlesQuerySchema, itemsQuerySchema } from './history-schemas.js';
+import {
+  candlesQuerySchema,
+  itemsQuerySchema,
+  moversQuerySchema,
+  statsQuerySchema,
+} from './history-schemas.js';
 import { readItems } from './items.js';
 import { buildHistoryDocument, HISTORY_PATHS } from './openapi.js';
+import { readMovers, readStats } from './stats.js';
 
 /** Options of {@link startHistoryServer}. */
 export interface HistoryServerOptions {
@@ -90,6 +96,16 @@ export async function startHistoryServer(
     reply
       .type('application/json; charset=utf-8')
       .send(JSON.stringify(await readItems(reader, parseQuery(itemsQuerySchema, request)))),
+  );
+  app.get(HISTORY_PATHS.stats, async (request, reply) =>
+    reply
+      .type('application/json; charset=utf-8')
+      .send(JSON.stringify(await readStats(reader, parseQuery(statsQuerySchema, request), now()))),
+  );
+  app.get(HISTORY_PATHS.movers, async (request, reply) =>
+    reply
+      .type('application/json; charset=utf-8')
+      .send(JSON.stringify(await readMovers(reader, parseQuery(moversQuerySchema, request), now()))),
   );
   try {
     await app.listen({ host: options.host ?? '127.0.0.1', port: options.port });
