@@ -8,6 +8,7 @@
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { HistoryClient, isApiError } from '../../src/client/index.js';
 import type { RunningCollector } from '../../src/collector/daemon.js';
 import { churnUntil } from '../helpers/churn.js';
 import { startTestCollector, waitForStreamHead } from '../helpers/collector.js';
@@ -336,6 +337,34 @@ describe('price history over HTTP', () => {
     const moved = movers.body.movers.map((m: Candle) => m.listings_moved);
     expect(moved).toEqual([...moved].sort((a, b) => b - a));
     expect(movers.body.movers.length).toBeGreaterThan(0);
+  });
+
+  it('reads every page, item, stats and movers through the typed client', async () => {
+    const history = new HistoryClient({ baseUrl: base, apiKey: KEY });
+    try {
+      const query = {
+        market_hash_name: group.name,
+        ...(group.wear ? { wear: group.wear } : {}),
+        ...(group.phase ? { phase: group.phase } : {}),
+      };
+      const candles = [];
+      for await (const candle of history.allCandles({ ...query, interval: '1m', ...RANGE }))
+        candles.push(candle);
+      expect(candles).toEqual((await allCandles({ interval: '1m', ...RANGE })).candles);
+      const items = [];
+      for await (const item of history.allItems()) items.push(item);
+      expect(items).toContainEqual(expect.objectContaining({ market_hash_name: group.name }));
+      expect((await history.stats({ ...query, window: '7d' })).observations).toBeGreaterThan(0);
+      expect(
+        (await history.movers({ window: '7d', by: 'liquidity', limit: 3 })).movers.length,
+      ).toBeGreaterThan(0);
+      const refused = await history
+        .stats({ market_hash_name: 'Nothing', window: '7d' })
+        .catch((error) => error);
+      expect(isApiError(refused) && refused.code).toBe('not_found');
+    } finally {
+      await history.close();
+    }
   });
 
   it('lists the item groups with data', async () => {

@@ -11,14 +11,14 @@
 
 import type { z } from 'zod';
 import { ApiError } from '../../contract/api-error.js';
-import type { HistoryReader } from './history-reader.js';
 import {
   type candlesAnswerSchema,
   type candlesQuerySchema,
   INTERVAL_SECONDS,
   MAX_PAGE_BUCKETS,
   MAX_RANGE_BUCKETS,
-} from './history-schemas.js';
+} from '../../contract/history.js';
+import type { HistoryReader } from './history-reader.js';
 import { GROUP_FILTER, groupParams, requireGroup } from './item-group.js';
 
 type CandlesQuery = z.infer<typeof candlesQuerySchema>;

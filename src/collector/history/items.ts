@@ -6,8 +6,8 @@
  */
 import type { z } from 'zod';
 import { ApiError } from '../../contract/api-error.js';
+import type { itemsAnswerSchema, itemsQuerySchema } from '../../contract/history.js';
 import type { HistoryReader } from './history-reader.js';
-import type { itemsAnswerSchema, itemsQuerySchema } from './history-schemas.js';
 
 /** Groups per answer. */
 export const ITEMS_PAGE = 100;

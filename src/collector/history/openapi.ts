@@ -5,7 +5,6 @@
  */
 import { z } from 'zod';
 import { ERROR_TABLE, type ErrorCode } from '../../contract/errors.js';
-import { documentJsonSchema } from '../../shared/openapi-json-schema.js';
 import {
   candlesAnswerSchema,
   candlesQuerySchema,
@@ -16,7 +15,8 @@ import {
   moversQuerySchema,
   statsAnswerSchema,
   statsQuerySchema,
-} from './history-schemas.js';
+} from '../../contract/history.js';
+import { documentJsonSchema } from '../../shared/openapi-json-schema.js';
 
 /** Paths of the endpoint. */
 export const HISTORY_PATHS = {

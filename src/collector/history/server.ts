@@ -10,6 +10,12 @@ import Fastify, { type FastifyRequest } from 'fastify';
 import type { Logger } from 'pino';
 import type { z } from 'zod';
 import { ApiError } from '../../contract/api-error.js';
+import {
+  candlesQuerySchema,
+  itemsQuerySchema,
+  moversQuerySchema,
+  statsQuerySchema,
+} from '../../contract/history.js';
 import { answerClientError } from '../../shared/client-error-answer.js';
 import { closeWithin } from '../../shared/close-within.js';
 import { registerCors } from '../../shared/cors.js';
@@ -20,12 +26,6 @@ import { createHistoryAccess } from './access.js';
 import { readCandles } from './candles.js';
 import { registerGzip } from './gzip.js';
 import { HistoryReader } from './history-reader.js';
-import {
-  candlesQuerySchema,
-  itemsQuerySchema,
-  moversQuerySchema,
-  statsQuerySchema,
-} from './history-schemas.js';
 import { readItems } from './items.js';
 import { buildHistoryDocument, HISTORY_PATHS } from './openapi.js';
 import { readMovers, readStats } from './stats.js';

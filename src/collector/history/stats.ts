@@ -9,13 +9,13 @@
  * outside every span of `ingest_gaps`.
  */
 import type { z } from 'zod';
-import type { HistoryReader } from './history-reader.js';
 import type {
   moversAnswerSchema,
   moversQuerySchema,
   statsAnswerSchema,
   statsQuerySchema,
-} from './history-schemas.js';
+} from '../../contract/history.js';
+import type { HistoryReader } from './history-reader.js';
 import { GROUP_FILTER, groupParams, requireGroup } from './item-group.js';
 
 /** Window lengths in ms. */
@@ -126,7 +126,7 @@ export async function readStats(
     appeared_per_day: Number(row.appeared) / days,
     left_per_day: Number(row.departed) / days,
     median_lifetime_seconds: (row.lifetime as number | null) ?? null,
-    float_quartiles: quartiles && quartiles.every((q) => q !== null) ? quartiles : null,
+    float_quartiles: quartiles?.every((q) => q !== null) ? quartiles : null,
     collected: Math.min(1, watched / length),
   };
 }

@@ -1,10 +1,11 @@
 /**
- * The history endpoint's requests and answers as zod schemas: the routes parse their query with
- * them, and the OpenAPI document (openapi.ts) is built from them, so the two cannot disagree.
+ * The price history API the collector serves (`/v1/history`): its requests and answers as zod
+ * schemas. The collector's routes parse their query with them and build their OpenAPI document
+ * from them; the typed client parses every answer with them, so the three cannot disagree.
  */
 import { z } from 'zod';
-import { APP_IDS } from '../../contract/common.js';
-import { CURRENCIES } from '../../contract/market.js';
+import { APP_IDS } from './common.js';
+import { CURRENCIES } from './market.js';
 
 /** Candle widths and their length in seconds. */
 export const INTERVAL_SECONDS = {
@@ -183,3 +184,16 @@ export const moversAnswerSchema = z.object({
     }),
   ),
 });
+
+/** A candle of `GET /v1/history/candles`. */
+export type Candle = z.infer<typeof candleSchema>;
+/** A page of `GET /v1/history/candles`. */
+export type CandlesAnswer = z.infer<typeof candlesAnswerSchema>;
+/** A page of `GET /v1/history/items`. */
+export type HistoryItemsAnswer = z.infer<typeof itemsAnswerSchema>;
+/** An item group of `GET /v1/history/items`. */
+export type HistoryItem = HistoryItemsAnswer['items'][number];
+/** The answer of `GET /v1/history/stats`. */
+export type HistoryStats = z.infer<typeof statsAnswerSchema>;
+/** The answer of `GET /v1/history/movers`. */
+export type HistoryMovers = z.infer<typeof moversAnswerSchema>;
