@@ -299,14 +299,6 @@ describe('price history over HTTP', () => {
     expect((await get(candlesPath({ interval: '1h', ...RANGE }))).headers.get('etag')).toBeNull();
   });
 
-  it('answers the days moved to the lake as it did from the file', async () => {
-    const before = await get(candlesPath({ interval: '15m', from: RANGE.from, to: '2026-11-21T00:00:00Z' }));
-    const moved = await collector.warehouse.moveToLake(Date.parse('2026-11-21T00:00:00Z'));
-    expect(JSON.stringify(moved)).toMatch(/fct_minask_history/);
-    const after = await get(candlesPath({ interval: '15m', from: RANGE.from, to: '2026-11-21T00:00:00Z' }));
-    expect(after.body).toEqual(before.body);
-  });
-
   it('answers the 7-day stats as the raw rows compute them', async () => {
     const stats = await get(`${candlesPath({ window: '7d' }).replace('/candles', '/stats')}`);
     expect(stats.status, stats.text).toBe(200);
@@ -373,6 +365,14 @@ describe('price history over HTTP', () => {
     expect(found.body.items).toContainEqual(
       expect.objectContaining({ market_hash_name: group.name, wear: group.wear, phase: group.phase }),
     );
+  });
+
+  it('answers the days moved to the lake as it did from the file', async () => {
+    const before = await get(candlesPath({ interval: '15m', from: RANGE.from, to: '2026-11-21T00:00:00Z' }));
+    const moved = await collector.warehouse.moveToLake(Date.parse('2026-11-21T00:00:00Z'));
+    expect(JSON.stringify(moved)).toMatch(/fct_minask_history/);
+    const after = await get(candlesPath({ interval: '15m', from: RANGE.from, to: '2026-11-21T00:00:00Z' }));
+    expect(after.body).toEqual(before.body);
   });
 
   it.each([

@@ -62,6 +62,19 @@ export class HistoryReader {
     return read;
   }
 
+  /**
+   * Whether the warehouse holds `relation` (a table or a view): a fresh warehouse has no models
+   * until their first build, and a history of nothing is empty, not a failure.
+   */
+  async has(relation: string): Promise<boolean> {
+    const rows = await this.rows(
+      `SELECT 1 FROM duckdb_tables() WHERE table_name = $name
+       UNION ALL SELECT 1 FROM duckdb_views() WHERE view_name = $name LIMIT 1`,
+      { name: relation },
+    );
+    return rows.length > 0;
+  }
+
   /** Interrupts the reads in progress and resolves once each let go of its connection. */
   async stop(): Promise<void> {
     this.stopped = true;

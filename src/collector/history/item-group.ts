@@ -35,7 +35,10 @@ export function groupParams(query: {
 
 /** Throws 404 `not_found` unless the collector has a cheapest ask of the group. */
 export async function requireGroup(reader: HistoryReader, group: GroupParams): Promise<void> {
-  const rows = await reader.rows(`SELECT 1 FROM fct_minask_history WHERE ${GROUP_FILTER} LIMIT 1`, group);
+  const built = await reader.has('fct_minask_history');
+  const rows = built
+    ? await reader.rows(`SELECT 1 FROM fct_minask_history WHERE ${GROUP_FILTER} LIMIT 1`, group)
+    : [];
   if (rows.length > 0) return;
   const what = [group.name, group.wear, group.phase].filter((part) => part !== null).join(', ');
   throw new ApiError(

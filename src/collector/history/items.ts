@@ -31,6 +31,7 @@ export async function readItems(
   query: z.infer<typeof itemsQuerySchema>,
 ): Promise<z.infer<typeof itemsAnswerSchema>> {
   const after = query.cursor === undefined ? null : decodeCursor(query.cursor);
+  if (!(await reader.has('fct_minask_history'))) return { items: [], next_cursor: null };
   const rows = await reader.rows(ITEMS_SQL, {
     app_id: query.appId,
     q: query.q ?? null,

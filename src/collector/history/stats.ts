@@ -161,13 +161,16 @@ export async function readMovers(
   now: number,
 ): Promise<z.infer<typeof moversAnswerSchema>> {
   const start = now - WINDOW_MS[query.window];
-  const rows = await reader.rows(MOVERS_SQL, {
-    app_id: query.appId,
-    start: new Date(start).toISOString(),
-    end: new Date(now).toISOString(),
-    by: query.by,
-    limit: query.limit,
-  });
+  const built = (await reader.has('fct_minask_hourly')) && (await reader.has('fct_listing_lifecycle'));
+  const rows = !built
+    ? []
+    : await reader.rows(MOVERS_SQL, {
+        app_id: query.appId,
+        start: new Date(start).toISOString(),
+        end: new Date(now).toISOString(),
+        by: query.by,
+        limit: query.limit,
+      });
   return {
     app_id: query.appId,
     window: query.window,
