@@ -3,6 +3,7 @@ import { type CollectorOptions, startCollector } from '../collector/index.js';
 import { CliError } from './cli-error.js';
 import { controlEndpointOf } from './control-endpoint.js';
 import { type ConfigOf, parseFlags } from './flags.js';
+import { historyEndpointOf } from './history-endpoint.js';
 import { createLogger } from './logger.js';
 import { checkModelsFolder } from './open-warehouse.js';
 import { collectFlags, type collectorFlags } from './options.js';
@@ -15,11 +16,13 @@ export async function collect(flags: Record<string, unknown>): Promise<void> {
   checkModelsFolder(config.modelsDir);
   const log = createLogger('collector', config.logLevel, config.logFormat);
   const control = await controlEndpointOf(config);
+  const history = historyEndpointOf(config);
   let collector: Awaited<ReturnType<typeof startCollector>>;
   try {
     collector = await startCollector({
       ...collectorOptionsOf(config, { baseUrl: config.baseUrl, apiKey: config.apiKey }),
       control,
+      ...(history ? { history } : {}),
       logger: log,
       onFatal: (error) => {
         log.fatal({ err: error }, 'cannot write the warehouse, stopping (a restart resumes)');
@@ -29,7 +32,16 @@ export async function collect(flags: Record<string, unknown>): Promise<void> {
   } catch (error) {
     throw new CliError((error as Error).message);
   }
-  log.info({ baseUrl: config.baseUrl, warehouse: config.warehouse }, 'collecting');
+  log.info(
+    {
+      baseUrl: config.baseUrl,
+      warehouse: config.warehouse,
+      ...(collector.history
+        ? { history: `http://${config.historyHost}:${collector.history.port}/v1/history` }
+        : {}),
+    },
+    'collecting',
+  );
   const stopStatus = logStatus(log, config.statusSeconds, collector.status);
   stopOnSignal('the collector', async () => {
     stopStatus();

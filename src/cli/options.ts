@@ -85,6 +85,37 @@ const controlFlags = {
   ),
 };
 
+/** The price history endpoint of the collector (`market collect` and `market run`). */
+const historyFlags = {
+  historyPort: flag(
+    '--history-port <port>',
+    'port of the price history endpoint (GET /v1/history/…); 0 picks a free one; left out, none (market run: a free one)',
+    int(0, 65535).optional(),
+    { env: 'MARKET_HISTORY_PORT' },
+  ),
+  historyHost: flag(
+    '--history-host <host>',
+    'address the price history endpoint listens on',
+    z.string().min(1),
+    {
+      env: 'MARKET_HISTORY_HOST',
+      fallback: '127.0.0.1',
+    },
+  ),
+  historyKeysFile: flag(
+    '--history-keys-file <path>',
+    'file of the keys of the price history endpoint, one per line, readable by its owner alone (market run: data/history-keys.txt, made with one key)',
+    z.string().min(1).optional(),
+    { env: 'MARKET_HISTORY_KEYS_FILE' },
+  ),
+  historyCorsOrigins: flag(
+    '--history-cors-origins <origins>',
+    'comma-separated browser origins allowed to read the price history (CORS)',
+    list,
+    { env: 'MARKET_HISTORY_CORS_ORIGINS', fallback: '' },
+  ),
+};
+
 const db = flag('--db <path>', 'service database file', z.string().min(1), {
   env: 'MARKET_DB',
   fallback: SERVICE_DEFAULTS.dbPath,
@@ -316,6 +347,7 @@ export const collectorFlags = {
   modelsDir: modelsFolder,
   ...lakeFlags,
   ...controlFlags,
+  ...historyFlags,
   logLevel: level('info'),
   logFormat: format,
 };

@@ -13,6 +13,7 @@ import { collectorOptionsOf } from './collect.js';
 import { controlEndpointOf } from './control-endpoint.js';
 import { startDemoTrader } from './demo-trader.js';
 import { parseFlags } from './flags.js';
+import { runHistoryEndpointOf } from './history-endpoint.js';
 import { createLogger } from './logger.js';
 import { loopbackTls } from './loopback-tls.js';
 import { mainJobAccounts } from './main-job-accounts.js';
@@ -31,6 +32,7 @@ export async function run(flags: Record<string, unknown>): Promise<void> {
   // A bad token file is refused before anything starts.
   const control = await controlEndpointOf(config);
   const dataDir = dirname(config.db);
+  const history = await runHistoryEndpointOf(config, join(dataDir, 'history-keys.txt'));
   const tlsDir = join(dataDir, 'webhook-tls');
   const tls = await loopbackTls(tlsDir);
   const service = await startService({
@@ -87,6 +89,7 @@ export async function run(flags: Record<string, unknown>): Promise<void> {
       { baseUrl: service.baseUrl, apiKey: collectorKey },
     ),
     control,
+    history: history.options,
     logger: log,
     onFatal: (error) => {
       log.fatal({ err: error }, 'the collector cannot write the warehouse');
@@ -124,6 +127,8 @@ export async function run(flags: Record<string, unknown>): Promise<void> {
       exportDir,
       reportDir,
       tlsDir,
+      history: `http://${config.historyHost}:${collector.history?.port}/v1/history`,
+      historyKey: history.key,
     }),
   );
 }
@@ -137,6 +142,8 @@ function howToUse(at: {
   exportDir: string;
   reportDir: string;
   tlsDir: string;
+  history: string;
+  historyKey: string;
 }): string {
   const { baseUrl, rawKey, warehousePath, exportDir, reportDir } = at;
   const auth = `-H "Authorization: Bearer ${rawKey}"`;
@@ -150,6 +157,7 @@ function howToUse(at: {
     `buy one: curl -X POST ${auth} -H "content-type: application/json" -d '{"listing_ids":["<id>"],"custom_id":"first-order"}' "${baseUrl}/orders"`,
     `webhooks of your orders, printed here and forwarded: ${market} webhooks listen --base-url ${baseUrl} --api-key ${rawKey}${tlsFlag} [--forward-to http://127.0.0.1:3000/hook]`,
     `collecting into ${warehousePath}; query it with: ${market} sql --warehouse ${warehousePath} "SELECT count(*) FROM live_listings"`,
+    `price history of the warehouse (candles, items; keys in --history-keys-file): curl --compressed -H "Authorization: Bearer ${at.historyKey}" "${at.history}/items?q=AK-47"`,
     `parquet exports of the models every hour into ${exportDir}; one now: ${market} export --warehouse ${warehousePath} --to ${exportDir}`,
     `a market report (HTML with charts) every hour into ${reportDir}, newest at ${join(reportDir, 'latest.html')}; one now: ${market} report --warehouse ${warehousePath} --out ${reportDir}`,
     `a demo trader on an account of its own (${at.traderAccount}) buys three times a minute (some held, every fourth declined), lists a third of what it receives on P2P for a demo buyer account and sells a third to the Instant Sell bots; the collector lands its ledger, orders, P2P listings and sell orders into account_transactions, account_states and the fct_account_daily, fct_order_outcomes, fct_p2p_sales models`,

@@ -4,6 +4,14 @@
  * The transport, the key's budget and the retry policy stay inside.
  */
 export { ApiError, isApiError } from '../contract/api-error.js';
+export type {
+  Candle,
+  CandlesAnswer,
+  HistoryItem,
+  HistoryItemsAnswer,
+  HistoryMovers,
+  HistoryStats,
+} from '../contract/history.js';
 export {
   type BudgetLimits,
   type BudgetOptions,
@@ -24,6 +32,14 @@ export {
   WebhookVerificationError,
   type WebhookVerificationReason,
 } from './errors.js';
+export {
+  type CandlesParams,
+  HistoryClient,
+  type HistoryGroupParams,
+  type HistoryItemsParams,
+  type MoversParams,
+  type StatsParams,
+} from './history-client.js';
 export { MarketClient } from './market-client.js';
 export { paginate } from './paginate.js';
 export type {

@@ -93,6 +93,20 @@ export interface ControlEndpointOptions {
   metricsToken?: string;
 }
 
+/** The price history endpoint (see history/server.ts); left out, none is served. */
+export interface HistoryEndpointOptions {
+  /** Its port; 0 picks a free one. */
+  port: number;
+  /** The address to bind. @default '127.0.0.1' */
+  host?: string;
+  /** The file of its keys, one per line, readable by its owner alone (else the start is refused). */
+  keysFile: string;
+  /** Origins whose browsers may read its answers. @default [] */
+  corsOrigins?: readonly string[];
+  /** Requests per key and rolling minute. @default 120 */
+  ratePerMinute?: number;
+}
+
 /** What the daemon collects and where: the API, the warehouse file, the sources and the warehouse work. */
 export interface CollectorOptions {
   api: ApiOptions;
@@ -100,6 +114,7 @@ export interface CollectorOptions {
   sources?: SourceOptions;
   work?: WarehouseWorkOptions;
   control?: ControlEndpointOptions;
+  history?: HistoryEndpointOptions;
   /**
    * Warn and error ages per source name (`sweep:730`) or kind (`sweep`), over the defaults that fit
    * each source's schedule (see freshness.ts).

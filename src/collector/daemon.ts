@@ -15,6 +15,9 @@ import { COLLECTOR_DEFAULTS, type CollectorOptions } from './collector-options.j
 import { lockDownWarehouse } from './control/lock-down.js';
 import { type ControlServer, startControlServer } from './control/server.js';
 import { defaultFreshness, type FreshnessRules, freshnessOf, thresholdsOf } from './freshness.js';
+import { landDowntime } from './history/downtime.js';
+import { readHistoryKeys } from './history/keys-file.js';
+import { type HistoryServer, startHistoryServer } from './history/server.js';
 import { CollectorMetrics } from './metrics/collector-metrics.js';
 import { meterRequests } from './metrics/request-meter.js';
 import { currentSource, inSource } from './metrics/source-context.js';
@@ -38,6 +41,8 @@ import {
 export interface RunningCollector {
   warehouse: Warehouse;
   control: ControlServer;
+  /** The price history endpoint, when one was asked for. */
+  history: HistoryServer | null;
   /** Each source's status, with its freshness now. */
   status(): SourceStatus[];
   metrics: CollectorMetrics;
@@ -52,6 +57,8 @@ export async function startCollector(options: CollectorOptions): Promise<Running
   const work = { ...COLLECTOR_DEFAULTS.work, ...options.work };
   const controlEndpoint = { ...COLLECTOR_DEFAULTS.control, ...options.control };
   const log = options.logger ?? pino({ level: 'warn' }, process.stderr);
+  // A keys file others may read is refused before anything opens.
+  const historyKeys = options.history ? await readHistoryKeys(options.history.keysFile) : null;
   const warehouse = await Warehouse.open(file.path, {
     ...(file.modelsDir ? { modelsDir: file.modelsDir } : {}),
     ...(file.memoryLimit ? { memoryLimit: file.memoryLimit } : {}),
@@ -73,6 +80,7 @@ export async function startCollector(options: CollectorOptions): Promise<Running
     maxWriteRows: 20_000,
     onError: fatal,
   });
+  await landDowntime(warehouse, writer);
   const startedMs = Date.now();
   const freshness: FreshnessRules = { ...defaultFreshness(sources), ...options.freshness };
   let everyBoard: () => StatusBoard[] = () => [];
@@ -153,9 +161,9 @@ export async function startCollector(options: CollectorOptions): Promise<Running
     boards.exports,
     boards.reports,
   ];
-  const stopAll = async (control?: ControlServer) => {
-    // The control endpoint first: it interrupts the queries in progress.
-    await Promise.all([control?.close(), ...jobs.map((job) => job.stop()), stream?.stop()]);
+  const stopAll = async (control?: ControlServer, history?: HistoryServer | null) => {
+    // The endpoints first: they interrupt the queries in progress.
+    await Promise.all([control?.close(), history?.close(), ...jobs.map((job) => job.stop()), stream?.stop()]);
     await writer.close();
     await warehouse.close();
     await client.close();
@@ -165,7 +173,8 @@ export async function startCollector(options: CollectorOptions): Promise<Running
       await dispatcher.close();
     }
   };
-  let control: ControlServer;
+  let control: ControlServer | undefined;
+  let history: HistoryServer | null = null;
   try {
     control = await startControlServer(warehouse, status, {
       ...controlEndpoint,
@@ -175,12 +184,17 @@ export async function startCollector(options: CollectorOptions): Promise<Running
       exportDirs: [exportDir],
       queryTimeoutMs: work.queryTimeoutMs,
     });
+    if (options.history && historyKeys) {
+      const { keysFile: _, ...endpoint } = options.history;
+      history = await startHistoryServer(warehouse, { ...endpoint, keys: historyKeys, log });
+    }
   } catch (error) {
     // A port in use: what started stops, and the warehouse is left as a stop leaves it.
-    await stopAll();
+    await stopAll(control);
     throw error;
   }
-  return { warehouse, control, status, metrics, stop: () => stopAll(control) };
+  const started = control;
+  return { warehouse, control: started, history, status, metrics, stop: () => stopAll(started, history) };
 }
 
 /** The board's status with its freshness now (warehouse work has no thresholds, so none). */

@@ -6,6 +6,7 @@
 import type { FastifyInstance } from 'fastify';
 import { closeWithin } from '../shared/close-within.js';
 import { Database } from '../shared/database.js';
+import { FailedAuthGuard } from '../shared/failed-auth.js';
 import { projectPath } from '../shared/project-root.js';
 import { Accounts } from './accounts/accounts.js';
 import { accountsFeature } from './accounts/accounts-feature.js';
@@ -13,7 +14,6 @@ import { type AdjustableClock, createClock } from './core/clock.js';
 import { restoreClock, saveClock } from './core/clock-store.js';
 import { DueWork } from './core/due-work.js';
 import { UnitOfWorkRunner } from './core/unit-of-work.js';
-import { FailedAuthGuard } from './http/failed-auth.js';
 import type { Feature } from './http/feature.js';
 import { DEFAULT_RATE_LIMITS, RollingWindowLimiter } from './http/rate-limiter.js';
 import { registerCoreSandboxRoutes } from './http/sandbox-routes.js';

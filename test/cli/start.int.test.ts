@@ -114,6 +114,17 @@ describe('npm start', () => {
         { cwd: projectPath() },
       );
       expect(stdout).toMatch(/\d/);
+      // The price history line, as a user pastes it.
+      const curl = /price history .*: curl --compressed -H "Authorization: Bearer (\S+)" "(\S+)"$/m.exec(
+        banner,
+      );
+      expect(curl).not.toBeNull();
+      const [, historyKey, historyUrl] = curl as unknown as string[];
+      const history = await fetch(historyUrl as string, {
+        headers: { authorization: `Bearer ${historyKey}` },
+      });
+      expect(history.status).toBe(200);
+      expect(((await history.json()) as { items: unknown[] }).items).toBeInstanceOf(Array);
     } finally {
       if (listener?.exitCode === null) listener.kill('SIGKILL');
       const exited = once(npm, 'exit');

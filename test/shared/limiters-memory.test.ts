@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { FailedAuthGuard } from '../../src/service/http/failed-auth.js';
 import { RollingWindowLimiter } from '../../src/service/http/rate-limiter.js';
+import { FailedAuthGuard } from '../../src/shared/failed-auth.js';
 
 describe('RollingWindowLimiter memory', () => {
   it('forgets addresses whose minute has passed, however many were seen', () => {

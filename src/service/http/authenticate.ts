@@ -6,12 +6,12 @@
  */
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { ApiError } from '../../contract/api-error.js';
+import type { FailedAuthGuard } from '../../shared/failed-auth.js';
 import { KEY_PREFIX, keyIdOf, keyMatches } from '../core/api-keys.js';
 import type { Caller, CallerDirectory } from '../core/caller.js';
 import type { Clock } from '../core/clock.js';
 import { isAllowed, normalizeAddress } from '../core/ip-allowlist.js';
 import { type Capability, checkCapabilities } from './capabilities.js';
-import type { FailedAuthGuard } from './failed-auth.js';
 import type { RateClass, RollingWindowLimiter } from './rate-limiter.js';
 
 /** What a route needs: no key, any valid key, or a trading key; and which rate class it counts in. */

@@ -5,7 +5,7 @@
  */
 import type { SwaggerTransformObject } from '@fastify/swagger';
 import { createJsonSchemaTransformObject } from 'fastify-type-provider-zod';
-import { documentJsonSchema, REQUIRED_HEADER } from './openapi-json-schema.js';
+import { documentJsonSchema, REQUIRED_HEADER } from '../../shared/openapi-json-schema.js';
 
 const SCHEMA_REF = '#/components/schemas/';
 

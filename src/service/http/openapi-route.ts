@@ -22,10 +22,10 @@ import type { FastifySchema } from 'fastify';
 import { createJsonSchemaTransform } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { ERROR_TABLE, type ErrorCode, type ErrorSpec } from '../../contract/errors.js';
+import { documentJsonSchema, REQUIRED_HEADER } from '../../shared/openapi-json-schema.js';
 import type { AccessConfig } from './authenticate.js';
 import { capabilityErrors } from './capabilities.js';
 import { errorCodesOf, errorResponses, type ResponseHeaders } from './openapi.js';
-import { documentJsonSchema, REQUIRED_HEADER } from './openapi-json-schema.js';
 import { DEFAULT_RATE_LIMITS, type RateClass } from './rate-limiter.js';
 import { bodyErrorsOf } from './request-body.js';
 

@@ -6,10 +6,10 @@
  */
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Counter, Gauge, type Registry } from 'prom-client';
+import { routeUrlOf } from '../../shared/error-handler.js';
 import { registryWithProcessMetrics } from '../../shared/prometheus-registry.js';
 import type { Clock } from '../core/clock.js';
 import type { DueWork } from '../core/due-work.js';
-import { routeUrlOf } from '../http/error-handler.js';
 import type { EventLog } from '../market/stream/event-log.js';
 import type { StreamRegistry } from '../market/stream/stream-registry.js';
 import type { DeliveryStore } from '../webhooks/delivery-store.js';

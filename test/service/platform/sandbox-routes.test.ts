@@ -2,9 +2,9 @@
 import Fastify, { type FastifyInstance } from 'fastify';
 import { serializerCompiler, validatorCompiler } from 'fastify-type-provider-zod';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { registerErrorHandling } from '../../../src/service/http/error-handler.js';
 import { registerPlatformSandboxRoutes } from '../../../src/service/platform/sandbox-routes.js';
 import { resolveTradeUrl } from '../../../src/service/platform/trade-urls.js';
+import { registerErrorHandling } from '../../../src/shared/error-handler.js';
 import { openPlatform, type PlatformFixture, STEAM_ID } from './fixture.js';
 
 let f: PlatformFixture;

@@ -2,7 +2,7 @@
  * The failed-authentication guard: more than 30 missing or invalid keys from one address within a
  * rolling minute bans that address for 5 minutes. A valid request does not reset the count.
  */
-import { RollingWindowCounter } from '../../shared/rolling-window.js';
+import { RollingWindowCounter } from './rolling-window.js';
 
 /** Thresholds of the guard. */
 export interface FailedAuthOptions {

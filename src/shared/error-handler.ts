@@ -4,8 +4,8 @@
  * generic 500 that discloses nothing.
  */
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { ApiError, isApiError } from '../../contract/api-error.js';
-import type { ErrorCode } from '../../contract/errors.js';
+import { ApiError, isApiError } from '../contract/api-error.js';
+import type { ErrorCode } from '../contract/errors.js';
 
 /**
  * Installs the error and not-found handlers on the root instance (before any route, so that it

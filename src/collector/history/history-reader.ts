@@ -1,0 +1,88 @@
+/**
+ * How the history routes read the warehouse while the daemon writes it: as the control door does,
+ * on a connection of their own in a read-only transaction, with a deadline, every read interrupted
+ * when the daemon stops. An answer is bounded by its route (a page of buckets, a page of items), so
+ * reading it whole keeps memory bounded by the page, never by the history.
+ */
+import type { DuckDBValue } from '@duckdb/node-api';
+import { ApiError } from '../../contract/api-error.js';
+import { jsonSafeConverter, type Warehouse } from '../../warehouse/index.js';
+
+/** Parameters of a read, bound by name (`$app_id`). */
+export type ReadParams = Record<string, DuckDBValue>;
+
+/** Reads of the warehouse for the history routes. */
+export class HistoryReader {
+  private readonly interrupts = new Set<() => void>();
+  private readonly inFlight = new Set<Promise<unknown>>();
+  private stopped = false;
+
+  constructor(
+    private readonly warehouse: Warehouse,
+    /** Deadline of one read. @default 10_000 */
+    private readonly timeoutMs = 10_000,
+  ) {}
+
+  /** The rows of `sql` with JSON-safe values (DECIMAL as numbers, times as ISO 8601 UTC). */
+  rows(sql: string, params: ReadParams): Promise<Record<string, unknown>[]> {
+    if (this.stopped) return Promise.reject(stopping());
+    const read = this.warehouse.withConnection(async (connection) => {
+      let reason: ApiError | null = null;
+      const interrupt = (why: ApiError) => {
+        reason ??= why;
+        connection.interrupt();
+      };
+      const onStop = () => interrupt(stopping());
+      this.interrupts.add(onStop);
+      const timer = setTimeout(
+        () =>
+          interrupt(
+            new ApiError(
+              'market_unavailable',
+              `the history read ran longer than ${this.timeoutMs} ms; ask a shorter range`,
+            ),
+          ),
+        this.timeoutMs,
+      );
+      await connection.run('BEGIN TRANSACTION READ ONLY');
+      try {
+        const reader = await connection.runAndReadAll(sql, params);
+        return reader.convertRowObjects(jsonSafeConverter) as Record<string, unknown>[];
+      } catch (error) {
+        throw reason ?? error;
+      } finally {
+        clearTimeout(timer);
+        this.interrupts.delete(onStop);
+        await connection.run('ROLLBACK').catch(() => undefined);
+      }
+    });
+    const settled = read.catch(() => undefined);
+    this.inFlight.add(settled);
+    void settled.then(() => this.inFlight.delete(settled));
+    return read;
+  }
+
+  /**
+   * Whether the warehouse holds `relation` (a table or a view): a fresh warehouse has no models
+   * until their first build, and a history of nothing is empty, not a failure.
+   */
+  async has(relation: string): Promise<boolean> {
+    const rows = await this.rows(
+      `SELECT 1 FROM duckdb_tables() WHERE table_name = $name
+       UNION ALL SELECT 1 FROM duckdb_views() WHERE view_name = $name LIMIT 1`,
+      { name: relation },
+    );
+    return rows.length > 0;
+  }
+
+  /** Interrupts the reads in progress and resolves once each let go of its connection. */
+  async stop(): Promise<void> {
+    this.stopped = true;
+    for (const interrupt of this.interrupts) interrupt();
+    await Promise.all(this.inFlight);
+  }
+}
+
+function stopping(): ApiError {
+  return new ApiError('market_unavailable', 'the collector is stopping; ask again once it is back');
+}

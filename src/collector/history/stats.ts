@@ -1,0 +1,188 @@
+/**
+ * `GET /v1/history/stats` and `GET /v1/history/movers`: figures of one item group over a window
+ * ending now, and the groups of a game ranked by their change or their liquidity. The cheapest ask's
+ * min, max, median and mean are over the window's observations (rows of `fct_minask_history`), its
+ * change from the first to the last, and its volatility the sample deviation of the log returns of
+ * the hourly closes (`fct_minask_hourly`). Listings appearing and leaving per day and the median
+ * lifetime of those that left come from `fct_listing_lifecycle`; the float quartiles from the live
+ * listings (`fct_float_rank`). `collected` is the share of the window after the first landing and
+ * outside every span of `ingest_gaps`.
+ */
+import type { z } from 'zod';
+import type {
+  moversAnswerSchema,
+  moversQuerySchema,
+  statsAnswerSchema,
+  statsQuerySchema,
+} from '../../contract/history.js';
+import type { HistoryReader } from './history-reader.js';
+import { GROUP_FILTER, groupParams, requireGroup } from './item-group.js';
+
+/** Window lengths in ms. */
+export const WINDOW_MS = {
+  '24h': 86_400_000,
+  '7d': 7 * 86_400_000,
+  '30d': 30 * 86_400_000,
+  '90d': 90 * 86_400_000,
+} as const;
+
+const STATS_SQL = `
+WITH observed AS (
+  SELECT minute, live_min_ask_usd AS ask FROM fct_minask_history
+  WHERE ${GROUP_FILTER} AND minute >= $start::TIMESTAMP AND minute < $end::TIMESTAMP
+),
+hourly AS (
+  SELECT ln(live_min_ask_close_usd / lag(live_min_ask_close_usd) OVER (ORDER BY hour)) AS r
+  FROM fct_minask_hourly
+  WHERE ${GROUP_FILTER} AND hour >= $start::TIMESTAMP AND hour < $end::TIMESTAMP
+),
+lives AS (
+  SELECT first_seen_at, gone_at, seconds_on_market FROM fct_listing_lifecycle
+  WHERE ${GROUP_FILTER}
+),
+floats AS (
+  SELECT quantile_cont(float_value, [0.25, 0.5, 0.75]) AS q FROM fct_float_rank
+  WHERE $app_id = 730 AND market_hash_name = $name AND ($wear::VARCHAR IS NULL OR wear = $wear::VARCHAR)
+    AND doppler_phase IS NOT DISTINCT FROM $phase::VARCHAR
+),
+gaps AS (
+  SELECT sum(epoch_ms(least(coalesce(ended_at, $end::TIMESTAMP), $end::TIMESTAMP)) - epoch_ms(greatest(started_at, $start::TIMESTAMP))) AS ms
+  FROM ingest_gaps WHERE started_at < $end::TIMESTAMP AND coalesce(ended_at, $end::TIMESTAMP) > $start::TIMESTAMP
+)
+SELECT
+  (SELECT min(ask) FROM observed) AS min_usd,
+  (SELECT max(ask) FROM observed) AS max_usd,
+  (SELECT median(ask) FROM observed) AS median_usd,
+  (SELECT avg(ask) FROM observed) AS mean_usd,
+  (SELECT arg_min_null(ask, minute) FROM observed) AS first_usd,
+  (SELECT arg_max_null(ask, minute) FROM observed) AS last_usd,
+  (SELECT count(*) FROM observed) AS observations,
+  (SELECT stddev_samp(r) FROM hourly WHERE r IS NOT NULL) AS volatility,
+  (SELECT count(*) FROM lives WHERE first_seen_at >= $start::TIMESTAMP AND first_seen_at < $end::TIMESTAMP) AS appeared,
+  (SELECT count(*) FROM lives WHERE gone_at >= $start::TIMESTAMP AND gone_at < $end::TIMESTAMP) AS departed,
+  (SELECT median(seconds_on_market) FROM lives WHERE gone_at >= $start::TIMESTAMP AND gone_at < $end::TIMESTAMP) AS lifetime,
+  (SELECT q FROM floats) AS float_quartiles,
+  (SELECT epoch_ms(min(started_at)) FROM loads) AS first_load_ms,
+  (SELECT coalesce(ms, 0) FROM gaps) AS gap_ms`;
+
+/** Rounds dollars to cents and converts them at `rate` (null stays null). */
+function money(usd: unknown, rate: number | null): number | null {
+  if (usd === null || usd === undefined || rate === null) return null;
+  return Math.round(Number(usd) * rate * 100) / 100;
+}
+
+/** The rate of `currency` in force at `at` (units per USD); null before any. */
+async function rateAt(reader: HistoryReader, currency: string, at: number): Promise<number | null> {
+  const [row] = await reader.rows(
+    'SELECT rate::DOUBLE AS rate FROM stg_fx_rates WHERE currency = $currency AND valid_from < $at::TIMESTAMP ORDER BY valid_from DESC LIMIT 1',
+    { currency, at: new Date(at).toISOString() },
+  );
+  return (row?.rate as number | undefined) ?? null;
+}
+
+/** Answers a stats request over the window ending at `now`. */
+export async function readStats(
+  reader: HistoryReader,
+  query: z.infer<typeof statsQuerySchema>,
+  now: number,
+): Promise<z.infer<typeof statsAnswerSchema>> {
+  const group = groupParams(query);
+  await requireGroup(reader, group);
+  const length = WINDOW_MS[query.window];
+  const start = now - length;
+  const [row = {}] = await reader.rows(STATS_SQL, {
+    ...group,
+    start: new Date(start).toISOString(),
+    end: new Date(now).toISOString(),
+  });
+  const rate = await rateAt(reader, query.currency, now);
+  const days = length / 86_400_000;
+  const first = row.first_usd as number | null;
+  const last = row.last_usd as number | null;
+  const firstLoad = row.first_load_ms === null ? now : Number(row.first_load_ms);
+  const watched = Math.max(0, now - Math.max(start, firstLoad) - Number(row.gap_ms));
+  const quartiles = row.float_quartiles as number[] | null;
+  return {
+    app_id: query.appId,
+    market_hash_name: query.market_hash_name,
+    wear: query.wear ?? null,
+    phase: query.phase ?? null,
+    window: query.window,
+    from: new Date(start).toISOString(),
+    to: new Date(now).toISOString(),
+    currency: query.currency,
+    rate,
+    observations: Number(row.observations),
+    min: money(row.min_usd, rate),
+    max: money(row.max_usd, rate),
+    median: money(row.median_usd, rate),
+    mean: money(row.mean_usd, rate),
+    change: first === null || last === null ? null : money(last - first, rate),
+    change_pct:
+      first === null || last === null || first === 0
+        ? null
+        : Math.round(((last - first) / first) * 10_000) / 100,
+    volatility: (row.volatility as number | null) ?? null,
+    appeared_per_day: Number(row.appeared) / days,
+    left_per_day: Number(row.departed) / days,
+    median_lifetime_seconds: (row.lifetime as number | null) ?? null,
+    float_quartiles: quartiles?.every((q) => q !== null) ? quartiles : null,
+    collected: Math.min(1, watched / length),
+  };
+}
+
+const MOVERS_SQL = `
+WITH closes AS (
+  SELECT market_hash_name, wear, doppler_phase, arg_min(live_min_ask_close_usd, hour) AS first_usd,
+    arg_max(live_min_ask_close_usd, hour) AS last_usd
+  FROM fct_minask_hourly
+  WHERE app_id = $app_id AND hour >= $start::TIMESTAMP AND hour < $end::TIMESTAMP
+  GROUP BY market_hash_name, wear, doppler_phase
+),
+moves AS (
+  SELECT market_hash_name, wear, doppler_phase, count(*) AS moves FROM fct_listing_lifecycle
+  WHERE app_id = $app_id AND (first_seen_at >= $start::TIMESTAMP AND first_seen_at < $end::TIMESTAMP
+    OR gone_at >= $start::TIMESTAMP AND gone_at < $end::TIMESTAMP)
+  GROUP BY market_hash_name, wear, doppler_phase
+)
+SELECT c.market_hash_name, c.wear, c.doppler_phase AS phase, c.first_usd, c.last_usd,
+  (c.last_usd - c.first_usd) / nullif(c.first_usd, 0) * 100 AS change_pct, coalesce(m.moves, 0) AS moves
+FROM closes c LEFT JOIN moves m
+  ON m.market_hash_name = c.market_hash_name AND m.wear IS NOT DISTINCT FROM c.wear
+  AND m.doppler_phase IS NOT DISTINCT FROM c.doppler_phase
+ORDER BY CASE WHEN $by = 'change' THEN abs(change_pct) ELSE moves END DESC NULLS LAST,
+  c.market_hash_name, coalesce(c.wear, ''), coalesce(c.doppler_phase, '')
+LIMIT $limit`;
+
+/** Answers a movers request over the window ending at `now`. */
+export async function readMovers(
+  reader: HistoryReader,
+  query: z.infer<typeof moversQuerySchema>,
+  now: number,
+): Promise<z.infer<typeof moversAnswerSchema>> {
+  const start = now - WINDOW_MS[query.window];
+  const built = (await reader.has('fct_minask_hourly')) && (await reader.has('fct_listing_lifecycle'));
+  const rows = !built
+    ? []
+    : await reader.rows(MOVERS_SQL, {
+        app_id: query.appId,
+        start: new Date(start).toISOString(),
+        end: new Date(now).toISOString(),
+        by: query.by,
+        limit: query.limit,
+      });
+  return {
+    app_id: query.appId,
+    window: query.window,
+    by: query.by,
+    movers: rows.map((row) => ({
+      market_hash_name: String(row.market_hash_name),
+      wear: row.wear as string | null,
+      phase: row.phase as string | null,
+      first_usd: row.first_usd as number | null,
+      last_usd: row.last_usd as number | null,
+      change_pct: row.change_pct === null ? null : Math.round(Number(row.change_pct) * 100) / 100,
+      listings_moved: Number(row.moves),
+    })),
+  };
+}
