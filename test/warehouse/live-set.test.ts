@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { type GoneRow, Warehouse, type WarehouseBatch } from '../../src/warehouse/index.js';
-import { goneEvent, makeTempDir, newEvent, observation, T0 } from './fixtures.js';
+import { type GoneRow, newestListedSql, Warehouse, type WarehouseBatch } from '../../src/warehouse/index.js';
+import { goneEvent, makeListing, makeTempDir, newEvent, observation, rawNewEvents, T0 } from './fixtures.js';
 
 let warehouse: Warehouse;
 let cleanup: () => void;
@@ -125,6 +125,42 @@ describe('live_listings over the live set state', () => {
     await warehouse.applyLanded();
     expect(await ask()).toEqual([['A', '10.00', 's-1']]);
     expect(await live()).toEqual(await liveFromHistory());
+  });
+
+  it('applies past payloads that do not parse or carry no string id, the live set, marks and counts from the rest', async () => {
+    // Landed as sent: cut short (B, both gones), an id that is not a string (C), a listed_at that is
+    // no timestamp (D), no object at all. The apply reads each payload after landing and must pass them.
+    const listing = (id: string, overrides: Record<string, unknown>) =>
+      JSON.stringify({ ...makeListing(id), ...overrides });
+    await warehouse.write([
+      {
+        source: 'stream',
+        events: [
+          ...rawNewEvents([
+            listing('A', { listed_at: '2026-10-31T10:00:00.000Z' }),
+            listing('B', { listed_at: '2026-10-31T12:00:00.000Z' }).slice(0, 60),
+            listing('C', { id: 7, listed_at: '2026-10-31T08:00:00.000Z' }),
+            listing('D', { listed_at: 1_785_000_000_000 }),
+            '[1, 2]',
+            'null',
+          ]),
+          { eventId: 'log-7', kind: 'gone', appId: 730, receivedAt: T0 + 10, data: '{"id":' },
+          { eventId: 'log-8', kind: 'gone', appId: 730, receivedAt: T0 + 10, data: '{"id":"A"' },
+        ],
+      },
+    ]);
+    const newest = async () => (await warehouse.query(newestListedSql(730)))[0]?.at;
+    const merged = await live();
+    expect(await newest()).toBe(Date.parse('2026-10-31T10:00:00.000Z'));
+    await warehouse.applyLanded();
+    expect(await pendingLoads()).toBe(0);
+    expect(merged.map((r) => r.listing_id)).toEqual(['A', 'D']);
+    expect(await live()).toEqual(merged);
+    expect(await liveFromHistory()).toEqual(merged);
+    expect(await newest()).toBe(Date.parse('2026-10-31T10:00:00.000Z'));
+    expect(await warehouse.query('SELECT payloads, rejected, partly_typed FROM payload_checks')).toEqual([
+      { payloads: 8, rejected: 6, partly_typed: 1 },
+    ]);
   });
 
   it('equals the live set computed from the whole history after any sequence of landings and refreshes', async () => {
