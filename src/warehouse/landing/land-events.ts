@@ -111,12 +111,28 @@ async function keepFreshEvents(context: LandingContext): Promise<void> {
      WHERE i.position > coalesce(w.position, -1)`,
   );
   if (aboveWatermark === ids) return;
+  // Below the watermark: an event moved to the lake is known by its position's range, one still in
+  // the file by its id; an id naming no position (see `event-ranges.ts`) is looked up in the lake too.
   await run(
     context,
     `INSERT INTO _wh_fresh
      SELECT i.* FROM _wh_ids i
      ANTI JOIN _wh_fresh f ON f.o = i.o
+     ANTI JOIN lake_event_ranges g
+       ON g.log = i.log AND i.position BETWEEN g.lo AND g.hi AND i.event_id = i.log || CAST(i.position AS VARCHAR)
      ANTI JOIN raw_listing_events r ON r.event_id = i.event_id`,
+  );
+  const unpositioned = `_wh_fresh.event_id <> _wh_fresh.log || CAST(_wh_fresh.position AS VARCHAR)
+     AND _wh_fresh.position <= (SELECT w.position FROM event_watermarks w WHERE w.log = _wh_fresh.log)
+     AND EXISTS (SELECT 1 FROM lake_files WHERE relation = 'raw_listing_events')`;
+  // Counted first: a semi-join with the lake's files would read them even when no id needs it.
+  const [row] = (
+    await context.connection.runAndReadAll(`SELECT count(*) AS n FROM _wh_fresh WHERE ${unpositioned}`)
+  ).getRowObjects();
+  if (Number(row?.n ?? 0) === 0) return;
+  await run(
+    context,
+    `DELETE FROM _wh_fresh WHERE ${unpositioned} AND event_id IN (SELECT event_id FROM history.raw_listing_events)`,
   );
 }
 
