@@ -4,6 +4,7 @@
  * the file, and an event never landed below the watermark (a gap) still lands.
  */
 import { join } from 'node:path';
+import { DuckDBInstance } from '@duckdb/node-api';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { StreamEventRow } from '../../../src/warehouse/index.js';
 import { Warehouse } from '../../../src/warehouse/index.js';
@@ -99,4 +100,19 @@ it('lands an event moved to the lake once, whether replayed by position or by an
   await writeEvents(T0 + 3 * DAY, [...odd(T0 + 3 * DAY), newEvent('g-3', 'G3', T0 + 3 * DAY)]);
   for (const { batch } of streamBatches()) await warehouse.write([batch]);
   expect(await eventCounts([])).toEqual({});
+
+  // A file that moved events before the ranges were kept reads its lake's event files once on open.
+  const ranges = await warehouse.query('SELECT * FROM lake_event_ranges ORDER BY log, lo');
+  await warehouse.close();
+  const older = await (await DuckDBInstance.create(join(dir, 'w.duckdb'))).connect();
+  await older.run(`DELETE FROM lake_event_ranges;
+    CREATE TABLE lake_event_ranges_pending AS SELECT path FROM lake_files WHERE relation = 'raw_listing_events'`);
+  older.closeSync();
+  warehouse = await Warehouse.open(join(dir, 'w.duckdb'), { clock: () => clock.now });
+  expect(await warehouse.query('SELECT * FROM lake_event_ranges ORDER BY log, lo')).toEqual(ranges);
+  expect(
+    await warehouse.query(
+      "SELECT count(*)::INTEGER AS n FROM information_schema.tables WHERE table_name = 'lake_event_ranges_pending'",
+    ),
+  ).toEqual([{ n: 0 }]);
 }, 120_000);
