@@ -93,9 +93,9 @@ async function dropMovedRows(sql: SqlRunner, move: LakeMove, before: number): Pr
       hot = hotTableOf(relation.name);
     }
     const moved = `main.${ident(hot)} WHERE ${ident(relation.time)} < TIMESTAMP ${literal(timestampText(until))}`;
-    // Events leave the file with their positions kept, so a replay of them lands nothing.
+    // Events leave the file with their positions' ranges kept, so a replay of them lands nothing.
     if (relation.name === 'raw_listing_events')
-      await recordEventRanges(sql, `(SELECT event_id FROM ${moved})`);
+      await recordEventRanges(sql, `(SELECT event_id, ingested_at FROM ${moved})`);
     await sql.run(`DELETE FROM ${moved}`);
     crashPoint('deleting');
     await sql.run('DELETE FROM lake_bounds WHERE relation = $relation', { relation: relation.name });

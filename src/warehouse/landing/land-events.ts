@@ -111,28 +111,43 @@ async function keepFreshEvents(context: LandingContext): Promise<void> {
      WHERE i.position > coalesce(w.position, -1)`,
   );
   if (aboveWatermark === ids) return;
-  // Below the watermark: an event moved to the lake is known by its position's range, one still in
-  // the file by its id; an id naming no position (see `event-ranges.ts`) is looked up in the lake too.
   await run(
     context,
     `INSERT INTO _wh_fresh
      SELECT i.* FROM _wh_ids i
      ANTI JOIN _wh_fresh f ON f.o = i.o
-     ANTI JOIN lake_event_ranges g
-       ON g.log = i.log AND i.position BETWEEN g.lo AND g.hi AND i.event_id = i.log || CAST(i.position AS VARCHAR)
      ANTI JOIN raw_listing_events r ON r.event_id = i.event_id`,
   );
-  const unpositioned = `_wh_fresh.event_id <> _wh_fresh.log || CAST(_wh_fresh.position AS VARCHAR)
-     AND _wh_fresh.position <= (SELECT w.position FROM event_watermarks w WHERE w.log = _wh_fresh.log)
-     AND EXISTS (SELECT 1 FROM lake_files WHERE relation = 'raw_listing_events')`;
-  // Counted first: a semi-join with the lake's files would read them even when no id needs it.
-  const [row] = (
-    await context.connection.runAndReadAll(`SELECT count(*) AS n FROM _wh_fresh WHERE ${unpositioned}`)
+  await dropEventsInLake(context);
+}
+
+/**
+ * Drops from `_wh_fresh` the events at or below their log's watermark that are in the lake, read
+ * from the lake's files of the days whose range (`lake_event_ranges`) holds their position, or of
+ * every day for an id naming no position (see `lake/event-ranges.ts`): none read when no event of
+ * the write falls in a range, so a stream read in order reads no parquet.
+ */
+async function dropEventsInLake(context: LandingContext): Promise<void> {
+  const below = `FROM _wh_fresh c JOIN event_watermarks w ON w.log = c.log AND c.position <= w.position`;
+  const files = (
+    await context.connection.runAndReadAll(
+      `SELECT DISTINCT f.file FROM (
+         SELECT g.day ${below}
+         JOIN lake_event_ranges g ON g.log = c.log AND c.position BETWEEN g.lo AND g.hi
+         WHERE c.event_id = c.log || CAST(c.position AS VARCHAR)
+         UNION ALL
+         SELECT NULL ${below} WHERE c.event_id <> c.log || CAST(c.position AS VARCHAR)
+       ) d JOIN lake_files f ON f.relation = 'raw_listing_events' AND (d.day IS NULL OR f.day = d.day)
+       ORDER BY f.file`,
+    )
   ).getRowObjects();
-  if (Number(row?.n ?? 0) === 0) return;
+  if (files.length === 0) return;
+  const list = files.map((f) => `'${String(f.file).replaceAll("'", "''")}'`).join(', ');
   await run(
     context,
-    `DELETE FROM _wh_fresh WHERE ${unpositioned} AND event_id IN (SELECT event_id FROM history.raw_listing_events)`,
+    `DELETE FROM _wh_fresh WHERE event_id IN (
+       SELECT c.event_id ${below}
+       SEMI JOIN read_parquet([${list}], union_by_name = true) l ON l.event_id = c.event_id)`,
   );
 }
 

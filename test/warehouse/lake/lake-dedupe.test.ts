@@ -1,7 +1,7 @@
 /**
  * A stream event already in the lake never lands twice: replayed after its day moved (a resume
- * from an old position, a recording sent again), it is skipped by its position's range kept in
- * the file, and an event never landed below the watermark (a gap) still lands.
+ * from an old position, a recording sent again), it is found in the lake's files of the days its
+ * position's range names, and an event never landed below the watermark (a gap) still lands.
  */
 import { join } from 'node:path';
 import { DuckDBInstance } from '@duckdb/node-api';
@@ -63,11 +63,10 @@ it('lands an event moved to the lake once, whether replayed by position or by an
   clock.now = T0 + 3 * DAY;
   const moved = await warehouse.moveToLake(T0 + 2 * DAY);
   expect(moved.relations.raw_listing_events?.rows).toBe(13);
-  expect(await warehouse.query('SELECT * FROM lake_event_ranges ORDER BY log, lo')).toEqual([
-    { log: 'e0-', lo: 1, hi: 4 },
-    { log: 'e1-', lo: 1, hi: 4 },
-    { log: 'g-', lo: 1, hi: 2 },
-    { log: 'g-', lo: 5, hi: 5 },
+  expect(await warehouse.query('SELECT * FROM lake_event_ranges ORDER BY log, day')).toEqual([
+    { log: 'e0-', day: '2026-11-01', lo: 1, hi: 4 },
+    { log: 'e1-', day: '2026-11-02', lo: 1, hi: 4 },
+    { log: 'g-', day: '2026-11-01', lo: 1, hi: 5 },
   ]);
 
   // Every event sent again, the moved days' and the day still in the file: nothing lands.
@@ -85,31 +84,34 @@ it('lands an event moved to the lake once, whether replayed by position or by an
   ]);
   expect(await eventCounts(['g-3', 'z-7'])).toEqual({ 'g-3': 1, 'z-7': 1 });
 
-  // A second move merges the ranges that touch; a reopen keeps them.
+  // A second move adds the ranges of its days; a reopen keeps them.
   clock.now = T0 + 3 * DAY + 1000;
   await warehouse.moveToLake(clock.now);
   await warehouse.close();
   warehouse = await Warehouse.open(join(dir, 'w.duckdb'), { clock: () => clock.now });
   expect(
-    await warehouse.query("SELECT * FROM lake_event_ranges WHERE log IN ('g-', 'e2-') ORDER BY log, lo"),
+    await warehouse.query(
+      "SELECT * FROM lake_event_ranges WHERE log IN ('g-', 'e2-', 'z-') ORDER BY log, day",
+    ),
   ).toEqual([
-    { log: 'e2-', lo: 1, hi: 4 },
-    { log: 'g-', lo: 1, hi: 3 },
-    { log: 'g-', lo: 5, hi: 5 },
+    { log: 'e2-', day: '2026-11-03', lo: 1, hi: 4 },
+    { log: 'g-', day: '2026-11-01', lo: 1, hi: 5 },
+    { log: 'g-', day: '2026-11-04', lo: 3, hi: 3 },
+    { log: 'z-', day: '2026-11-04', lo: 7, hi: 7 },
   ]);
   await writeEvents(T0 + 3 * DAY, [...odd(T0 + 3 * DAY), newEvent('g-3', 'G3', T0 + 3 * DAY)]);
   for (const { batch } of streamBatches()) await warehouse.write([batch]);
   expect(await eventCounts([])).toEqual({});
 
   // A file that moved events before the ranges were kept reads its lake's event files once on open.
-  const ranges = await warehouse.query('SELECT * FROM lake_event_ranges ORDER BY log, lo');
+  const ranges = await warehouse.query('SELECT * FROM lake_event_ranges ORDER BY log, day');
   await warehouse.close();
   const older = await (await DuckDBInstance.create(join(dir, 'w.duckdb'))).connect();
   await older.run(`DELETE FROM lake_event_ranges;
     CREATE TABLE lake_event_ranges_pending AS SELECT path FROM lake_files WHERE relation = 'raw_listing_events'`);
   older.closeSync();
   warehouse = await Warehouse.open(join(dir, 'w.duckdb'), { clock: () => clock.now });
-  expect(await warehouse.query('SELECT * FROM lake_event_ranges ORDER BY log, lo')).toEqual(ranges);
+  expect(await warehouse.query('SELECT * FROM lake_event_ranges ORDER BY log, day')).toEqual(ranges);
   expect(
     await warehouse.query(
       "SELECT count(*)::INTEGER AS n FROM information_schema.tables WHERE table_name = 'lake_event_ranges_pending'",

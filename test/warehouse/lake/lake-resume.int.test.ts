@@ -60,6 +60,12 @@ it('lands none of the events in the lake again when the stream resumes from befo
   const moved = await eventRows(collector.warehouse);
   expect(moved.lake).toBe(moved.rows);
   expect(moved.rows).toBeGreaterThanOrEqual(40);
+  // One range a log and day, however the other games' events interleave with the stream's positions.
+  expect(
+    await collector.warehouse.query(
+      'SELECT count(DISTINCT log)::INTEGER AS logs, count(*) = count(DISTINCT day) AS one_a_day FROM lake_event_ranges',
+    ),
+  ).toEqual([{ logs: 1, one_a_day: true }]);
   await collector.stop();
   collector = undefined;
 
