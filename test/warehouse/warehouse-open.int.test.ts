@@ -18,6 +18,7 @@ const WAREHOUSE_TABLES = [
   'fx_rates_typed',
   'ingest_gaps',
   'lake_bounds',
+  'lake_event_ranges',
   'lake_files',
   'lake_moves',
   'lake_rebuilds',
@@ -108,6 +109,7 @@ describe('Warehouse.open', () => {
       '021_lake.sql',
       '022_live_set_winner_md5.sql',
       '023_lake_rebuilds.sql',
+      '024_lake_event_ranges.sql',
     ]);
     await again.close();
   });

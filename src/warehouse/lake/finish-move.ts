@@ -7,6 +7,7 @@
 import { join } from 'node:path';
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { crashPoint } from './crash-point.js';
+import { recordEventRanges } from './event-ranges.js';
 import { createWholeViews, hasLake, hotTable, ident, literal, type SqlRunner } from './lake-views.js';
 import type { LakeManifest, LakeMove } from './manifest.js';
 import { hotTableOf, LAKE_RELATIONS, type LakeRelation, lakeRelation } from './relations.js';
@@ -91,9 +92,11 @@ async function dropMovedRows(sql: SqlRunner, move: LakeMove, before: number): Pr
       await sql.run(`ALTER TABLE main.${ident(hot)} RENAME TO ${ident(hotTableOf(relation.name))}`);
       hot = hotTableOf(relation.name);
     }
-    await sql.run(
-      `DELETE FROM main.${ident(hot)} WHERE ${ident(relation.time)} < TIMESTAMP ${literal(timestampText(until))}`,
-    );
+    const moved = `main.${ident(hot)} WHERE ${ident(relation.time)} < TIMESTAMP ${literal(timestampText(until))}`;
+    // Events leave the file with their positions' ranges kept, so a replay of them lands nothing.
+    if (relation.name === 'raw_listing_events')
+      await recordEventRanges(sql, `(SELECT event_id, ingested_at FROM ${moved})`);
+    await sql.run(`DELETE FROM ${moved}`);
     crashPoint('deleting');
     await sql.run('DELETE FROM lake_bounds WHERE relation = $relation', { relation: relation.name });
     await sql.run('INSERT INTO lake_bounds VALUES ($relation, CAST($bound AS TIMESTAMP), $move)', {

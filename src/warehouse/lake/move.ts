@@ -12,6 +12,7 @@
 import { randomUUID } from 'node:crypto';
 import { mkdir } from 'node:fs/promises';
 import { crashPoint } from './crash-point.js';
+import { recordPendingEventRanges } from './event-ranges.js';
 import { boundOf, finishMove, type MoveContext, readBounds, recordFiles } from './finish-move.js';
 import { copyDays, removeLeftovers } from './lake-files.js';
 import { LakeInputError } from './lake-input-error.js';
@@ -135,6 +136,7 @@ async function openLakeAt(context: MoveContext): Promise<void> {
     await removeLeftovers(context.dir, manifest);
   await context.transaction(async (sql) => {
     await recordFiles(sql, context.dir, manifest);
+    await recordPendingEventRanges(sql);
     await createWholeViews(sql);
   });
 }

@@ -118,6 +118,37 @@ async function keepFreshEvents(context: LandingContext): Promise<void> {
      ANTI JOIN _wh_fresh f ON f.o = i.o
      ANTI JOIN raw_listing_events r ON r.event_id = i.event_id`,
   );
+  await dropEventsInLake(context);
+}
+
+/**
+ * Drops from `_wh_fresh` the events at or below their log's watermark that are in the lake, read
+ * from the lake's files of the days whose range (`lake_event_ranges`) holds their position, or of
+ * every day for an id naming no position (see `lake/event-ranges.ts`): none read when no event of
+ * the write falls in a range, so a stream read in order reads no parquet.
+ */
+async function dropEventsInLake(context: LandingContext): Promise<void> {
+  const below = `FROM _wh_fresh c JOIN event_watermarks w ON w.log = c.log AND c.position <= w.position`;
+  const files = (
+    await context.connection.runAndReadAll(
+      `SELECT DISTINCT f.file FROM (
+         SELECT g.day ${below}
+         JOIN lake_event_ranges g ON g.log = c.log AND c.position BETWEEN g.lo AND g.hi
+         WHERE c.event_id = c.log || CAST(c.position AS VARCHAR)
+         UNION ALL
+         SELECT NULL ${below} WHERE c.event_id <> c.log || CAST(c.position AS VARCHAR)
+       ) d JOIN lake_files f ON f.relation = 'raw_listing_events' AND (d.day IS NULL OR f.day = d.day)
+       ORDER BY f.file`,
+    )
+  ).getRowObjects();
+  if (files.length === 0) return;
+  const list = files.map((f) => `'${String(f.file).replaceAll("'", "''")}'`).join(', ');
+  await run(
+    context,
+    `DELETE FROM _wh_fresh WHERE event_id IN (
+       SELECT c.event_id ${below}
+       SEMI JOIN read_parquet([${list}], union_by_name = true) l ON l.event_id = c.event_id)`,
+  );
 }
 
 /** The batch's `events`: the stream's events, applied first and in order. */

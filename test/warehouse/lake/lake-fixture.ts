@@ -67,7 +67,7 @@ function priceRow(name: string, ask: number) {
 }
 
 /** The batches of day `d` (0, 1, 2 …) from `start`; snapshot files are written into `dir`. */
-function dayBatches(dir: string, start: number, d: number): { at: number; batch: WarehouseBatch }[] {
+export function dayBatches(dir: string, start: number, d: number): { at: number; batch: WarehouseBatch }[] {
   const t = (hours: number) => start + d * DAY + hours * 3_600_000;
   const snapshotFile = join(dir, `snapshot-${d}.ndjson.gz`);
   // The same AK line every day (a repeat after the first), another price for M4.

@@ -1,14 +1,15 @@
 /**
  * A move killed (SIGKILL) at each of its steps (its files written, its manifest renamed, its
  * deletes begun) loses and duplicates nothing: the next open answers every relation as before the
- * move, and a second move completes, leaving only the files its manifest lists.
+ * move, and a second move completes, leaving only the files its manifest lists; the events moved
+ * are known still, so sent again none lands twice.
  */
 import { copyFileSync, mkdirSync, readdirSync, readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { Warehouse } from '../../../src/warehouse/index.js';
 import { makeTempDir, startScript, stopScripts, T0 } from '../fixtures.js';
-import { DAY, landDays, printRelations } from './lake-fixture.js';
+import { DAY, dayBatches, landDays, printRelations } from './lake-fixture.js';
 
 let dir: string;
 let cleanup: () => void;
@@ -60,6 +61,14 @@ describe.each(['copied', 'manifest', 'deleting'])('a move killed at %s', (step) 
         .sort();
       expect(parquetFiles(lake)).toEqual(listed);
       expect(manifest.moves.length).toBe(step === 'copied' ? 1 : 2);
+      // The events moved are known still: sent again, none lands twice.
+      for (let d = 0; d < 3; d++)
+        for (const { batch } of dayBatches(dir, T0, d))
+          if (batch.source === 'stream') await warehouse.write([batch]);
+      const [events] = await warehouse.query(
+        'SELECT count(*) AS n, CAST(sum(hash(r)::HUGEINT) AS VARCHAR) AS sum FROM history.raw_listing_events r',
+      );
+      expect(`${events?.n} rows, ${events?.sum}`).toBe(printed['history.raw_listing_events']);
     } finally {
       await warehouse.close();
     }
