@@ -16,6 +16,7 @@ const BENCHMARKS: Record<string, () => Promise<void>> = {
   rows: async () => (await import('./rows.bench.js')).run(),
   growth: async () => (await import('./growth.bench.js')).run(),
   lake: async () => (await import('./lake.bench.js')).run(),
+  soak: async () => (await import('./soak.bench.js')).run(),
 };
 
 const wanted = process.argv.slice(2);
