@@ -4,7 +4,8 @@
  * minute it replaced: that model's SQL (`test/fixtures/models/dense_minask_history.sql`) is built
  * beside it on the same warehouse, refreshed by the same runs, and the two compared with `EXCEPT
  * ALL` both ways, every column (the build watermarks too), after each incremental refresh and after
- * a full one. The market: CS2 snapshots a minute apart whose groups change now and then, 304s, a
+ * a full one; and so is `fct_minask_hourly`, which reads the tables behind the view, with the
+ * hourly model as it read the table (`dense_minask_hourly.sql`). The market: CS2 snapshots a minute apart whose groups change now and then, 304s, a
  * minute without a fetch, /prices lists of another game, and listings that come and go, across
  * midnight.
  */
@@ -19,6 +20,8 @@ import { goneEvent, makeTempDir, newEvent, T0 } from './fixtures.js';
 
 const MINUTE = 60_000;
 const DENSE = 'dense_minask_history';
+/** The hourly model as it read that table. */
+const DENSE_HOURLY = 'dense_minask_hourly';
 const START = T0 - 8 * MINUTE;
 
 let dir: string;
@@ -31,7 +34,8 @@ beforeAll(async () => {
   mkdirSync(models);
   for (const file of readdirSync(projectPath('sql', 'models')))
     if (file.endsWith('.sql')) copyFileSync(projectPath('sql', 'models', file), join(models, file));
-  copyFileSync(projectPath('test', 'fixtures', 'models', `${DENSE}.sql`), join(models, `${DENSE}.sql`));
+  for (const dense of [DENSE, DENSE_HOURLY])
+    copyFileSync(projectPath('test', 'fixtures', 'models', `${dense}.sql`), join(models, `${dense}.sql`));
   clock = { now: START };
   warehouse = await Warehouse.open(join(dir, 'w.duckdb'), { clock: () => clock.now, modelsDir: models });
 });
@@ -45,6 +49,8 @@ const SELECT = [
   'int_minask_spells',
   'int_minask_minutes',
   DENSE,
+  'fct_minask_hourly',
+  DENSE_HOURLY,
   'int_live_minask_changes',
   'stg_price_lists',
 ];
@@ -74,12 +80,11 @@ async function landAt(at: number, batch: WarehouseBatch) {
   await warehouse.write([batch]);
 }
 
-/** The rows of one relation not in the other, both ways, every column. */
+/** The rows of each pair of relations not in the other, both ways, every column. */
 async function differences(): Promise<unknown[]> {
   const one = (a: string, b: string) => `SELECT '${a}' AS only_in, * FROM (FROM ${a} EXCEPT ALL FROM ${b})`;
-  return warehouse.query(
-    `${one('fct_minask_history', DENSE)} UNION ALL ${one(DENSE, 'fct_minask_history')} ORDER BY ALL`,
-  );
+  const pair = (a: string, b: string) => warehouse.query(`${one(a, b)} UNION ALL ${one(b, a)} ORDER BY ALL`);
+  return [...(await pair('fct_minask_history', DENSE)), ...(await pair('fct_minask_hourly', DENSE_HOURLY))];
 }
 
 it('answers every row of the table of a row per group and minute, incrementally and in full', async () => {
