@@ -1,17 +1,47 @@
 -- fct_minask_history rolled up to hours: per group and hour, the lowest and the closing (last
 -- minute's) cheapest ask and listed count of each side, and the oldest each side's figure got.
+-- It reads fct_minask_history's rows from the two tables behind that view (the same rows, see
+-- fct_minask_history.sql), so that an increment reads only the runs that reach the hours it rolls
+-- up again: those of the minutes a build since wrote.
 -- Grain: one row per group and hour (UTC).
 -- materialized: incremental
--- depends_on: fct_minask_history
+-- depends_on: int_minask_spells, int_minask_minutes
 -- unique_key: app_id, market_hash_name, wear, doppler_phase, hour
 -- export: CAST(hour AS DATE)
 -- test: unique(app_id, market_hash_name, wear, doppler_phase, hour)
 -- test: not_null(app_id, market_hash_name, hour, minutes, built_watermark)
--- test: row_count(= SELECT count(*) FROM (SELECT DISTINCT app_id, market_hash_name, wear, doppler_phase, date_trunc('hour', minute) FROM fct_minask_history))
-WITH touched AS (
-  SELECT DISTINCT app_id, market_hash_name, wear, doppler_phase, date_trunc('hour', minute) AS hour
-  FROM fct_minask_history
+-- test: row_count(= SELECT count(*) FROM (SELECT DISTINCT s.app_id, s.market_hash_name, s.wear, s.doppler_phase, date_trunc('hour', m.minute) FROM int_minask_spells s JOIN int_minask_minutes m ON m.app_id = s.app_id AND m.minute BETWEEN s.minute AND s.last_minute AND (m.minute = s.minute OR m.fetched)))
+WITH hours AS (
+  -- The hours of the minutes built since: each is rolled up again for the groups with rows in them.
+  SELECT DISTINCT app_id, date_trunc('hour', minute) AS hour
+  FROM int_minask_minutes
   WHERE built_watermark > {{ since }}
+),
+minutes AS (
+  SELECT m.*, m.built_watermark > {{ since }} AS rebuilt
+  FROM int_minask_minutes m
+  SEMI JOIN hours h ON h.app_id = m.app_id AND h.hour = date_trunc('hour', m.minute)
+  WHERE m.minute >= (SELECT min(hour) FROM hours)
+),
+history AS (
+  -- fct_minask_history's rows of those hours, as its view reads them; a run ends within its day.
+  SELECT s.app_id, s.market_hash_name, s.wear, s.doppler_phase, m.minute, m.rebuilt, s.service_min_ask_usd,
+    CASE WHEN s.listed THEN s.service_listed_count WHEN m.list_minute IS NOT NULL THEN 0 END AS service_listed_count,
+    date_diff('millisecond', coalesce(CASE WHEN s.listed THEN m.service_generated_at END, m.service_fetched_at),
+      m.minute + INTERVAL 1 MINUTE) / 1000.0 AS service_age_seconds,
+    s.live_min_ask_usd, s.live_listed_count,
+    date_diff('millisecond', m.live_as_of, m.minute + INTERVAL 1 MINUTE) / 1000.0 AS live_age_seconds
+  FROM int_minask_spells s
+  JOIN minutes m
+    ON s.app_id::BIGINT * 100000000 + epoch_ms(s.minute) // 60000 <= m.app_id::BIGINT * 100000000 + epoch_ms(m.minute) // 60000
+    AND s.app_id::BIGINT * 100000000 + epoch_ms(s.last_minute) // 60000 >= m.app_id::BIGINT * 100000000 + epoch_ms(m.minute) // 60000
+  WHERE m.app_id = s.app_id AND (m.minute = s.minute OR m.fetched)
+    AND s.last_minute >= (SELECT min(hour) FROM hours) AND s.minute >= (SELECT CAST(CAST(min(hour) AS DATE) AS TIMESTAMP) FROM hours)
+),
+touched AS (
+  SELECT DISTINCT app_id, market_hash_name, wear, doppler_phase, date_trunc('hour', minute) AS hour
+  FROM history
+  WHERE rebuilt
 )
 SELECT h.app_id, h.market_hash_name, h.wear, h.doppler_phase, date_trunc('hour', h.minute) AS hour,
   count(*) AS minutes,
@@ -24,9 +54,8 @@ SELECT h.app_id, h.market_hash_name, h.wear, h.doppler_phase, date_trunc('hour',
   arg_max_null(h.live_listed_count, h.minute) AS live_listed_count_close,
   max(h.live_age_seconds) AS live_age_max_seconds,
   {{ watermark }} AS built_watermark
-FROM fct_minask_history h
+FROM history h
 SEMI JOIN touched t
   ON t.app_id = h.app_id AND t.market_hash_name = h.market_hash_name AND t.wear IS NOT DISTINCT FROM h.wear
   AND t.doppler_phase IS NOT DISTINCT FROM h.doppler_phase AND t.hour = date_trunc('hour', h.minute)
-WHERE h.minute >= (SELECT min(hour) FROM touched)
 GROUP BY ALL

@@ -85,7 +85,7 @@ export async function startCollector(options: CollectorOptions): Promise<Running
   const freshness: FreshnessRules = { ...defaultFreshness(sources), ...options.freshness };
   let everyBoard: () => StatusBoard[] = () => [];
   const status = () => everyBoard().map((b) => withFreshness(b, freshness, startedMs));
-  const metrics = new CollectorMetrics(status, warehouse.path, upstreamClock);
+  const metrics = new CollectorMetrics(status, warehouse.path, upstreamClock, () => warehouse.memoryBytes());
   // Every request goes through the meter, labelled with the source it is made for.
   const dispatcher = new Agent({ keepAliveTimeout: 10_000, connect: { timeout: 30_000 } }).compose(
     meterRequests(metrics, upstreamClock),

@@ -214,6 +214,15 @@ export class Warehouse {
   }
 
   /**
+   * Bytes DuckDB's buffer manager holds for this file now (`duckdb_memory()`, every tag): its
+   * pool, not what it allocates outside it, which only the process' RSS shows.
+   */
+  async memoryBytes(): Promise<number> {
+    const reader = await this.read('SELECT sum(memory_usage_bytes)::BIGINT AS bytes FROM duckdb_memory()');
+    return Number(reader.getRowObjectsJS()[0]?.bytes ?? 0);
+  }
+
+  /**
    * Writes the rows of a query to a parquet file, atomically (written aside, then renamed over
    * `path`), and returns how many rows it holds.
    */

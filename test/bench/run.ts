@@ -17,6 +17,7 @@ const BENCHMARKS: Record<string, () => Promise<void>> = {
   growth: async () => (await import('./growth.bench.js')).run(),
   lake: async () => (await import('./lake.bench.js')).run(),
   history: async () => (await import('./history.bench.js')).run(),
+  soak: async () => (await import('./soak.bench.js')).run(),
 };
 
 const wanted = process.argv.slice(2);

@@ -85,6 +85,11 @@ export function envWords(name: string): string[] {
   return process.env[name]?.split(' ').filter(Boolean) ?? [];
 }
 
+/** Builds the CLI into `.build` (`npm run build`), which the spawned `market` commands run. */
+export function buildCli(): void {
+  execFileSync('npm', ['run', '--silent', 'build'], { cwd: projectPath(), stdio: 'inherit' });
+}
+
 /**
  * Builds the CLI (the build blocks this process, the service's too, so it goes first), then starts
  * an in-process sandbox service in a new temporary folder, churn paused and reads unlimited, for a
@@ -95,7 +100,7 @@ export async function startBenchService(
   listings: number,
   churnRate: number,
 ): Promise<{ dir: string; service: RunningService }> {
-  execFileSync('npm', ['run', '--silent', 'build'], { cwd: projectPath(), stdio: 'inherit' });
+  buildCli();
   const dir = await mkdtemp(join(tmpdir(), `market-${name}-bench-`));
   const service = await startService({
     dbPath: join(dir, 'service.duckdb'),

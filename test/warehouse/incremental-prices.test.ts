@@ -12,7 +12,7 @@ import type { PriceRow } from '../../src/contract/market.js';
 import { Warehouse, type WarehouseBatch } from '../../src/warehouse/index.js';
 import { makeTempDir, modelRows, T0 } from './fixtures.js';
 
-const MODELS = ['stg_price_lists', 'fct_minask_history'];
+const MODELS = ['stg_price_lists', 'int_minask_minutes', 'int_minask_spells', 'fct_minask_history'];
 const MINUTE = 60_000;
 
 let dir: string;
@@ -80,7 +80,7 @@ it('types each landed price row once and builds the same tables as a full rebuil
   clock.now += 1000;
   const incremental = await warehouse.refreshModels({ select: MODELS });
   const built = incremental.models.filter((m) => MODELS.includes(m.model));
-  expect(built.map((m) => m.mode)).toEqual(['incremental', 'incremental']);
+  expect(built.map((m) => m.mode)).toEqual(['incremental', 'incremental', 'incremental', 'view']);
   // The list of 570 landed in the watermark's instant is read again (replaced, not added), then 4 new rows.
   expect(built[0]?.rows).toBe(5);
   const afterIncrement = await modelRows(warehouse, MODELS);

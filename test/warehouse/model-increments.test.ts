@@ -12,6 +12,8 @@ const MODELS = [
   'int_listing_spells',
   'fct_listing_lifecycle',
   'int_live_minask_changes',
+  'int_minask_minutes',
+  'int_minask_spells',
   'fct_minask_history',
 ];
 /** 2026-11-01 12:00:00 UTC: the minutes of the scenarios count from it. */
@@ -62,7 +64,8 @@ async function expectIncrementEqualsFullBuild(builtAt: number): Promise<Record<s
   clock.now = builtAt;
   const increment = await warehouse.refreshModels();
   expect(increment.models.filter((m) => MODELS.includes(m.model)).map((m) => m.mode)).toEqual(
-    MODELS.map(() => 'incremental'),
+    // fct_minask_history is a view over the two tables before it.
+    MODELS.map((m) => (m === 'fct_minask_history' ? 'view' : 'incremental')),
   );
   const incremental = await readModels();
   await warehouse.refreshModels({ fullRefresh: true });

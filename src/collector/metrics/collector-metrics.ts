@@ -2,9 +2,9 @@
  * The collector's Prometheus instruments (prom-client), on a registry of its own: per source what
  * landed from the upstream, the requests and their answers, the stream's lag and reconnects, the
  * last success and the freshness against its thresholds; what the daemon's own work made (model
- * rows, exported rows, charts) and how long it took; the warehouse's bytes; and the process'
- * default metrics. The figures the sources already keep on their status boards are read from
- * them at each scrape, so nothing is counted twice.
+ * rows, exported rows, charts) and how long it took; the warehouse's bytes and DuckDB's memory; and
+ * the process' default metrics. The figures the sources already keep on their status boards are
+ * read from them at each scrape, so nothing is counted twice.
  */
 import { statSync } from 'node:fs';
 import { Counter, Gauge, Histogram } from 'prom-client';
@@ -54,6 +54,8 @@ export class CollectorMetrics implements RequestObserver {
     warehousePath: string,
     /** The upstream's clock as measured. */
     upstream?: UpstreamClock,
+    /** Bytes DuckDB's buffer manager holds for the warehouse (`duckdb_memory()`). */
+    duckdbMemory?: () => Promise<number>,
   ) {
     const registers = [this.registry];
     this.requests = new Counter({
@@ -154,6 +156,16 @@ export class CollectorMetrics implements RequestObserver {
       registers,
       collect() {
         this.set(fileBytes(warehousePath) + fileBytes(`${warehousePath}.wal`));
+      },
+    });
+    // The heap and RSS are the default metrics' nodejs_heap_size_used_bytes and
+    // process_resident_memory_bytes; DuckDB's share of the RSS is only known by asking it.
+    new Gauge({
+      name: `${PREFIX}duckdb_memory_bytes`,
+      help: "Bytes DuckDB's buffer manager holds for the warehouse (duckdb_memory()); its allocations outside the pool show only in the RSS",
+      registers,
+      async collect() {
+        if (duckdbMemory) this.set(await duckdbMemory());
       },
     });
   }

@@ -40,7 +40,9 @@ const MODEL_TABLES: Record<string, string> = {
   stg_listing_events: 'received_at',
   stg_price_lists: 'fetched_at',
   int_live_minask_changes: 'minute',
-  fct_minask_history: 'minute',
+  int_minask_minutes: 'minute',
+  // Its runs of unchanged figures end with their day.
+  int_minask_spells: 'minute',
   fct_minask_hourly: 'hour',
   fct_minask_daily: 'day',
 };

@@ -99,6 +99,9 @@ describe('GET /metrics', () => {
     expect(answer.text).toMatch(/^market_collector_warehouse_bytes [1-9]/m);
     expect(answer.text).toMatch(/^# TYPE market_collector_model_refresh_duration_seconds histogram$/m);
     expect(answer.text).toMatch(/^process_resident_memory_bytes [1-9]/m);
+    // What the soak benchmark samples: the heap, and DuckDB's own share of the memory.
+    expect(answer.text).toMatch(/^nodejs_heap_size_used_bytes [1-9]/m);
+    expect(answer.text).toMatch(/^market_collector_duckdb_memory_bytes [1-9]/m);
   });
 
   it("counts as landed payloads only the upstream's, and the daemon's own work under names of its own", async () => {

@@ -73,7 +73,7 @@ it(
       'stg_listing_events/date=2026-11-02/part-0.parquet',
     ]);
     expect(Object.keys(manifest.relations)).toEqual(
-      expect.arrayContaining(['raw_listing_observations', 'raw_listing_repeats', 'fct_minask_history']),
+      expect.arrayContaining(['raw_listing_observations', 'raw_listing_repeats', 'int_minask_minutes']),
     );
     for (const files of Object.values(manifest.relations) as {
       path: string;
@@ -119,7 +119,7 @@ it(
     expect(await printRelations(warehouse)).toEqual(incremental);
     // A second move adds the next day's parts and leaves every answer as it was.
     const second = await warehouse.moveToLake(T0 + 3 * DAY);
-    expect(second.relations.fct_minask_history?.files).toBe(1);
+    expect(second.relations.int_minask_minutes?.files).toBe(1);
     expect(await printRelations(warehouse)).toEqual(incremental);
     expect(await warehouse.lakeStatus()).toMatchObject({ days: 3, before: '2026-11-04T00:00:00.000Z' });
   },

@@ -1,0 +1,172 @@
+/**
+ * The main job over time: the built `market run` (what `npm start` runs: the service with its
+ * simulator at the demo's churn, the collector and the demo trader) on a fresh data folder of its
+ * own, for BENCH_MINUTES (60). Every BENCH_SAMPLE_SECONDS (60) it samples the RSS of each process
+ * of the job from /proc, the collector's V8 heap and DuckDB's memory from the collector's
+ * `/metrics` (its control endpoint, found through the control file), and the warehouse file's
+ * bytes and its write-ahead log's; then prints every sample, and the slope of each figure (least
+ * squares, per hour) over the samples after the first BENCH_SETTLE_MINUTES (10). Goal: no upward
+ * trend after the settling minutes (a leak is a defect whatever its size), the job under 400 MiB.
+ */
+import { type ChildProcess, spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { createWriteStream, existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { type ControlFile, controlFileOf } from '../../src/collector/control/protocol.js';
+import { projectPath } from '../../src/shared/project-root.js';
+import { waitForLine } from '../helpers/cli.js';
+import { print } from './fixtures.js';
+import { buildCli, rssMiB } from './service-process.js';
+
+const MINUTES = Number(process.env.BENCH_MINUTES ?? 60);
+const SAMPLE_MS = Number(process.env.BENCH_SAMPLE_SECONDS ?? 60) * 1000;
+const SETTLE_MINUTES = Number(process.env.BENCH_SETTLE_MINUTES ?? 10);
+
+/** One sample of the job, in MiB, at `minute` since it printed its address. */
+interface Sample {
+  minute: number;
+  /** RSS of each process of the job, by pid. */
+  rss: Map<number, number>;
+  heap: number;
+  duckdb: number;
+  /** The warehouse file alone, and its write-ahead log (checkpointed into it at 64 MB). */
+  file: number;
+  wal: number;
+}
+
+/** Runs the benchmark and prints its figures. */
+export async function run(): Promise<void> {
+  buildCli();
+  const dir = await mkdtemp(join(tmpdir(), 'market-soak-bench-'));
+  const warehouse = join(dir, 'warehouse.duckdb');
+  const job = spawnMainJob(dir, warehouse);
+  try {
+    await waitForLine(job, /^http:\/\/.+\/v1$/);
+    const started = performance.now();
+    const samples: Sample[] = [];
+    for (let n = 0; n * SAMPLE_MS <= MINUTES * 60_000; n += 1) {
+      await new Promise((r) => setTimeout(r, Math.max(0, started + n * SAMPLE_MS - performance.now())));
+      if (job.exitCode !== null)
+        throw new Error(`market run exited with ${job.exitCode}: see ${dir}/run.log`);
+      const sample = await takeSample(job.pid as number, warehouse, (performance.now() - started) / 60_000);
+      samples.push(sample);
+      print(`minute ${sample.minute.toFixed(1)}`, describeSample(sample));
+    }
+    printSlopes(samples);
+  } finally {
+    if (job.exitCode === null) {
+      const exited = once(job, 'exit');
+      job.kill('SIGTERM');
+      await exited;
+    }
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+
+/** `market run` on `dir` (a free port, the control endpoint's too), its log in `dir/run.log`. */
+function spawnMainJob(dir: string, warehouse: string): ChildProcess {
+  const job = spawn(
+    process.execPath,
+    [
+      projectPath('.build', 'src', 'cli', 'main.js'),
+      'run',
+      ...['--port', '0', '--db', join(dir, 'market.duckdb'), '--warehouse', warehouse],
+      ...['--log-format', 'json'],
+    ],
+    { cwd: projectPath(), stdio: ['ignore', 'pipe', 'pipe'] },
+  );
+  job.stderr?.pipe(createWriteStream(join(dir, 'run.log')));
+  return job;
+}
+
+/** The job's figures now: every process' RSS, the collector's heap and DuckDB's memory, the file. */
+async function takeSample(pid: number, warehouse: string, minute: number): Promise<Sample> {
+  const rss = new Map<number, number>();
+  for (const p of [pid, ...descendantsOf(pid)]) rss.set(p, rssMiB(p));
+  const metrics = await scrapeMetrics(warehouse);
+  const mib = (bytes: number) => bytes / 2 ** 20;
+  const bytesOf = (path: string) => (existsSync(path) ? statSync(path).size : 0);
+  return {
+    minute,
+    rss,
+    heap: mib(metrics.get('nodejs_heap_size_used_bytes') ?? Number.NaN),
+    duckdb: mib(metrics.get('market_collector_duckdb_memory_bytes') ?? Number.NaN),
+    file: mib(bytesOf(warehouse)),
+    wal: mib(bytesOf(`${warehouse}.wal`)),
+  };
+}
+
+/** The pids below `pid` (the job may run its parts as child processes), from /proc. */
+function descendantsOf(pid: number): number[] {
+  const children: number[] = [];
+  for (const task of readdirSync(`/proc/${pid}/task`)) {
+    const line = readFileSync(`/proc/${pid}/task/${task}/children`, 'utf8').trim();
+    if (line) children.push(...line.split(' ').map(Number));
+  }
+  return children.flatMap((child) => [child, ...descendantsOf(child)]);
+}
+
+/** The collector's unlabelled series from its `/metrics`, by name. */
+async function scrapeMetrics(warehouse: string): Promise<Map<string, number>> {
+  const control = JSON.parse(await readFile(controlFileOf(warehouse), 'utf8')) as ControlFile;
+  const response = await fetch(`http://127.0.0.1:${control.port}/metrics`, {
+    headers: { authorization: `Bearer ${control.token}` },
+  });
+  const series = new Map<string, number>();
+  for (const line of (await response.text()).split('\n')) {
+    const match = /^([a-z_]+) (\S+)$/.exec(line);
+    if (match?.[1] && match[2]) series.set(match[1], Number(match[2]));
+  }
+  return series;
+}
+
+/** A sample as one line: each process' RSS, then the heap, DuckDB's memory and the file. */
+function describeSample(sample: Sample): string {
+  const rss = [...sample.rss].map(([pid, mib]) => `rss[${pid}] ${mib.toFixed(0)}`).join(', ');
+  const { heap, duckdb, file, wal } = sample;
+  return `${rss}, heap ${heap.toFixed(0)}, duckdb ${duckdb.toFixed(0)}, file ${file.toFixed(1)} + wal ${wal.toFixed(1)} MiB`;
+}
+
+/** The range and the slope of each figure over the samples after the settling minutes. */
+function printSlopes(samples: Sample[]): void {
+  const settled = samples.filter((s) => s.minute >= SETTLE_MINUTES);
+  if (settled.length < 2) {
+    print('slopes', `need samples after minute ${SETTLE_MINUTES} (BENCH_MINUTES=${MINUTES})`);
+    return;
+  }
+  const total = (s: Sample) => [...s.rss.values()].reduce((a, b) => a + b, 0);
+  const peak = Math.max(...samples.map(total));
+  print('highest sampled RSS of the job (every process)', `${peak.toFixed(0)} MiB (goal < 400 MiB)`);
+  const figures: [string, (s: Sample) => number][] = [
+    ['RSS of the job', total],
+    ['collector heap used', (s) => s.heap],
+    ["DuckDB's memory (duckdb_memory())", (s) => s.duckdb],
+    ['warehouse file', (s) => s.file],
+    ['warehouse file and WAL', (s) => s.file + s.wal],
+  ];
+  for (const [name, figure] of figures) {
+    const values = settled.map(figure);
+    const range = `${Math.min(...values).toFixed(1)}-${Math.max(...values).toFixed(1)} MiB`;
+    const slope = slopePerHour(
+      settled.map((s) => s.minute),
+      values,
+    );
+    print(`after minute ${SETTLE_MINUTES}: ${name}`, `${range}, slope ${slope.toFixed(1)} MiB/h`);
+  }
+}
+
+/** The least-squares slope of `ys` over `minutes`, per hour. */
+function slopePerHour(minutes: number[], ys: number[]): number {
+  const n = minutes.length;
+  const mx = minutes.reduce((a, b) => a + b, 0) / n;
+  const my = ys.reduce((a, b) => a + b, 0) / n;
+  let num = 0;
+  let den = 0;
+  for (let i = 0; i < n; i += 1) {
+    num += ((minutes[i] as number) - mx) * ((ys[i] as number) - my);
+    den += ((minutes[i] as number) - mx) ** 2;
+  }
+  return den === 0 ? 0 : (num / den) * 60;
+}
