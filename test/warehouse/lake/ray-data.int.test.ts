@@ -73,7 +73,7 @@ function sorted(rows: Record<string, unknown>[]): Record<string, unknown>[] {
 
 /**
  * DuckDB's answers over `events` and `minask` (SQL relations of stg_listing_events and
- * fct_minask_history rows, each with a `date` column), for the days from SINCE on.
+ * fct_minask_hourly rows, each with a `date` column), for the days from SINCE on.
  */
 async function computeAnswers(
   warehouse: Warehouse,
@@ -88,8 +88,8 @@ async function computeAnswers(
   );
   const minaskDays = await warehouse.query(
     `SELECT CAST(date AS VARCHAR) AS date, app_id, market_hash_name, wear, doppler_phase,
-       CAST(min(service_min_ask_usd) * 100 AS BIGINT) AS min_ask_cents,
-       max(service_listed_count) AS max_listed, count(*) AS minutes
+       CAST(min(service_min_ask_low_usd) * 100 AS BIGINT) AS min_ask_cents,
+       max(service_listed_count_close) AS max_listed, CAST(sum(minutes) AS BIGINT) AS minutes
      FROM ${minask} WHERE date >= DATE '${SINCE}' GROUP BY ALL`,
   );
   const histogram = await warehouse.query(
@@ -108,7 +108,7 @@ function lakeDaysAnswers(warehouse: Warehouse): Promise<Answers> {
   return computeAnswers(
     warehouse,
     `(SELECT *, CAST(received_at AS DATE) AS date FROM stg_listing_events WHERE received_at < ${before})`,
-    `(SELECT *, CAST(minute AS DATE) AS date FROM fct_minask_history WHERE minute < ${before})`,
+    `(SELECT *, CAST(hour AS DATE) AS date FROM fct_minask_hourly WHERE hour < ${before})`,
     item,
   );
 }
@@ -192,7 +192,7 @@ describe('the lake of a collected warehouse', () => {
   it('holds the days before the move, one zstd parquet file per relation and day, each listed in the manifest', async () => {
     for (const relation of [
       'stg_listing_events',
-      'fct_minask_history',
+      'fct_minask_hourly',
       'raw_listing_events',
       'raw_price_snapshots',
     ]) {
@@ -217,7 +217,7 @@ describe('the lake of a collected warehouse', () => {
       const fromLake = await computeAnswers(
         warehouse,
         lakeRelation('stg_listing_events'),
-        lakeRelation('fct_minask_history'),
+        lakeRelation('fct_minask_hourly'),
         item,
       );
       expect(fromWarehouse.listings.length).toBeGreaterThan(100);
@@ -249,7 +249,7 @@ describe('the lake read by Ray Data on a cluster of three nodes', () => {
 
   it('reads only the listed files of the days the partition filter keeps, on more than one node', (context) => {
     const { files_read, worked_on, nodes } = rayAnswer(context);
-    const kept = ['stg_listing_events', 'fct_minask_history'].flatMap((relation) =>
+    const kept = ['stg_listing_events', 'fct_minask_hourly'].flatMap((relation) =>
       (manifest.relations[relation] ?? []).filter((f) => f.date >= SINCE).map((f) => f.path),
     );
     expect(kept).toHaveLength(4);
@@ -262,7 +262,7 @@ describe('the lake read by Ray Data on a cluster of three nodes', () => {
     expect(sorted(rayAnswer(context).listings)).toEqual(fromWarehouse.listings);
   });
 
-  it("gives per day and item group fct_minask_history's lowest minAsk, most listed and minutes as DuckDB does", (context) => {
+  it("gives per day and item group fct_minask_hourly's lowest minAsk, most listed at an hour's close and minutes as DuckDB does", (context) => {
     expect(sorted(rayAnswer(context).minask)).toEqual(fromWarehouse.minask);
   });
 

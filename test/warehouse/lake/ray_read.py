@@ -6,8 +6,8 @@ on, so the files of earlier days are never opened. Computed, over the days read:
 
 - per day and item group, from `stg_listing_events`: the cheapest new listing (integer cents) and
   how many were listed;
-- per day and item group, from `fct_minask_history`: the day's lowest service minAsk (integer
-  cents), its highest listed count, and its minutes;
+- per day and item group, from `fct_minask_hourly`: the day's lowest service minAsk (integer
+  cents), its highest listed count at an hour's close, and its minutes;
 - the float histogram of `--item` (new listings, `--buckets` equal buckets of [0, 1));
 - and the cluster's alive nodes, the files read, and the nodes that read them.
 
@@ -26,7 +26,7 @@ import time
 import pyarrow as pa
 import pyarrow.compute as pc
 import ray
-from ray.data.aggregate import Count, Max, Min
+from ray.data.aggregate import Count, Max, Min, Sum
 from ray.data.context import ShuffleStrategy
 from ray.data.datasource.partitioning import Partitioning, PathPartitionFilter
 
@@ -101,9 +101,9 @@ def prepare_events(table):
 
 def prepare_minask(table):
     table = with_group_keys(table)
-    table = table.append_column("min_ask_cents", cents(table["service_min_ask_usd"]))
+    table = table.append_column("min_ask_cents", cents(table["service_min_ask_low_usd"]))
     return table.select(
-        ["date", "app_id", *GROUP, "min_ask_cents", "service_listed_count", "node", "path"]
+        ["date", "app_id", *GROUP, "min_ask_cents", "service_listed_count_close", "minutes", "node", "path"]
     )
 
 
@@ -151,10 +151,10 @@ def main():
     )
     histogram = buckets.groupby("bucket").count()
 
-    minask = read_relation(args.lake, manifest, "fct_minask_history", args.since)
+    minask = read_relation(args.lake, manifest, "fct_minask_hourly", args.since)
     minask = minask.map_batches(prepare_minask, batch_format="pyarrow").materialize()
     minask_days = minask.groupby(["date", "app_id", *GROUP]).aggregate(
-        Min("min_ask_cents"), Max("service_listed_count"), Count()
+        Min("min_ask_cents"), Max("service_listed_count_close"), Sum("minutes")
     )
 
     # Which node read which file: one row per pair.
@@ -176,8 +176,8 @@ def main():
             minask_days,
             {
                 "min(min_ask_cents)": "min_ask_cents",
-                "max(service_listed_count)": "max_listed",
-                "count()": "minutes",
+                "max(service_listed_count_close)": "max_listed",
+                "sum(minutes)": "minutes",
             },
         ),
         "histogram": rows_of(histogram, {"count()": "listings"}),
