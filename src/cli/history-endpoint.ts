@@ -4,7 +4,8 @@
  * the keys file); `market run` always serves it, with a keys file of one key made beside its data.
  */
 import { randomBytes } from 'node:crypto';
-import { readFile } from 'node:fs/promises';
+import { mkdir, readFile } from 'node:fs/promises';
+import { dirname } from 'node:path';
 import type { HistoryEndpointOptions } from '../collector/index.js';
 import { writeOwnerOnly } from '../shared/owner-only-file.js';
 import { CliError } from './cli-error.js';
@@ -38,6 +39,8 @@ export async function runHistoryEndpointOf(
   let text = await readFile(file, 'utf8').catch(() => null);
   if (text === null && flags.historyKeysFile === undefined) {
     text = `hist_${randomBytes(24).toString('base64url')}\n`;
+    // Beside a warehouse not made yet: its folder is made as the warehouse's would be.
+    await mkdir(dirname(file), { recursive: true });
     await writeOwnerOnly(file, text);
   }
   const key = text
