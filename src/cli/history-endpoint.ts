@@ -1,5 +1,5 @@
 /**
- * `--history-port`, `--history-host`, `--history-keys-file` and `--history-cors-origins` as the
+ * `--history-port`, `--history-host`, `--history-keys-file`, `--history-rate` and `--history-cors-origins` as the
  * collector's price history endpoint: `market collect` serves it when given a port (and then needs
  * the keys file); `market run` always serves it, with a keys file of one key made beside its data.
  */
@@ -15,6 +15,7 @@ export interface HistoryFlags {
   historyPort?: number | undefined;
   historyHost: string;
   historyKeysFile?: string | undefined;
+  historyRate: number;
   historyCorsOrigins: string[];
 }
 
@@ -52,5 +53,11 @@ export async function runHistoryEndpointOf(
 }
 
 function endpoint(flags: HistoryFlags, port: number, keysFile: string): HistoryEndpointOptions {
-  return { port, host: flags.historyHost, keysFile, corsOrigins: flags.historyCorsOrigins };
+  return {
+    port,
+    host: flags.historyHost,
+    keysFile,
+    corsOrigins: flags.historyCorsOrigins,
+    ratePerMinute: flags.historyRate,
+  };
 }

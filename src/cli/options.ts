@@ -108,6 +108,12 @@ const historyFlags = {
     z.string().min(1).optional(),
     { env: 'MARKET_HISTORY_KEYS_FILE' },
   ),
+  historyRate: flag(
+    '--history-rate <requests>',
+    'requests each key may make of the price history endpoint per rolling minute (then 429 with Retry-After)',
+    int(1, 1_000_000),
+    { env: 'MARKET_HISTORY_RATE', fallback: '120' },
+  ),
   historyCorsOrigins: flag(
     '--history-cors-origins <origins>',
     'comma-separated browser origins allowed to read the price history (CORS)',

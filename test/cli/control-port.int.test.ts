@@ -148,6 +148,17 @@ describe('refused at start, in one line with exit code 2', () => {
     }
   });
 
+  it('a history port without a keys file', async () => {
+    const result = await runMarket([
+      ...['collect', '--base-url', t.baseUrl, '--api-key', key],
+      ...['--warehouse', join(t.dir, 'no-keys.duckdb'), '--history-port', '0'],
+    ]);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toBe(
+      'market: --history-port needs --history-keys-file (one key per line, chmod 600)\n',
+    );
+  });
+
   it.each([
     ['that is missing', 'absent-token', /^market: cannot read --metrics-token-file .*absent-token: ENOENT/],
     [
@@ -165,5 +176,40 @@ describe('refused at start, in one line with exit code 2', () => {
     expect(result.code).toBe(2);
     expect(result.stderr).toMatch(message);
     expect(result.stderr.trim().split('\n')).toHaveLength(1);
+  });
+});
+
+describe('a price history endpoint', () => {
+  it('limits each key to MARKET_HISTORY_RATE requests a rolling minute', async () => {
+    const keysFile = join(t.dir, 'history-keys.txt');
+    const historyKey = 'hist_cli_key_0123456789abcdef';
+    await writeFile(keysFile, `${historyKey}\n`, { mode: 0o600 });
+    const port = await freePort();
+    const child = spawnCollector(
+      t.baseUrl,
+      key,
+      join(t.dir, 'rated.duckdb'),
+      [
+        ...['--games', '570', '--models-cron', 'off'],
+        ...['--history-port', String(port), '--history-keys-file', keysFile],
+      ],
+      { MARKET_HISTORY_RATE: '2' },
+    );
+    children.add(child);
+    const base = `http://127.0.0.1:${port}/v1/history`;
+    await vi.waitFor(async () => expect((await fetch(`${base}/openapi.json`)).status).toBe(200), {
+      timeout: 30_000,
+      interval: 200,
+    });
+    const statuses: number[] = [];
+    let last: Response | undefined;
+    for (let i = 0; i < 3; i++) {
+      last = await fetch(`${base}/items`, { headers: { authorization: `Bearer ${historyKey}` } });
+      statuses.push(last.status);
+    }
+    expect(statuses).toEqual([200, 200, 429]);
+    expect(await last?.json()).toMatchObject({ code: 'rate_limit_exceeded', limit: 2 });
+    expect(Number(last?.headers.get('retry-after'))).toBeGreaterThan(0);
+    await stopChild(child, 'SIGTERM', children);
   });
 });

@@ -150,12 +150,15 @@ describe('market collect options', () => {
     [['--lake-cron', '30 1 * * *'], { lakeCron: '30 1 * * *' }],
     [['--no-account'], { account: false }],
     [['--games', '570, 252490'], { games: [570, 252490] }],
+    [[], { historyRate: 120 }],
+    [['--history-rate', '30'], { historyRate: 30 }],
   ])('reads %j as %j', (args, expected) => {
     expect(parseFlags(collectFlags, parse(collectFlags, [...required, ...args]))).toMatchObject(expected);
   });
 
   it.each([
     [['--poll-seconds', '0'], /^invalid option pollSeconds: /],
+    [['--history-rate', '0'], /^invalid option historyRate: /],
     [
       ['--export-cron', 'hourly'],
       /^invalid option exportCron: give a cron expression, e\.g\. "0 \* \* \* \*" \(hourly\)$/,

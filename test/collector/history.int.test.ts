@@ -105,13 +105,20 @@ describe('price history over HTTP', () => {
     await collector.stop();
     // The collector is down from the end of the first run until the next day.
     await collectRun(DAY2);
+    await collector.stop();
+    // Down again for an hour: three hours with rows give the volatility two hourly returns.
+    await collectRun(DAY2 + 2 * 3_600_000);
     await collector.warehouse.refreshModels();
     base = `http://127.0.0.1:${collector.history?.port}/v1/history`;
     const document = await get('/openapi.json', { key: null });
     checker = new ResponseChecker(document.body);
+    // The group with the most listings with a float: its cheapest ask and its floats move.
     const [busiest] = await collector.warehouse.query(
-      `SELECT market_hash_name AS name, wear, doppler_phase AS phase FROM fct_minask_history
-       GROUP BY ALL ORDER BY count(*) DESC, name LIMIT 1`,
+      `SELECT data->>'market_hash_name' AS name, data->>'wear' AS wear, data->>'doppler_phase' AS phase
+       FROM (SELECT coalesce(listing_id, data->>'id') AS listing_id, data FROM raw_listing_events WHERE kind = 'new'
+         UNION ALL SELECT listing_id, data FROM raw_listing_observations)
+       WHERE data->>'float_value' IS NOT NULL
+       GROUP BY ALL ORDER BY count(DISTINCT listing_id) DESC, name LIMIT 1`,
     );
     group = busiest as typeof group;
   }, 120_000);
@@ -321,6 +328,74 @@ describe('price history over HTTP', () => {
     const watched = now - Number(spans?.first) - Number(spans?.gaps);
     expect(stats.body.collected).toBeCloseTo(watched / (7 * 86_400_000), 9);
     expect(stats.body.collected).toBeLessThan(0.2);
+    // The group's rows: a minute its live figures changed, and every minute a list was fetched
+    // while it had a figure, each with the live ask standing then.
+    const fetches = await collector.warehouse.query(
+      `SELECT DISTINCT epoch_ms(date_trunc('minute', fetched_at)) AS minute FROM snapshot_fetches ORDER BY minute`,
+    );
+    const standing = (minute: number) => expected.changes.filter((c) => c.minute <= minute).at(-1);
+    const rows = new Set(fetches.map((f) => Number(f.minute)).filter((m) => m < now && standing(m)));
+    for (const [i, change] of expected.changes.entries()) {
+      const before = expected.changes[i - 1];
+      if (before?.ask !== change.ask || before?.listed !== change.listed) rows.add(change.minute);
+    }
+    const minutes = [...rows].sort((a, b) => a - b);
+    const observed = minutes
+      .map((m) => standing(m)?.ask)
+      .filter((a) => a != null)
+      .map(Number);
+    expect(stats.body.observations).toBe(minutes.length);
+    const sorted = [...observed].sort((a, b) => a - b);
+    const middle = sorted.length / 2;
+    const median =
+      sorted.length % 2
+        ? (sorted[Math.floor(middle)] as number)
+        : ((sorted[middle - 1] as number) + (sorted[middle] as number)) / 2;
+    const mean = observed.reduce((sum, a) => sum + a, 0) / observed.length;
+    // Each answered in cents, so within half a cent.
+    expect(Math.abs(stats.body.median - median)).toBeLessThanOrEqual(0.005 + 1e-9);
+    expect(Math.abs(stats.body.mean - mean)).toBeLessThanOrEqual(0.005 + 1e-9);
+    // Volatility: the sample deviation of the log returns from one hour's close to the next hour
+    // with rows, a close being the ask at the hour's last row.
+    const closes = new Map<number, number | null>();
+    for (const m of minutes)
+      closes.set(Math.floor(m / 3_600_000), (standing(m)?.ask as number | null) ?? null);
+    const hourly = [...closes.values()];
+    const returns = hourly
+      .slice(1)
+      .map((close, i) =>
+        close === null || hourly[i] == null ? null : Math.log(close / (hourly[i] as number)),
+      )
+      .filter((r) => r !== null) as number[];
+    const average = returns.reduce((sum, r) => sum + r, 0) / returns.length;
+    const deviation = Math.sqrt(
+      returns.reduce((sum, r) => sum + (r - average) ** 2, 0) / (returns.length - 1),
+    );
+    expect(returns.length).toBeGreaterThanOrEqual(2);
+    expect(stats.body.volatility).toBeCloseTo(deviation, 9);
+    // The float quartiles of the listings live now: each one's float at its latest sighting.
+    const [floats] = await collector.warehouse.query(`
+      WITH sightings AS (
+        SELECT coalesce(listing_id, data->>'id') AS listing_id, received_at AS seen_at, data FROM raw_listing_events WHERE kind = 'new'
+        UNION ALL SELECT listing_id, observed_at, data FROM raw_listing_observations
+      ),
+      departures AS (
+        SELECT coalesce(listing_id, data->>'id') AS listing_id, received_at AS departed_at FROM raw_listing_events WHERE kind = 'gone'
+        UNION ALL SELECT listing_id, detected_at FROM listing_gone
+      ),
+      latest AS (
+        SELECT listing_id, arg_max(CAST(data->>'float_value' AS DOUBLE), seen_at) AS float_value, max(seen_at) AS seen
+        FROM sightings
+        WHERE data->>'market_hash_name' = ${sql(group.name)}
+          AND (data->>'wear') IS NOT DISTINCT FROM ${sql(group.wear)}
+          AND (data->>'doppler_phase') IS NOT DISTINCT FROM ${sql(group.phase)}
+        GROUP BY listing_id
+      )
+      SELECT quantile_cont(float_value, [0.25, 0.5, 0.75]) AS q FROM latest l
+      WHERE float_value IS NOT NULL
+        AND NOT EXISTS (SELECT 1 FROM departures d WHERE d.listing_id = l.listing_id AND d.departed_at >= l.seen)`);
+    expect(floats?.q).not.toBeNull();
+    expect(stats.body.float_quartiles).toEqual(floats?.q);
   });
 
   it('ranks the movers by liquidity', async () => {

@@ -26,44 +26,43 @@ export const WINDOW_MS = {
   '90d': 90 * 86_400_000,
 } as const;
 
+// Each relation is read once and its figures aggregated together: one row per part, joined.
 const STATS_SQL = `
 WITH observed AS (
-  SELECT minute, live_min_ask_usd AS ask FROM fct_minask_history
+  SELECT min(live_min_ask_usd) AS min_usd, max(live_min_ask_usd) AS max_usd,
+    median(live_min_ask_usd) AS median_usd, avg(live_min_ask_usd) AS mean_usd,
+    arg_min_null(live_min_ask_usd, minute) AS first_usd, arg_max_null(live_min_ask_usd, minute) AS last_usd,
+    count(*) AS observations
+  FROM fct_minask_history
   WHERE ${GROUP_FILTER} AND minute >= $start::TIMESTAMP AND minute < $end::TIMESTAMP
 ),
 hourly AS (
-  SELECT ln(live_min_ask_close_usd / lag(live_min_ask_close_usd) OVER (ORDER BY hour)) AS r
-  FROM fct_minask_hourly
-  WHERE ${GROUP_FILTER} AND hour >= $start::TIMESTAMP AND hour < $end::TIMESTAMP
+  SELECT stddev_samp(r) AS volatility FROM (
+    SELECT ln(live_min_ask_close_usd / lag(live_min_ask_close_usd) OVER (ORDER BY hour)) AS r
+    FROM fct_minask_hourly
+    WHERE ${GROUP_FILTER} AND hour >= $start::TIMESTAMP AND hour < $end::TIMESTAMP
+  ) WHERE r IS NOT NULL
 ),
 lives AS (
-  SELECT first_seen_at, gone_at, seconds_on_market FROM fct_listing_lifecycle
+  SELECT count(*) FILTER (WHERE first_seen_at >= $start::TIMESTAMP AND first_seen_at < $end::TIMESTAMP) AS appeared,
+    count(*) FILTER (WHERE gone_at >= $start::TIMESTAMP AND gone_at < $end::TIMESTAMP) AS departed,
+    median(seconds_on_market) FILTER (WHERE gone_at >= $start::TIMESTAMP AND gone_at < $end::TIMESTAMP) AS lifetime
+  FROM fct_listing_lifecycle
   WHERE ${GROUP_FILTER}
+    AND (first_seen_at >= $start::TIMESTAMP AND first_seen_at < $end::TIMESTAMP
+      OR gone_at >= $start::TIMESTAMP AND gone_at < $end::TIMESTAMP)
 ),
 floats AS (
-  SELECT quantile_cont(float_value, [0.25, 0.5, 0.75]) AS q FROM fct_float_rank
+  SELECT quantile_cont(float_value, [0.25, 0.5, 0.75]) AS float_quartiles FROM fct_float_rank
   WHERE $app_id = 730 AND market_hash_name = $name AND ($wear::VARCHAR IS NULL OR wear = $wear::VARCHAR)
     AND doppler_phase IS NOT DISTINCT FROM $phase::VARCHAR
 ),
+first_load AS (SELECT epoch_ms(min(started_at)) AS first_load_ms FROM loads),
 gaps AS (
-  SELECT sum(epoch_ms(least(coalesce(ended_at, $end::TIMESTAMP), $end::TIMESTAMP)) - epoch_ms(greatest(started_at, $start::TIMESTAMP))) AS ms
+  SELECT coalesce(sum(epoch_ms(least(coalesce(ended_at, $end::TIMESTAMP), $end::TIMESTAMP)) - epoch_ms(greatest(started_at, $start::TIMESTAMP))), 0) AS gap_ms
   FROM ingest_gaps WHERE started_at < $end::TIMESTAMP AND coalesce(ended_at, $end::TIMESTAMP) > $start::TIMESTAMP
 )
-SELECT
-  (SELECT min(ask) FROM observed) AS min_usd,
-  (SELECT max(ask) FROM observed) AS max_usd,
-  (SELECT median(ask) FROM observed) AS median_usd,
-  (SELECT avg(ask) FROM observed) AS mean_usd,
-  (SELECT arg_min_null(ask, minute) FROM observed) AS first_usd,
-  (SELECT arg_max_null(ask, minute) FROM observed) AS last_usd,
-  (SELECT count(*) FROM observed) AS observations,
-  (SELECT stddev_samp(r) FROM hourly WHERE r IS NOT NULL) AS volatility,
-  (SELECT count(*) FROM lives WHERE first_seen_at >= $start::TIMESTAMP AND first_seen_at < $end::TIMESTAMP) AS appeared,
-  (SELECT count(*) FROM lives WHERE gone_at >= $start::TIMESTAMP AND gone_at < $end::TIMESTAMP) AS departed,
-  (SELECT median(seconds_on_market) FROM lives WHERE gone_at >= $start::TIMESTAMP AND gone_at < $end::TIMESTAMP) AS lifetime,
-  (SELECT q FROM floats) AS float_quartiles,
-  (SELECT epoch_ms(min(started_at)) FROM loads) AS first_load_ms,
-  (SELECT coalesce(ms, 0) FROM gaps) AS gap_ms`;
+SELECT * FROM observed, hourly, lives, floats, first_load, gaps`;
 
 /** Rounds dollars to cents and converts them at `rate` (null stays null). */
 function money(usd: unknown, rate: number | null): number | null {
