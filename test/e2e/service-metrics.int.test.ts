@@ -32,6 +32,17 @@ async function scrape(service: TestService, token: string | null = TOKEN, from?:
   return { status: response.status, type: response.headers.get('content-type'), text: await response.text() };
 }
 
+/** Opens the listing stream with `key` (200); abort the controller to close it. */
+async function openStream(service: TestService, key: string): Promise<AbortController> {
+  const stream = new AbortController();
+  const opened = await fetch(`${service.baseUrl}/listings/stream`, {
+    headers: { authorization: `Bearer ${key}` },
+    signal: stream.signal,
+  });
+  expect(opened.status).toBe(200);
+  return stream;
+}
+
 /** The value of the series written exactly `series` (name and labels) in the exposition. */
 function sampleOf(text: string, series: string): number {
   const line = text.split('\n').find((l) => l.startsWith(`${series} `));
@@ -57,12 +68,7 @@ describe('GET /metrics of the service', () => {
     await t.call('/health');
     await t.call('/listings?appId=730&limit=1', { key });
     await t.call('/listings?appId=730&limit=1');
-    const stream = new AbortController();
-    const opened = await fetch(`${t.baseUrl}/listings/stream`, {
-      headers: { authorization: `Bearer ${key}` },
-      signal: stream.signal,
-    });
-    expect(opened.status).toBe(200);
+    const stream = await openStream(t, key);
     try {
       await vi.waitFor(async () =>
         expect(sampleOf((await scrape(t)).text, 'market_service_open_streams')).toBe(1),
@@ -94,12 +100,7 @@ describe('GET /metrics of the service', () => {
     const series =
       'market_service_http_requests_total{route="/v1/listings/stream",method="GET",status="200"}';
     const before = sampleOf((await scrape(t)).text, series) || 0;
-    const stream = new AbortController();
-    const opened = await fetch(`${t.baseUrl}/listings/stream`, {
-      headers: { authorization: `Bearer ${key}` },
-      signal: stream.signal,
-    });
-    expect(opened.status).toBe(200);
+    const stream = await openStream(t, key);
     try {
       expect(sampleOf((await scrape(t)).text, series)).toBe(before + 1);
     } finally {
