@@ -1,10 +1,12 @@
 /** Test fixtures of the warehouse: listings, events, temp folders, and a child process runner. */
 import { type ChildProcess, spawn } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { gzipSync } from 'node:zlib';
 import type { Listing } from '../../src/contract/listing.js';
-import type { ObservationRow, StreamEventRow, Warehouse } from '../../src/warehouse/index.js';
+import type { PriceRow } from '../../src/contract/market.js';
+import type { ObservationRow, StreamEventRow, Warehouse, WarehouseBatch } from '../../src/warehouse/index.js';
 
 /** Epoch ms all fixture times count from: 2026-11-01T00:00:00.000Z. */
 export const T0 = Date.parse('2026-11-01T00:00:00.000Z');
@@ -153,5 +155,31 @@ export function startScript(script: string, args: readonly string[]): ChildRun {
         );
       }),
     kill: (signal) => child.kill(signal),
+  };
+}
+
+/** A price list row of a Field-Tested item. */
+export function priceRow(name: string, ask: number, count = 1): PriceRow {
+  return {
+    market_hash_name: name,
+    wear: 'Field-Tested',
+    doppler_phase: null,
+    min_ask_usd: ask,
+    listed_count: count,
+  };
+}
+
+/** A snapshot of `rows` under `etag`, downloaded into `dir` and fetched at `at`. */
+export function snapshotBatch(
+  dir: string,
+  etag: string,
+  at: number,
+  rows: readonly PriceRow[],
+): WarehouseBatch {
+  const file = join(dir, `${etag}.ndjson.gz`);
+  writeFileSync(file, gzipSync(rows.map((r) => JSON.stringify(r)).join('\n')));
+  return {
+    source: 'snapshot',
+    snapshot: { status: 'downloaded', etag: `"${etag}"`, generatedAt: at - 1000, fetchedAt: at, file },
   };
 }

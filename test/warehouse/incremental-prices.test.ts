@@ -4,13 +4,11 @@
  * instant of the previous build's watermark (an incremental build reads that instant again) and
  * when a snapshot fetch answers 304 in between.
  */
-import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { gzipSync } from 'node:zlib';
 import { afterEach, beforeEach, expect, it } from 'vitest';
 import type { PriceRow } from '../../src/contract/market.js';
 import { Warehouse, type WarehouseBatch } from '../../src/warehouse/index.js';
-import { makeTempDir, modelRows, T0 } from './fixtures.js';
+import { makeTempDir, modelRows, priceRow, snapshotBatch, T0 } from './fixtures.js';
 
 const MODELS = ['stg_price_lists', 'int_minask_minutes', 'int_minask_spells', 'fct_minask_history'];
 const MINUTE = 60_000;
@@ -29,26 +27,6 @@ afterEach(async () => {
   cleanup();
 });
 
-function row(name: string, ask: number, count = 1): PriceRow {
-  return {
-    market_hash_name: name,
-    wear: 'Field-Tested',
-    doppler_phase: null,
-    min_ask_usd: ask,
-    listed_count: count,
-  };
-}
-
-/** A downloaded snapshot file of `rows` under `etag`, fetched at `at`. */
-function snapshot(etag: string, at: number, rows: readonly PriceRow[]): WarehouseBatch {
-  const file = join(dir, `${etag}.ndjson.gz`);
-  writeFileSync(file, gzipSync(rows.map((r) => JSON.stringify(r)).join('\n')));
-  return {
-    source: 'snapshot',
-    snapshot: { status: 'downloaded', etag: `"${etag}"`, generatedAt: at - 1000, fetchedAt: at, file },
-  };
-}
-
 function minask(appId: number, at: number, rows: readonly PriceRow[]): WarehouseBatch {
   return { source: `prices:${appId}`, minask: { appId, fetchedAt: at, generatedAt: at - 500, rows } };
 }
@@ -60,22 +38,25 @@ async function landAt(at: number, batch: WarehouseBatch) {
 }
 
 it('types each landed price row once and builds the same tables as a full rebuild', async () => {
-  await landAt(T0 + 5_000, snapshot('v1', T0 + 5_000, [row('AK', 1.5, 3), row('M4', 7)]));
-  await landAt(T0 + 6_000, minask(570, T0 + 6_000, [row('Hook', 0.3)]));
+  await landAt(T0 + 5_000, snapshotBatch(dir, 'v1', T0 + 5_000, [priceRow('AK', 1.5, 3), priceRow('M4', 7)]));
+  await landAt(T0 + 6_000, minask(570, T0 + 6_000, [priceRow('Hook', 0.3)]));
   await warehouse.refreshModels({ select: MODELS });
   const first = await warehouse.query('SELECT count(*) AS n FROM stg_price_lists');
   expect(first).toEqual([{ n: 3 }]);
 
   // The same instant as the build's watermark (the last load's start): read again, kept once.
-  await landAt(T0 + 6_000, minask(730, T0 + 6_000, [row('AK', 1.4)]));
+  await landAt(T0 + 6_000, minask(730, T0 + 6_000, [priceRow('AK', 1.4)]));
   await landAt(T0 + MINUTE + 1_000, {
     source: 'snapshot',
     snapshot: { status: 'unchanged', etag: '"v1"', fetchedAt: T0 + MINUTE + 1_000 },
   });
-  await landAt(T0 + 2 * MINUTE + 1_000, snapshot('v2', T0 + 2 * MINUTE + 1_000, [row('AK', 1.25, 4)]));
+  await landAt(
+    T0 + 2 * MINUTE + 1_000,
+    snapshotBatch(dir, 'v2', T0 + 2 * MINUTE + 1_000, [priceRow('AK', 1.25, 4)]),
+  );
   await landAt(
     T0 + 2 * MINUTE + 2_000,
-    minask(570, T0 + 2 * MINUTE + 2_000, [row('Hook', 0.35), row('Blade', 2)]),
+    minask(570, T0 + 2 * MINUTE + 2_000, [priceRow('Hook', 0.35), priceRow('Blade', 2)]),
   );
   clock.now += 1000;
   const incremental = await warehouse.refreshModels({ select: MODELS });

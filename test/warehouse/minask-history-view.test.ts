@@ -9,14 +9,13 @@
  * minute without a fetch, /prices lists of another game, and listings that come and go, across
  * midnight.
  */
-import { copyFileSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { PriceRow } from '../../src/contract/market.js';
 import { projectPath } from '../../src/shared/project-root.js';
 import { Warehouse, type WarehouseBatch } from '../../src/warehouse/index.js';
-import { goneEvent, makeTempDir, newEvent, T0 } from './fixtures.js';
+import { goneEvent, makeTempDir, newEvent, priceRow, snapshotBatch, T0 } from './fixtures.js';
 
 const MINUTE = 60_000;
 const DENSE = 'dense_minask_history';
@@ -55,26 +54,6 @@ const SELECT = [
   'stg_price_lists',
 ];
 
-function row(name: string, ask: number, count: number): PriceRow {
-  return {
-    market_hash_name: name,
-    wear: 'Field-Tested',
-    doppler_phase: null,
-    min_ask_usd: ask,
-    listed_count: count,
-  };
-}
-
-/** A downloaded snapshot file of `rows` under `etag`, fetched at `at`. */
-function snapshot(etag: string, at: number, rows: readonly PriceRow[]): WarehouseBatch {
-  const file = join(dir, `${etag}.ndjson.gz`);
-  writeFileSync(file, gzipSync(rows.map((r) => JSON.stringify(r)).join('\n')));
-  return {
-    source: 'snapshot',
-    snapshot: { status: 'downloaded', etag: `"${etag}"`, generatedAt: at - 1000, fetchedAt: at, file },
-  };
-}
-
 async function landAt(at: number, batch: WarehouseBatch) {
   clock.now = at;
   await warehouse.write([batch]);
@@ -90,9 +69,9 @@ async function differences(): Promise<unknown[]> {
 it('answers every row of the table of a row per group and minute, incrementally and in full', async () => {
   // Three groups whose figures change every few minutes, one that drops out of the list and back.
   const lists = (m: number): PriceRow[] => [
-    row('AK', 1.5 + Math.floor(m / 4) * 0.25, 3 + Math.floor(m / 3)),
-    row('M4', 7, 2),
-    ...(m % 7 < 4 ? [row('AWP', 40 - m, 1)] : []),
+    priceRow('AK', 1.5 + Math.floor(m / 4) * 0.25, 3 + Math.floor(m / 3)),
+    priceRow('M4', 7, 2),
+    ...(m % 7 < 4 ? [priceRow('AWP', 40 - m, 1)] : []),
   ];
   let event = 0;
   for (let m = 0; m < 12; m += 1) {
@@ -105,7 +84,7 @@ it('answers every row of the table of a row per group and minute, incrementally 
         source: 'snapshot',
         snapshot: { status: 'unchanged', etag: `"v${m - 1}"`, fetchedAt: at },
       });
-    } else await landAt(at, snapshot(`v${m}`, at, lists(m)));
+    } else await landAt(at, snapshotBatch(dir, `v${m}`, at, lists(m)));
     if (m % 3 === 0)
       await landAt(at + 1_000, {
         source: 'prices:570',
@@ -113,7 +92,7 @@ it('answers every row of the table of a row per group and minute, incrementally 
           appId: 570,
           fetchedAt: at + 1_000,
           generatedAt: at + 500,
-          rows: [row('Hook', 0.3 + m / 100, 2)],
+          rows: [priceRow('Hook', 0.3 + m / 100, 2)],
         },
       });
     if (m % 2 === 1) {
