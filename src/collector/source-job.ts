@@ -16,7 +16,7 @@ export interface SourceTask {
   board: StatusBoard;
   /** Wait between the end of one run and the next; absent for work on a cron schedule. */
   intervalMs?: number;
-  /** One run; returns the rows it landed. */
+  /** One run; returns the rows it landed (a task that counts each write on its board as it commits returns 0). */
   run(signal: AbortSignal): Promise<number>;
   /** Called on a failure before the generic handling; return true when it was handled (retried at the next turn). */
   handle?(error: unknown): boolean;

@@ -111,9 +111,10 @@ export function createAccountTask(
       };
       const state = await warehouse.readState(SOURCE);
       const watermark = (key: string) => Number(state[stateKey(accountId, key)] ?? 0);
-      let landed = 0;
+      // Rows are counted on the board as each write commits: a run stopped or failing after a
+      // write keeps the count of what it landed, and the next run re-reads that as overlap.
       try {
-        landed += await landLedger(client, landing, watermark('ledger'), signal);
+        await landLedger(client, landing, watermark('ledger'), signal);
       } catch (error) {
         if (!refused(error)) throw error;
         board.status.stopped = `the key cannot read the account (${(error as Error).message})`;
@@ -122,7 +123,7 @@ export function createAccountTask(
       for (const feed of feeds) {
         if (signal.aborted) break;
         try {
-          landed += await follow(feed, landing, watermark(feed.key), maxPages, signal);
+          await follow(feed, landing, watermark(feed.key), maxPages, signal);
         } catch (error) {
           // A key without P2P or Instant Sell access reads the rest; the refusal stays on the board.
           if (!refused(error)) throw error;
@@ -130,26 +131,26 @@ export function createAccountTask(
         }
       }
       await watch.refresh();
-      return landed;
+      return 0;
     },
   };
 }
 
 /**
  * Reads the ledger from the watermark minus the overlap (all of it the first time) and lands it
- * with the new watermark; returns how many rows were new (the overlap re-read is landed already).
+ * with the new watermark; counts the rows that were new (the overlap re-read is landed already).
  */
 async function landLedger(
   client: MarketClient,
   { warehouse, writer, board, accountId }: Landing,
   watermark: number,
   signal: AbortSignal,
-): Promise<number> {
+): Promise<void> {
   const from = watermark > 0 ? Math.floor((watermark - ACCOUNT_OVERLAP_MS) / 1000) : undefined;
   const rows: LedgerRow[] = [];
   let cursor: string | null = null;
   do {
-    if (signal.aborted) return 0;
+    if (signal.aborted) return;
     const observedAt = Date.now();
     const page = await client.lenient.transactions(
       { limit: 100, ...(from === undefined ? {} : { from }), ...(cursor === null ? {} : { cursor }) },
@@ -163,7 +164,7 @@ async function landLedger(
   let next = watermark;
   for (const row of rows) next = Math.max(next, timeOf(textOf(row.transaction, 'created_at')) ?? next);
   board.status.received += rows.length;
-  if (rows.length === 0) return 0;
+  if (rows.length === 0) return;
   // The ids alone, from the landing tables: the typed view would parse every row landed.
   const landed = await landedIds(
     warehouse,
@@ -176,12 +177,12 @@ async function landLedger(
     ledger: fresh,
     state: { [stateKey(accountId, 'ledger')]: String(next) },
   });
-  return new Set(fresh.map((row) => row.id)).size;
+  board.status.landed += new Set(fresh.map((row) => row.id)).size;
 }
 
 /**
  * Follows one change feed from its watermark minus the overlap, each page landed with the
- * watermark it reaches; returns how many states were new (the overlap re-read lands as repeats).
+ * watermark it reaches; counts the states that were new (the overlap re-read lands as repeats).
  */
 async function follow(
   feed: Feed,
@@ -189,17 +190,21 @@ async function follow(
   watermark: number,
   maxPages: number,
   signal: AbortSignal,
-): Promise<number> {
+): Promise<void> {
   const since = Math.max(0, watermark - ACCOUNT_OVERLAP_MS);
   const updatedAfter = new Date(since).toISOString();
-  // The states of this kind landed since the feed's lower bound, by object and update instant.
+  // The last text landed of each state of this kind since the feed's lower bound, by object and
+  // update instant: the warehouse lands a state again when its text differs from the last one
+  // (a change within one instant), and counts it as a repeat when it does not.
   // From the landing tables' envelope: the typed view would parse every state landed.
-  const landedSince = `WHERE kind = '${feed.kind}' AND updated_at >= ${msToTimestamp(String(since))}`;
-  const known = await landedIds(
-    warehouse,
-    `SELECT object_id || ' ' || epoch_ms(updated_at) AS k FROM raw_account_states ${landedSince}`,
-  );
-  let landed = 0;
+  const known = new Map<string, string>();
+  for (const row of await warehouse.query(
+    `SELECT object_id || ' ' || epoch_ms(updated_at) AS k, arg_max(data, (ingested_at, observed_at)) AS d
+     FROM raw_account_states
+     WHERE kind = '${feed.kind}' AND updated_at >= ${msToTimestamp(String(since))}
+     GROUP BY k`,
+  ))
+    known.set(String(row.k), String(row.d));
   let cursor: string | null = null;
   for (let pages = 0; pages < maxPages && !signal.aborted; pages++) {
     const observedAt = Date.now();
@@ -219,7 +224,7 @@ async function follow(
     board.status.received += rows.length;
     // A row without an id or a time cannot be looked up here; the warehouse lands it once by its text.
     const keyOf = (row: AccountStateRow) => `${row.id} ${timeOf(row.updatedAt)}`;
-    const fresh = rows.filter((row) => row.id === null || !known.has(keyOf(row)));
+    const fresh = rows.filter((row) => row.id === null || known.get(keyOf(row)) !== JSON.stringify(row.body));
     // Every state read lands: one read again is recorded as a repeat of the state stored.
     if (rows.length > 0)
       await writer.add({
@@ -228,12 +233,11 @@ async function follow(
         accountStates: rows,
         state: { [stateKey(accountId, feed.key)]: String(watermark) },
       });
-    for (const row of fresh) known.add(keyOf(row));
-    landed += fresh.length;
+    for (const row of rows) known.set(keyOf(row), JSON.stringify(row.body));
+    board.status.landed += fresh.length;
     cursor = page.meta.next_cursor;
     if (cursor === null) break;
   }
-  return landed;
 }
 
 /** The keys (column `k`) of the landed rows a query selects. */
