@@ -14,7 +14,7 @@
 -- materialized: incremental
 -- depends_on: stg_listing_appearances, stg_listing_departures
 -- unique_key: app_id, listing_id, spell
--- chunk_by: stg_listing_appearances.listing_id per 500000
+-- chunks: per 500000 rows of stg_listing_appearances.listing_id
 -- test: unique(app_id, listing_id, spell)
 -- test: not_null(app_id, listing_id, spell, stay, after_departure, started_at, last_seen_at, updated_at)
 -- test: expression(ended_at IS NULL OR ended_at >= last_seen_at)

@@ -7,7 +7,7 @@
 -- A full build types the history a day at a time (the bounds reach the raw table before any text is
 -- parsed), so its memory does not grow with the history.
 -- materialized: incremental
--- chunk_days: raw_listing_events.ingested_at
+-- chunks: per day of raw_listing_events.ingested_at
 -- unique_key: event_id
 -- test: unique(event_id)
 -- test: not_null(listing_id, received_at)
@@ -17,5 +17,5 @@ FROM listing_events_typed
 {% if is_incremental %}
 WHERE ingested_at >= {{ since }}
 {% else %}
-WHERE ingested_at >= {{ chunk_from }} AND ingested_at < {{ chunk_to }}
+WHERE {{ in_chunk(ingested_at) }}
 {% endif %}

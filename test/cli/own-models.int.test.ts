@@ -109,6 +109,38 @@ describe('models run and models test on the own folder', () => {
     expect(tested.stdout).toMatch(/^FAIL\s+1? *fct_fx_updates: row_count/m);
   });
 
+  it.each([
+    [
+      'reads a model it does not declare',
+      '',
+      'reads the model base but does not declare it: add base to its depends_on line',
+    ],
+    [
+      'declares a model it does not read',
+      '-- depends_on: base\n',
+      'declares base in depends_on but its SQL does not read it: remove base from the line',
+    ],
+  ])('refuses a model that %s, naming the model, its file and the relation', async (_, header, why) => {
+    const folder = join(dir, `wrong-${header ? 'unread' : 'undeclared'}`);
+    await mkdir(folder);
+    writeFileSync(join(folder, 'base.sql'), '-- materialized: table\nSELECT 1 AS x');
+    const body = header ? 'SELECT 2 AS x' : 'SELECT x FROM base';
+    writeFileSync(join(folder, 'reader.sql'), `-- materialized: table\n${header}${body}`);
+    const file = join(dir, `${header ? 'unread' : 'undeclared'}.duckdb`);
+    const result = await runMarket(['models', 'run', '--models', folder, '--warehouse', file]);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toBe(`market: model reader (${join(folder, 'reader.sql')}): ${why}\n`);
+    const built = await runMarket([
+      'sql',
+      'SELECT count(*)::INT AS n FROM model_runs',
+      '--format',
+      'json',
+      '--warehouse',
+      file,
+    ]);
+    expect(JSON.parse(built.stdout)).toEqual([{ n: 0 }]);
+  });
+
   it('refuses a folder that does not exist, naming the way to make one', async () => {
     const missing = join(dir, 'none');
     const result = await runMarket(['models', 'run', '--models', missing, '--warehouse', warehouse()]);

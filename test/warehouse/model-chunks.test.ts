@@ -1,9 +1,13 @@
-/** Models whose full build runs in chunks (`-- chunks: n`), by day (`-- chunk_days:`) or by ranges (`-- chunk_by:`). */
+/**
+ * Models whose full build runs in parts (`-- chunks: n`, `per day of relation.column`, `per n rows
+ * of relation.column`), each keeping its rows with `{{ in_chunk(…) }}`. A row records the statement
+ * that built it (`current_query()`), so a test sees which part built it and by what condition.
+ */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, expect, it } from 'vitest';
 import { Warehouse } from '../../src/warehouse/index.js';
-import { parseModel } from '../../src/warehouse/models/index.js';
+import { parseModel, renderModelSql } from '../../src/warehouse/models/index.js';
 import { makeTempDir } from './fixtures.js';
 
 let dir: string;
@@ -35,7 +39,7 @@ const TOP_RATES = `-- Top rate per currency.
 -- materialized: incremental
 -- unique_key: currency
 -- chunks: 3
-SELECT currency, max(rate) AS top, {{ chunk }} AS chunk
+SELECT currency, max(rate) AS top, any_value(current_query()) AS statement
 FROM fx_rates
 WHERE {{ in_chunk(currency) }}
   AND currency IN (SELECT currency FROM fx_rates WHERE ingested_at >= {{ since }})
@@ -55,9 +59,11 @@ it('builds a model in chunks in full, and incrementally in one statement', async
   ]);
   // Each row was built by the statement of its own chunk: the third of the hash range it falls in.
   const [chunks] = await warehouse.query(
-    `SELECT count(*) FILTER (WHERE chunk <> (hash(currency)::HUGEINT * 3) // 18446744073709551616)::INT AS misplaced,
-       count(DISTINCT chunk)::INT AS chunks FROM top_rates`,
+    `SELECT count(*) FILTER (WHERE NOT hash(currency) BETWEEN CAST(b[1] AS UBIGINT) AND CAST(b[2] AS UBIGINT))::INT AS misplaced,
+       count(DISTINCT statement)::INT AS chunks
+     FROM (SELECT *, regexp_extract_all(statement, 'CAST\\(''(\\d+)'' AS UBIGINT\\)', 1) AS b FROM top_rates)`,
   );
+  // Five currencies in three thirds of the hash range: more than one statement built rows.
   expect(chunks).toEqual({ misplaced: 0, chunks: expect.any(Number) });
   expect((chunks?.chunks as number) > 1).toBe(true);
   // An increment runs once, as chunk 0 of 1.
@@ -73,8 +79,11 @@ it('builds a model in chunks in full, and incrementally in one statement', async
     { currency: 'JPY', top: 150 },
     { currency: 'SEK', top: 10.5 },
   ]);
-  // Every currency was rebuilt (the first landing is at the watermark, so it is read again).
-  expect(await warehouse.query('SELECT DISTINCT chunk FROM top_rates')).toEqual([{ chunk: 0 }]);
+  // Every currency was rebuilt (the first landing is at the watermark, so it is read again), by
+  // one statement whose in_chunk is true.
+  const statements = await warehouse.query('SELECT DISTINCT statement FROM top_rates');
+  expect(statements).toHaveLength(1);
+  expect(String(statements[0]?.statement)).not.toMatch(/hash\(/);
   await warehouse.refreshModels({ fullRefresh: true });
   expect(await read()).toEqual(incremental);
   await warehouse.close();
@@ -84,8 +93,8 @@ it('builds a model in chunks in full, and incrementally in one statement', async
 const TOP_RATES_BY_RANGE = `-- Top rate per currency.
 -- materialized: incremental
 -- unique_key: currency
--- chunk_by: fx_rates.currency per 4
-SELECT currency, max(rate) AS top, {{ chunk }} AS part
+-- chunks: per 4 rows of fx_rates.currency
+SELECT currency, max(rate) AS top, any_value(current_query()) AS statement
 FROM fx_rates
 WHERE {{ in_chunk(currency) }}
   AND currency IN (SELECT currency FROM fx_rates WHERE ingested_at >= {{ since }})
@@ -100,15 +109,21 @@ it('builds a model by ranges of a column, as many as its rows need, and incremen
   const read = () => warehouse.query('SELECT currency, top FROM top_rates ORDER BY currency');
   const full = await read();
   expect(full).toEqual(currencies.map((currency, i) => ({ currency, top: i + 1 })));
-  // 20 rows of fx_rates, 4 a part: up to 5 ranges, each a run of currencies in order, none left out.
+  // 20 rows of fx_rates, 4 a part: up to 5 ranges, each a run of currencies in order, none left
+  // out, each row within the bounds its statement kept (the first open below, the last above).
   const parts = await warehouse.query(
-    'SELECT part, min(currency) AS first, max(currency) AS last FROM top_rates GROUP BY part ORDER BY part',
+    `SELECT min(currency) AS first, max(currency) AS last,
+       regexp_extract(any_value(statement), 'currency >= CAST\\(''(\\w+)''', 1) AS low,
+       regexp_extract(any_value(statement), 'currency < CAST\\(''(\\w+)''', 1) AS high
+     FROM top_rates GROUP BY statement ORDER BY first`,
   );
   expect(parts.length).toBeGreaterThan(2);
   expect(parts.length).toBeLessThanOrEqual(5);
   for (const [i, part] of parts.entries()) {
-    expect(part.part).toBe(i);
-    if (i > 0) expect(String(part.first) > String(parts[i - 1]?.last)).toBe(true);
+    expect(part.low === '').toBe(i === 0);
+    expect(part.high === '').toBe(i === parts.length - 1);
+    if (i > 0) expect(String(part.first) >= String(part.low) && part.low === parts[i - 1]?.high).toBe(true);
+    if (part.high !== '') expect(String(part.last) < String(part.high)).toBe(true);
   }
   await land({ SEK: 20, AUD: 30 });
   clock.now += 1000;
@@ -116,7 +131,7 @@ it('builds a model by ranges of a column, as many as its rows need, and incremen
   expect(increment.models[0]?.mode).toBe('incremental');
   const incremental = await read();
   expect(incremental.find((r) => r.currency === 'AUD')).toEqual({ currency: 'AUD', top: 30 });
-  expect(await warehouse.query('SELECT DISTINCT part FROM top_rates')).toEqual([{ part: 0 }]);
+  expect(await warehouse.query('SELECT DISTINCT statement FROM top_rates')).toHaveLength(1);
   await warehouse.refreshModels({ fullRefresh: true });
   expect(await read()).toEqual(incremental);
   await warehouse.close();
@@ -126,10 +141,10 @@ it('builds a model by ranges of a column, as many as its rows need, and incremen
 const RATES_BY_DAY = `-- Every rate landed.
 -- materialized: incremental
 -- unique_key: currency, fetched_at
--- chunk_days: raw_fx_rates.ingested_at
-SELECT currency, fetched_at, rate, CAST({{ chunk_from }} AS VARCHAR) AS built_from
+-- chunks: per day of raw_fx_rates.ingested_at
+SELECT currency, fetched_at, rate, regexp_extract(current_query(), 'ingested_at >= TIMESTAMP ''([^'']+)''', 1) AS built_from
 FROM fx_rates
-WHERE ingested_at >= {{ chunk_from }} AND ingested_at < {{ chunk_to }}
+WHERE {{ in_chunk(ingested_at) }}
 {% if is_incremental %} AND ingested_at >= {{ since }} {% endif %}`;
 
 it('builds a model by day in full, one statement a day, and incrementally in one statement', async () => {
@@ -157,8 +172,8 @@ it('builds a model by day in full, one statement a day, and incrementally in one
   // The first day is open below, so a row landed before it is not lost; the gap day has no rows.
   expect(await parts()).toEqual([
     { day: '2026-01-01', built_from: '-infinity' },
-    { day: '2026-01-02', built_from: '2026-01-02 00:00:00' },
-    { day: '2026-01-04', built_from: '2026-01-04 00:00:00' },
+    { day: '2026-01-02', built_from: '2026-01-02' },
+    { day: '2026-01-04', built_from: '2026-01-04' },
   ]);
   await land(day, { GBP: 0.81 });
   clock.now += 1000;
@@ -169,44 +184,45 @@ it('builds a model by day in full, one statement a day, and incrementally in one
   expect(incremental).toHaveLength(6);
   await warehouse.refreshModels({ fullRefresh: true });
   expect(await read()).toEqual(incremental);
-  expect((await parts()).at(-1)).toEqual({ day: '2026-01-05', built_from: '2026-01-05 00:00:00' });
+  expect((await parts()).at(-1)).toEqual({ day: '2026-01-05', built_from: '2026-01-05' });
   await warehouse.close();
 });
 
-it('refuses a day column that is not relation.column, and chunks and days together', () => {
-  expect(() => parseModel('t', '-- materialized: table\n-- chunk_days: ingested_at\nSELECT 1')).toThrow(
-    /chunk_days is relation.column/,
-  );
-  expect(() =>
-    parseModel(
-      't',
-      '-- materialized: table\n-- chunks: 2\n-- chunk_days: raw_fx_rates.ingested_at\nSELECT 1',
-    ),
-  ).toThrow(/in chunks or by day, not both/);
-});
-
-it('refuses ranges that are not relation.column per rows, of a view, or with chunks', () => {
-  expect(() => parseModel('t', '-- materialized: table\n-- chunk_by: fx_rates.currency\nSELECT 1')).toThrow(
-    /chunk_by is relation.column per rows/,
-  );
-  expect(() => parseModel('v', '-- chunk_by: fx_rates.currency per 10\nSELECT 1')).toThrow(
-    /a view is not built by ranges/,
-  );
-  expect(() =>
-    parseModel('t', '-- materialized: table\n-- chunks: 2\n-- chunk_by: fx_rates.currency per 10\nSELECT 1'),
-  ).toThrow(/in chunks, by day or by ranges, one of them/);
-  expect(
-    parseModel('t', '-- materialized: table\n-- chunk_by: fx_rates.currency per 10\nSELECT 1').chunkBy,
-  ).toEqual({
+it('refuses a chunks line that is not one of its three forms, and chunks of a view', () => {
+  const chunks = (line: string, materialized = 'table') =>
+    parseModel('t', `-- materialized: ${materialized}\n-- chunks: ${line}\nSELECT 1`).chunks;
+  expect(chunks('4')).toEqual({ kind: 'hash', parts: 4 });
+  expect(chunks('1')).toEqual({ kind: 'whole' });
+  expect(chunks('per day of raw_fx_rates.ingested_at')).toEqual({
+    kind: 'days',
+    relation: 'raw_fx_rates',
+    column: 'ingested_at',
+  });
+  expect(chunks('per 10 rows of fx_rates.currency')).toEqual({
+    kind: 'ranges',
     relation: 'fx_rates',
     column: 'currency',
     rows: 10,
   });
+  for (const wrong of [
+    '0',
+    '2000',
+    'per day of ingested_at',
+    'fx_rates.currency per 10',
+    'per 0 rows of a.b',
+  ])
+    expect(() => chunks(wrong)).toThrow(
+      /model t \(t\.sql\): chunks is n, per day of relation\.column, or per n rows of relation\.column|chunks is a whole number from 1 to 1024/,
+    );
+  expect(() => chunks('4', 'view')).toThrow(/model t \(t\.sql\): a view is not built in chunks/);
+  expect(() => parseModel('t', '-- materialized: table\n-- chunks: 2\n-- chunks: 3\nSELECT 1')).toThrow(
+    /chunks is given more than once/,
+  );
 });
 
-it('refuses chunks of a view, and a number of chunks that is not a whole one', () => {
-  expect(() => parseModel('v', '-- chunks: 4\nSELECT 1')).toThrow(/model v: a view is not built in chunks/);
-  expect(() => parseModel('t', '-- materialized: table\n-- chunks: 0\nSELECT 1')).toThrow(
-    /chunks is a whole number/,
+it('refuses the template names of the former chunk headers', () => {
+  const model = parseModel('t', '-- materialized: table\n-- chunks: 2\nSELECT {{ chunk }} AS c');
+  expect(() => renderModelSql(model, null, '2026-01-01 00:00:00')).toThrow(
+    /unknown template \{\{ chunk \}\}/,
   );
 });

@@ -1,5 +1,5 @@
 /**
- * The project's `int_listing_spells` built in full in several ranges of listing ids (`chunk_by`)
+ * The project's `int_listing_spells` built in full in several ranges of listing ids (`chunks: per n rows of …`)
  * leaves the same rows as one statement: each range types its own page items and joins its own
  * repeats to their stored payloads, and no listing falls between two ranges.
  */
@@ -27,8 +27,8 @@ function modelsInRangesOf(rows: number): string {
   cpSync(findSqlDir('models'), folder, { recursive: true });
   const spells = join(folder, 'int_listing_spells.sql');
   const sql = readFileSync(spells, 'utf8');
-  expect(sql).toMatch(/^-- chunk_by: stg_listing_appearances\.listing_id per \d+$/m);
-  writeFileSync(spells, sql.replace(/(-- chunk_by: \S+ per )\d+/, `$1${rows}`));
+  expect(sql).toMatch(/^-- chunks: per \d+ rows of stg_listing_appearances\.listing_id$/m);
+  writeFileSync(spells, sql.replace(/(-- chunks: per )\d+/, `$1${rows}`));
   return folder;
 }
 

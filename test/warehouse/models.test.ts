@@ -55,7 +55,7 @@ describe('model files', () => {
 
   it('refuses a bad header, naming the model', () => {
     expect(() => parseModel('m', '-- materialized: matview\nSELECT 1')).toThrow(
-      /model m: materialized is view/,
+      /model m \(m\.sql\): materialized is view/,
     );
     expect(() => parseModel('m', '-- materialized: incremental\nSELECT 1')).toThrow(/needs a unique_key/);
     expect(() =>
@@ -65,15 +65,32 @@ describe('model files', () => {
     expect(() => parseModel('Bad-Name', 'SELECT 1')).toThrow(/lower_snake_case/);
   });
 
-  it('orders by dependency and refuses unknown, undeclared and circular ones', () => {
+  it('orders by dependency and refuses unknown, undeclared, unread and circular ones', () => {
     const a = parseModel('a', 'SELECT 1 AS x');
     const b = parseModel('b', '-- depends_on: a\nSELECT x FROM a');
     const c = parseModel('c', '-- depends_on: b\nSELECT x FROM b');
     expect(orderModels([c, b, a]).map((m) => m.name)).toEqual(['a', 'b', 'c']);
-    expect(() => orderModels([parseModel('d', '-- depends_on: zz\nSELECT 1')])).toThrow(/depends on zz/);
-    expect(() => orderModels([a, parseModel('e', 'SELECT x FROM a')])).toThrow(
-      /reads a but does not list it/,
+    expect(() => orderModels([parseModel('d', '-- depends_on: zz\nSELECT 1')])).toThrow(
+      /^model d \(d\.sql\): depends_on names zz, which is not a model of the folder/,
     );
+    expect(() => orderModels([a, parseModel('e', 'SELECT x FROM a')])).toThrow(
+      /^model e \(e\.sql\): reads the model a but does not declare it: add a to its depends_on line$/,
+    );
+    expect(() => orderModels([a, parseModel('f', '-- depends_on: a\nSELECT 1 AS x -- not FROM a')])).toThrow(
+      /^model f \(f\.sql\): declares a in depends_on but its SQL does not read it: remove a from the line$/,
+    );
+    // The relation a chunks line splits by is read before the build: it counts as read.
+    const g = parseModel(
+      'g',
+      '-- materialized: table\n-- depends_on: a\n-- chunks: per 10 rows of a.x\nSELECT 1 AS x',
+    );
+    expect(orderModels([g, a]).map((m) => m.name)).toEqual(['a', 'g']);
+    expect(() =>
+      orderModels([
+        a,
+        parseModel('h', '-- materialized: table\n-- chunks: per 10 rows of a.x\nSELECT 1 AS x'),
+      ]),
+    ).toThrow(/^model h \(h\.sql\): reads the model a but does not declare it/);
     const x = parseModel('x', '-- depends_on: y\nSELECT * FROM y');
     const y = parseModel('y', '-- depends_on: x\nSELECT * FROM x');
     expect(() => orderModels([x, y])).toThrow(/cycle: x → y → x/);

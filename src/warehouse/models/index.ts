@@ -4,10 +4,12 @@ export {
   loadModels,
   type Materialization,
   type Model,
+  type ModelChunks,
   orderModels,
   parseModel,
   selectModels,
 } from './model.js';
+export { isModelFileError, ModelFileError } from './model-file-error.js';
 export { compileTests, type ModelTest, type ModelTestResult } from './model-tests.js';
 export {
   type ModelRunResult,

@@ -1,33 +1,57 @@
 /**
- * A SQL model: one `.sql` file of `sql/models`, whose leading comment says what it is. The lines
- * `-- key: value` of that comment configure it; the other comment lines describe it.
+ * A SQL model: one `.sql` file of a models folder, whose leading comment says what it is. The
+ * lines `-- key: value` of that comment configure it (the header language, documented in
+ * `src/warehouse/README.md`); the other comment lines describe it.
  *
  * @example
  * -- Per listing: when it was first seen, when it left, and whether it came back.
  * -- materialized: incremental
  * -- depends_on: int_listing_spells
  * -- unique_key: app_id, listing_id
- * -- replace_from: first_seen_at
- * -- export: date(first_seen_at)
+ * -- chunks: 4
+ * -- export: CAST(first_seen_at AS DATE)
  * -- test: unique(app_id, listing_id)
- * -- test: not_null(first_seen_at)
- * SELECT …
+ * SELECT … WHERE {{ in_chunk(app_id, listing_id) }}
  */
 import { createHash } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
+import { ModelFileError } from './model-file-error.js';
 
 /** How a model is kept in the warehouse. */
 export type Materialization = 'view' | 'table' | 'incremental';
+
+/**
+ * How a full build is split into statements (`-- chunks:`), each keeping its rows with
+ * `{{ in_chunk(…) }}` (see `renderModelSql`), so that it holds a part of the history at a time:
+ * - `whole`: one statement (no `chunks:` line);
+ * - `hash` (`-- chunks: n`): n statements, each the rows whose hash of the macro's columns falls in
+ *   its share of the hash range, for a model whose rows fall apart by a key;
+ * - `days` (`-- chunks: per day of relation.column`): a statement per day from the earliest to the
+ *   latest `column` of `relation` (the first open below, the last open above), the macro's column
+ *   compared with the day's bounds: a comparison on a raw column reaches the raw table before any
+ *   text is parsed, so the build holds a day's rows however long the history;
+ * - `ranges` (`-- chunks: per n rows of relation.column`): as many statements as `relation` holds
+ *   n rows, each a range of `column`'s values (bounds: quantiles of a sample), the macro's column
+ *   compared with them; a range of a column, unlike a range of its hash, reaches both sides of a
+ *   join on it. A row whose value is null is in no range: for a column never null.
+ */
+export type ModelChunks =
+  | { kind: 'whole' }
+  | { kind: 'hash'; parts: number }
+  | { kind: 'days'; relation: string; column: string }
+  | { kind: 'ranges'; relation: string; column: string; rows: number };
 
 /** A model as its file declares it. */
 export interface Model {
   /** The file name without `.sql`; also the name of its view or table. */
   name: string;
+  /** The file it was read from (its name alone when parsed from text). */
+  file: string;
   /** The prose of the leading comment. */
   description: string;
   materialized: Materialization;
-  /** Models this one reads (landing tables are not listed). */
+  /** Models this one reads (landing tables are not listed); checked against its SQL by {@link orderModels}. */
   dependsOn: string[];
   /** Columns identifying a row; an incremental build replaces the rows whose key it rebuilds. */
   uniqueKey: string[];
@@ -43,34 +67,19 @@ export interface Model {
    * `snapshot` for a current-state model (its rows belong to the day of the export). Null: not exported.
    */
   exportDate: string | null;
+  /**
+   * The column (a TIMESTAMP or DATE) whose UTC day dates a row in the lake (`-- lake: column`): the
+   * model's whole days older than the hot window move there. Null: its rows stay in the file.
+   */
+  lake: string | null;
   /** The `test:` lines, as written. */
   tests: string[];
   /** The SQL after the leading comment (a template: see `renderModelSql`). */
   sql: string;
   /** Hash of the whole file: a changed model is rebuilt in full. */
   hash: string;
-  /**
-   * How many parts a full build runs in, one statement each (see `renderModelSql`'s `{{ chunk }}`):
-   * a model whose rows fall apart by a key (a listing) builds within less memory. @default 1
-   */
-  chunks: number;
-  /**
-   * A full build by day instead (`-- chunk_days: relation.column`): one statement per day from the
-   * earliest to the latest `column` of `relation`, with `{{ chunk_from }}` and `{{ chunk_to }}`
-   * its bounds (see `renderModelSql`): a model whose rows fall apart by a time the raw rows carry
-   * builds within the memory of a day, however long the history. Null: not by day.
-   */
-  chunkDays: { relation: string; column: string } | null;
-  /**
-   * A full build by ranges of a column's values instead (`-- chunk_by: relation.column per n`): one
-   * statement per range that holds about n rows of `relation`, the bounds quantiles of a sample of
-   * the column, with `{{ in_chunk(column) }}` keeping the range's rows (see `renderModelSql`): the
-   * parts grow in number with the history and each holds about n rows, however long it is; and a
-   * range of a column, unlike a range of its hash, reaches both sides of a join on that column.
-   * Rows whose value is null are in no part of a build in several: for a column never null. Null:
-   * not by values.
-   */
-  chunkBy: { relation: string; column: string; rows: number } | null;
+  /** How a full build is split. @default { kind: 'whole' } */
+  chunks: ModelChunks;
 }
 
 const KEYS = [
@@ -79,23 +88,26 @@ const KEYS = [
   'unique_key',
   'replace_from',
   'export',
+  'lake',
   'chunks',
-  'chunk_days',
-  'chunk_by',
   'test',
 ] as const;
+
+/** A name of the warehouse: lower_snake_case. */
+const NAME = '[a-z_][a-z0-9_]*';
 
 /** Reads every `.sql` file of `dir` as a model, sorted by name. */
 export function loadModels(dir: string): Model[] {
   return readdirSync(dir)
     .filter((f) => f.endsWith('.sql'))
     .sort()
-    .map((f) => parseModel(basename(f, '.sql'), readFileSync(join(dir, f), 'utf8')));
+    .map((f) => parseModel(basename(f, '.sql'), readFileSync(join(dir, f), 'utf8'), join(dir, f)));
 }
 
-/** Parses one model file; throws naming the model and the line when its header is wrong. */
-export function parseModel(name: string, text: string): Model {
-  if (!/^[a-z][a-z0-9_]*$/.test(name)) throw new Error(`model ${name}: names are lower_snake_case`);
+/** Parses one model file; throws a {@link ModelFileError} naming the model, the file and the line when its header is wrong. */
+export function parseModel(name: string, text: string, file = `${name}.sql`): Model {
+  const refuse = (why: string) => new ModelFileError(name, file, why);
+  if (!/^[a-z][a-z0-9_]*$/.test(name)) throw refuse('names are lower_snake_case');
   const lines = text.split('\n');
   const description: string[] = [];
   const config: Record<string, string[]> = {};
@@ -110,79 +122,65 @@ export function parseModel(name: string, text: string): Model {
       config[key] = [...(config[key] ?? []), (match[2] ?? '').trim()];
     } else description.push(content);
   }
-  const materialized = single(name, config, 'materialized') ?? 'view';
+  const single = (key: string): string | undefined => {
+    const values = config[key];
+    if (values && values.length > 1) throw refuse(`${key} is given more than once`);
+    return values?.[0];
+  };
+  const materialized = single('materialized') ?? 'view';
   if (!['view', 'table', 'incremental'].includes(materialized))
-    throw new Error(`model ${name}: materialized is view, table or incremental, not ${materialized}`);
-  const uniqueKey = commaList(single(name, config, 'unique_key'));
+    throw refuse(`materialized is view, table or incremental, not ${materialized}`);
+  const uniqueKey = commaList(single('unique_key'));
   if (materialized === 'incremental' && uniqueKey.length === 0)
-    throw new Error(`model ${name}: an incremental model needs a unique_key`);
-  const replaceFrom = single(name, config, 'replace_from') ?? null;
+    throw refuse('an incremental model needs a unique_key');
+  const replaceFrom = single('replace_from') ?? null;
   if (replaceFrom !== null && !uniqueKey.includes(replaceFrom))
-    throw new Error(`model ${name}: replace_from ${replaceFrom} is not a column of the unique_key`);
-  const chunks = Number(single(name, config, 'chunks') ?? 1);
-  if (!Number.isInteger(chunks) || chunks < 1 || chunks > 1024)
-    throw new Error(`model ${name}: chunks is a whole number from 1 to 1024`);
-  if (chunks > 1 && materialized === 'view') throw new Error(`model ${name}: a view is not built in chunks`);
-  const chunkDays = parseChunkDays(name, single(name, config, 'chunk_days'), materialized, chunks);
-  const chunkBy = parseChunkBy(name, single(name, config, 'chunk_by'), materialized, chunks, chunkDays);
+    throw refuse(`replace_from ${replaceFrom} is not a column of the unique_key`);
+  const chunks = parseChunks(single('chunks'), refuse);
+  if (chunks.kind !== 'whole' && materialized === 'view') throw refuse('a view is not built in chunks');
+  const lake = single('lake') ?? null;
+  if (lake !== null && !new RegExp(`^${NAME}$`).test(lake))
+    throw refuse(`lake is the column dating a row, not ${lake}`);
+  if (lake !== null && materialized !== 'incremental')
+    throw refuse('only an incremental model moves to the lake (a table is rebuilt whole each run)');
   const sql = lines.slice(body).join('\n').trim().replace(/;\s*$/, '');
-  if (!sql) throw new Error(`model ${name}: no SQL after the header`);
+  if (!sql) throw refuse('no SQL after the header');
   return {
     name,
+    file,
     description: description.join(' ').replace(/\s+/g, ' ').trim(),
     materialized: materialized as Materialization,
-    dependsOn: commaList(single(name, config, 'depends_on')),
+    dependsOn: commaList(single('depends_on')),
     uniqueKey,
     replaceFrom,
-    exportDate: single(name, config, 'export') ?? null,
+    exportDate: single('export') ?? null,
+    lake,
     tests: config.test ?? [],
     sql,
     hash: createHash('sha256').update(text).digest('hex').slice(0, 16),
     chunks,
-    chunkDays,
-    chunkBy,
   };
 }
 
-/** `relation.column` in a header line, each name captured. */
-const RELATION_COLUMN = '([a-z_][a-z0-9_]*)\\.([a-z_][a-z0-9_]*)';
-
-/** The `chunk_days:` line: `relation.column`, for a table or incremental model not also in chunks. */
-function parseChunkDays(
-  name: string,
-  value: string | undefined,
-  materialized: string,
-  chunks: number,
-): Model['chunkDays'] {
-  if (value === undefined) return null;
-  const match = new RegExp(`^${RELATION_COLUMN}$`).exec(value);
-  if (!match) throw new Error(`model ${name}: chunk_days is relation.column, not ${value}`);
-  if (materialized === 'view') throw new Error(`model ${name}: a view is not built by day`);
-  if (chunks > 1) throw new Error(`model ${name}: a model is built in chunks or by day, not both`);
-  return { relation: match[1] as string, column: match[2] as string };
-}
-
-/** The `chunk_by:` line: `relation.column per n`, for a table or incremental model built no other way in parts. */
-function parseChunkBy(
-  name: string,
-  value: string | undefined,
-  materialized: string,
-  chunks: number,
-  chunkDays: Model['chunkDays'],
-): Model['chunkBy'] {
-  if (value === undefined) return null;
-  const match = new RegExp(`^${RELATION_COLUMN} per ([1-9][0-9]*)$`).exec(value);
-  if (!match) throw new Error(`model ${name}: chunk_by is relation.column per rows, not ${value}`);
-  if (materialized === 'view') throw new Error(`model ${name}: a view is not built by ranges`);
-  if (chunks > 1 || chunkDays !== null)
-    throw new Error(`model ${name}: a model is built in chunks, by day or by ranges, one of them`);
-  return { relation: match[1] as string, column: match[2] as string, rows: Number(match[3]) };
-}
-
-function single(name: string, config: Record<string, string[]>, key: string): string | undefined {
-  const values = config[key];
-  if (values && values.length > 1) throw new Error(`model ${name}: ${key} is given more than once`);
-  return values?.[0];
+/** The `chunks:` line: `n`, `per day of relation.column` or `per n rows of relation.column`. */
+function parseChunks(value: string | undefined, refuse: (why: string) => Error): ModelChunks {
+  if (value === undefined) return { kind: 'whole' };
+  if (/^[0-9]+$/.test(value)) {
+    const parts = Number(value);
+    if (parts < 1 || parts > 1024) throw refuse(`chunks is a whole number from 1 to 1024, not ${value}`);
+    return parts === 1 ? { kind: 'whole' } : { kind: 'hash', parts };
+  }
+  const days = new RegExp(`^per day of (${NAME})\\.(${NAME})$`).exec(value);
+  if (days) return { kind: 'days', relation: days[1] as string, column: days[2] as string };
+  const ranges = new RegExp(`^per ([1-9][0-9]*) rows of (${NAME})\\.(${NAME})$`).exec(value);
+  if (ranges)
+    return {
+      kind: 'ranges',
+      relation: ranges[2] as string,
+      column: ranges[3] as string,
+      rows: Number(ranges[1]),
+    };
+  throw refuse(`chunks is n, per day of relation.column, or per n rows of relation.column, not ${value}`);
 }
 
 function commaList(value: string | undefined): string[] {
@@ -193,18 +191,31 @@ function commaList(value: string | undefined): string[] {
 }
 
 /**
- * Orders `models` so each comes after what it depends on. Throws on an unknown dependency, a
- * cycle, or SQL that reads another model it does not declare (the declared graph must be the real one).
+ * Orders `models` so each comes after what it depends on. Throws a {@link ModelFileError} when a
+ * model's `depends_on` is not what its SQL reads: a model it names that is not one of `models`, a
+ * model its SQL (or its `chunks:` line) reads that it does not declare, or one it declares that it
+ * does not read; and an error on a cycle.
  */
 export function orderModels(models: readonly Model[]): Model[] {
   const byName = new Map(models.map((m) => [m.name, m]));
   for (const model of models) {
+    const refuse = (why: string) => new ModelFileError(model.name, model.file, why);
     for (const dep of model.dependsOn) {
-      if (!byName.has(dep)) throw new Error(`model ${model.name} depends on ${dep}, which is not a model`);
+      if (!byName.has(dep))
+        throw refuse(
+          `depends_on names ${dep}, which is not a model of the folder (landing tables are not listed)`,
+        );
     }
-    for (const other of models) {
-      if (other !== model && readsRelation(model.sql, other.name) && !model.dependsOn.includes(other.name))
-        throw new Error(`model ${model.name} reads ${other.name} but does not list it in depends_on`);
+    const reads = modelsRead(model, models);
+    for (const read of reads) {
+      if (!model.dependsOn.includes(read))
+        throw refuse(`reads the model ${read} but does not declare it: add ${read} to its depends_on line`);
+    }
+    for (const dep of model.dependsOn) {
+      if (!reads.includes(dep))
+        throw refuse(
+          `declares ${dep} in depends_on but its SQL does not read it: remove ${dep} from the line`,
+        );
     }
   }
   const ordered: Model[] = [];
@@ -212,7 +223,11 @@ export function orderModels(models: readonly Model[]): Model[] {
   const visit = (model: Model, path: string[]) => {
     if (state.get(model.name) === 'done') return;
     if (state.get(model.name) === 'visiting')
-      throw new Error(`models depend on each other in a cycle: ${[...path, model.name].join(' → ')}`);
+      throw new ModelFileError(
+        model.name,
+        model.file,
+        `models depend on each other in a cycle: ${[...path, model.name].join(' → ')}`,
+      );
     state.set(model.name, 'visiting');
     for (const dep of model.dependsOn) visit(byName.get(dep) as Model, [...path, model.name]);
     state.set(model.name, 'done');
@@ -239,6 +254,14 @@ export function selectModels(
     for (const name of names) add(name);
   }
   return ordered.filter((m) => wanted.has(m.name));
+}
+
+/** The other models of `models` that `model` reads: named in its SQL, or the relation of its `chunks:` line. */
+function modelsRead(model: Model, models: readonly Model[]): string[] {
+  const chunked = 'relation' in model.chunks ? model.chunks.relation : null;
+  return models
+    .filter((other) => other !== model && (other.name === chunked || readsRelation(model.sql, other.name)))
+    .map((other) => other.name);
 }
 
 /** Whether `sql` names the relation `name` (outside `--` comments). */

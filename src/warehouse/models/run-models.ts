@@ -175,47 +175,64 @@ async function buildModel(
   return { mode: incremental ? 'incremental' : 'full', rows };
 }
 
-/** What one statement of a full build covers: a chunk, and with `chunk_days` a day's bounds. */
+/**
+ * What one statement of a full build covers: its place among the parts, and the condition
+ * `{{ in_chunk(…) }}` keeps its rows by (see {@link inChunk}).
+ */
 export interface BuildPart {
   chunk: number;
   chunks: number;
-  /** SQL literals of `{{ chunk_from }}` (inclusive) and `{{ chunk_to }}` (exclusive). */
-  from?: string;
-  to?: string;
-  /** With `chunk_by`, the SQL literals bounding the range of values (inclusive, exclusive; null: open). */
+  /** With `per day of …`, the SQL literals of the day's bounds (inclusive, exclusive). */
+  day?: { from: string; to: string };
+  /** With `per n rows of …`, the SQL literals bounding the range of values (inclusive, exclusive; null: open). */
   values?: { from: string | null; to: string | null };
 }
 
-/** Every time: the bounds of a build in one part. */
+/** A build in one statement: an increment, or a model not split. */
+const WHOLE: BuildPart = { chunk: 0, chunks: 1 };
+
+/** Every time: the bounds of a build by day in one part. */
 const ALL_TIME = { from: "TIMESTAMP '-infinity'", to: "TIMESTAMP 'infinity'" };
 
-/**
- * The parts of a full build of `model`: its chunks, or one per day of its `chunk_days` column (the
- * first day open below and the last open above, so no row falls outside; one part when empty).
- */
+/** The parts of a full build of `model`, as its `chunks:` line splits it. */
 async function fullBuildParts(connection: DuckDBConnection, model: Model): Promise<BuildPart[]> {
-  if (model.chunkBy !== null) return valueParts(connection, model.chunkBy);
-  if (model.chunkDays === null)
-    return Array.from({ length: model.chunks }, (_, chunk) => ({ chunk, chunks: model.chunks, ...ALL_TIME }));
-  const { relation, column } = model.chunkDays;
-  const whole = wholeRelation(relation);
+  const chunks = model.chunks;
+  switch (chunks.kind) {
+    case 'whole':
+      return [WHOLE];
+    case 'hash':
+      return Array.from({ length: chunks.parts }, (_, chunk) => ({ chunk, chunks: chunks.parts }));
+    case 'days':
+      return dayParts(connection, chunks);
+    case 'ranges':
+      return valueParts(connection, chunks);
+  }
+}
+
+/**
+ * One part per day from the earliest to the latest `column` of `relation` (the first day open
+ * below and the last open above, so no row falls outside; one part of all time when empty).
+ */
+async function dayParts(
+  connection: DuckDBConnection,
+  { relation, column }: { relation: string; column: string },
+): Promise<BuildPart[]> {
   const reader = await connection.runAndReadAll(
     `SELECT CAST(d AS VARCHAR) FROM (SELECT range AS d FROM range(
-       (SELECT CAST(CAST(min(${column}) AS DATE) AS TIMESTAMP) FROM ${whole}),
-       (SELECT CAST(CAST(max(${column}) AS DATE) AS TIMESTAMP) FROM ${whole}) + INTERVAL 1 DAY, INTERVAL 1 DAY)) ORDER BY d`,
+       (SELECT CAST(CAST(min(${column}) AS DATE) AS TIMESTAMP) FROM ${wholeRelation(relation)}),
+       (SELECT CAST(CAST(max(${column}) AS DATE) AS TIMESTAMP) FROM ${wholeRelation(relation)}) + INTERVAL 1 DAY, INTERVAL 1 DAY)) ORDER BY d`,
   );
   const days = reader.getRows().map((row) => String(row[0]).slice(0, 10));
-  if (days.length === 0) return [{ chunk: 0, chunks: 1, ...ALL_TIME }];
+  if (days.length === 0) return [{ chunk: 0, chunks: 1, day: ALL_TIME }];
   const at = (day: string | undefined) => (day === undefined ? undefined : `TIMESTAMP '${day}'`);
   return days.map((day, i) => ({
     chunk: i,
     chunks: days.length,
-    from: i === 0 ? ALL_TIME.from : (at(day) as string),
-    to: at(days[i + 1]) ?? ALL_TIME.to,
+    day: { from: i === 0 ? ALL_TIME.from : (at(day) as string), to: at(days[i + 1]) ?? ALL_TIME.to },
   }));
 }
 
-/** How many values of a column `chunk_by` samples for the bounds of its ranges: a bounded sort. */
+/** How many values of a column `per n rows of` samples for the bounds of its ranges: a bounded sort. */
 const SAMPLED_VALUES = 100_000;
 
 /**
@@ -225,11 +242,11 @@ const SAMPLED_VALUES = 100_000;
  */
 async function valueParts(
   connection: DuckDBConnection,
-  { relation, column, rows }: NonNullable<Model['chunkBy']>,
+  { relation, column, rows }: { relation: string; column: string; rows: number },
 ): Promise<BuildPart[]> {
   const whole = wholeRelation(relation);
   const parts = Math.ceil(Number(await scalar(connection, `SELECT count(*) FROM ${whole}`)) / rows);
-  if (parts <= 1) return [{ chunk: 0, chunks: 1 }];
+  if (parts <= 1) return [WHOLE];
   const fractions = Array.from({ length: parts - 1 }, (_, i) => (i + 1) / parts);
   const reader = await connection.runAndReadAll(
     `SELECT CAST(q AS VARCHAR) AS v, typeof(q) AS t FROM (
@@ -364,25 +381,17 @@ function replacedRows(model: Model, increment: string, earliest: string | null):
  * The model's SQL with its template filled in: `{{ this }}` is the model's own table,
  * `{{ since }}` the watermark of its previous build (a TIMESTAMP literal; 1970 in a full build),
  * `{{ watermark }}` the newest load this build reads (rows a build writes can carry it, so a model
- * downstream finds the rows built after its own last build with `built_watermark > {{ since }}`), and
+ * downstream finds the rows built after its own last build with `built_watermark > {{ since }}`),
  * `{% if is_incremental %} … {% else %} … {% endif %}` keeps the first part in an incremental
- * build (`since` given) and the `else` part, if any, in a full one. A model built in chunks
- * (`-- chunks: n`) runs its full build once per chunk with `{{ chunk }}` from 0 to n - 1 and
- * `{{ chunks }}` n, and keeps the rows of that chunk with `WHERE {{ in_chunk(listing_id) }}`: whether
- * the hash of the columns falls in the chunk's share of the hash range (`true` with one chunk; unlike
- * `hash(listing_id) % {{ chunks }} = {{ chunk }}`, a range of the hash reaches the raw rows below a
- * typed view, so a chunk parses the text of its own rows alone); an incremental build runs once, with
- * 0 and 1. A model built by ranges (`-- chunk_by:`) keeps with `{{ in_chunk(column) }}` the rows of
- * the part's range of values instead. A model built by day (`-- chunk_days:`) runs its full build
- * once per day with `{{ chunk_from }}` and `{{ chunk_to }}` that day's bounds (TIMESTAMP literals),
- * and keeps the rows of that day, e.g. `WHERE ingested_at >= {{ chunk_from }} AND ingested_at <
- * {{ chunk_to }}`; otherwise they are -infinity and infinity.
+ * build (`since` given) and the `else` part, if any, in a full one, and `{{ in_chunk(…) }}` keeps
+ * the rows of the part of a full build the statement runs (`true` in a build of one part; see
+ * {@link inChunk}).
  */
 export function renderModelSql(
   model: Model,
   since: string | null,
   watermark: string,
-  part: BuildPart = { chunk: 0, chunks: 1 },
+  part: BuildPart = WHOLE,
 ): string {
   const blocks = /\{%\s*if\s+is_incremental\s*%\}([\s\S]*?)(?:\{%\s*else\s*%\}([\s\S]*?))?\{%\s*endif\s*%\}/g;
   const sql = model.sql
@@ -392,11 +401,7 @@ export function renderModelSql(
     .replace(/\{\{\s*this\s*\}\}/g, model.name)
     .replace(/\{\{\s*since\s*\}\}/g, `TIMESTAMP '${since ?? '1970-01-01 00:00:00'}'`)
     .replace(/\{\{\s*watermark\s*\}\}/g, `TIMESTAMP '${watermark}'`)
-    .replace(/\{\{\s*chunk_from\s*\}\}/g, part.from ?? ALL_TIME.from)
-    .replace(/\{\{\s*chunk_to\s*\}\}/g, part.to ?? ALL_TIME.to)
-    .replace(/\{\{\s*in_chunk\(([^)}]+)\)\s*\}\}/g, (_, columns: string) => inChunk(columns, part))
-    .replace(/\{\{\s*chunks\s*\}\}/g, String(part.chunks))
-    .replace(/\{\{\s*chunk\s*\}\}/g, String(part.chunk));
+    .replace(/\{\{\s*in_chunk\(([^)}]+)\)\s*\}\}/g, (_, columns: string) => inChunk(columns.trim(), part));
   const leftover = /\{[{%][^}]*[}%]\}/.exec(sql);
   if (leftover) throw new Error(`model ${model.name}: unknown template ${leftover[0]}`);
   return sql;
@@ -406,12 +411,14 @@ export function renderModelSql(
 const HASH_RANGE = 2n ** 64n;
 
 /**
- * Whether the hash of `columns` lies in `part`'s share of the hash range, as SQL: DuckDB pushes a
- * comparison of a hash with constants through the typed views to the raw table's scan, which it
- * does not for an arithmetic of it (a modulo) and which would then type every row for each chunk.
- * In a build by ranges, whether `columns` (one column) lies in the part's range of values.
+ * The condition keeping `part`'s rows, as SQL: `true` in a build of one part; by day, `columns`
+ * (one column) within the day's bounds; by ranges, within the range of values; with `chunks: n`,
+ * the hash of `columns` within the part's share of the hash range. DuckDB pushes each of these
+ * comparisons with constants through the typed views to the raw table's scan, which it does not
+ * for an arithmetic of a hash (a modulo) and which would then type every row for each part.
  */
 function inChunk(columns: string, part: BuildPart): string {
+  if (part.day) return `(${columns} >= ${part.day.from} AND ${columns} < ${part.day.to})`;
   if (part.chunks === 1) return 'true';
   if (part.values) {
     const { from, to } = part.values;
