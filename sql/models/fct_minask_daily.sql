@@ -4,6 +4,7 @@
 -- materialized: incremental
 -- depends_on: fct_minask_hourly
 -- unique_key: app_id, market_hash_name, wear, doppler_phase, day
+-- lake: day
 -- export: day
 -- test: unique(app_id, market_hash_name, wear, doppler_phase, day)
 -- test: not_null(app_id, market_hash_name, day, minutes)

@@ -7,6 +7,7 @@
 -- materialized: incremental
 -- depends_on: int_minask_spells, int_minask_minutes
 -- unique_key: app_id, market_hash_name, wear, doppler_phase, hour
+-- lake: hour
 -- export: CAST(hour AS DATE)
 -- test: unique(app_id, market_hash_name, wear, doppler_phase, hour)
 -- test: not_null(app_id, market_hash_name, hour, minutes, built_watermark)

@@ -11,6 +11,7 @@
 -- materialized: incremental
 -- depends_on: int_listing_spells, stg_listing_appearances, stg_listing_departures
 -- unique_key: app_id, market_hash_name, wear, doppler_phase, minute
+-- lake: minute
 -- replace_from: minute
 -- chunks: 8
 -- test: unique(app_id, market_hash_name, wear, doppler_phase, minute)

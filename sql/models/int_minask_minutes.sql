@@ -10,6 +10,7 @@
 -- materialized: incremental
 -- depends_on: int_live_minask_changes, stg_price_lists
 -- unique_key: app_id, minute
+-- lake: minute
 -- replace_from: minute
 -- test: unique(app_id, minute)
 -- test: not_null(app_id, minute, fetched, built_watermark)

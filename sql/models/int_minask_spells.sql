@@ -14,6 +14,7 @@
 -- materialized: incremental
 -- depends_on: int_live_minask_changes, stg_price_lists, int_minask_minutes
 -- unique_key: app_id, market_hash_name, wear, doppler_phase, minute
+-- lake: minute
 -- replace_from: minute
 -- chunks: 8
 -- test: unique(app_id, market_hash_name, wear, doppler_phase, minute)

@@ -9,6 +9,7 @@
 -- materialized: incremental
 -- chunks: per day of raw_listing_events.ingested_at
 -- unique_key: event_id
+-- lake: received_at
 -- test: unique(event_id)
 -- test: not_null(listing_id, received_at)
 -- test: typing_errors(warn, source: 'stream')

@@ -11,6 +11,7 @@
 -- last build's instant) are found by it among the few of that instant, not the whole table.
 -- materialized: incremental
 -- unique_key: app_id, source, list_id, market_hash_name, wear, doppler_phase, ingested_at
+-- lake: fetched_at
 -- test: not_null(app_id, source, list_id, fetched_at, market_hash_name, min_ask_usd, listed_count)
 -- test: accepted_values(source: 'snapshot', 'prices')
 -- test: expression(min_ask_usd > 0 AND listed_count > 0)

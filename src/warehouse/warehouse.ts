@@ -12,6 +12,7 @@ import {
   connectionRunner,
   type LakeMoveSummary,
   type LakeStatus,
+  lakeRelationsOf,
   type MoveContext,
   moveToLake,
   openLake,
@@ -30,6 +31,7 @@ import {
   type ModelTestResult,
   orderModels,
   type RunModelsOptions,
+  readLakeLines,
   runModels,
   runModelTests,
   selectModels,
@@ -134,10 +136,10 @@ export class Warehouse {
       const clock = options.clock ?? Date.now;
       const lakeDir = await lakeDirOf(db, path, options.lakeDir);
       // The lake first: a move a kill interrupted is finished, and the typed views read its views.
-      if (!readOnly) await openLake({ ...lakeContext(db, clock), dir: lakeDir });
+      const modelsDir = resolve(options.modelsDir ?? findSqlDir('models'));
+      if (!readOnly) await openLake({ ...lakeContext(db, clock, modelsDir), dir: lakeDir });
       const liveSet = readOnly ? false : await createDerivedViews(db);
       const stagingDir = readOnly ? '' : await prepareStagingDir(path, options.stagingDir);
-      const modelsDir = resolve(options.modelsDir ?? findSqlDir('models'));
       const warehouse = new Warehouse(
         path,
         readOnly,
@@ -287,7 +289,11 @@ export class Warehouse {
 
   /** How a move or a rebuild's publishing reaches this warehouse and its lake at `dir`. */
   private lakeContextAt(dir: string): MoveContext {
-    return { ...lakeContext(this.db, this.clock), dir, withConnection: (use) => this.withConnection(use) };
+    return {
+      ...lakeContext(this.db, this.clock, this.modelsDir),
+      dir,
+      withConnection: (use) => this.withConnection(use),
+    };
   }
 
   /** The lake's days, files and bytes, as the file's last completed move recorded them. */
@@ -382,9 +388,11 @@ async function lakeDirOf(db: Database, path: string, chosen: string | undefined)
 }
 
 /** How a lake move or open reaches `db`: the writer's transactions and connections of its own. */
-function lakeContext(db: Database, clock: () => number): Omit<MoveContext, 'dir'> {
+function lakeContext(db: Database, clock: () => number, modelsDir: string): Omit<MoveContext, 'dir'> {
   return {
     clock,
+    // Read afresh, as the models are: a model's `lake:` line says whether it moves.
+    relations: lakeRelationsOf(readLakeLines(modelsDir)),
     transaction: (work) => db.transaction(work),
     withConnection: (use) => db.withConnection(use),
   };

@@ -10,7 +10,7 @@ import { crashPoint } from './crash-point.js';
 import { recordEventRanges } from './event-ranges.js';
 import { createWholeViews, hasLake, hotTable, ident, literal, type SqlRunner } from './lake-views.js';
 import type { LakeManifest, LakeMove } from './manifest.js';
-import { hotTableOf, LAKE_RELATIONS, type LakeRelation, lakeRelation } from './relations.js';
+import { hotTableOf, type LakeRelation, lakeRelation } from './relations.js';
 
 /** How a move reaches the warehouse: its writer's transactions and connections of its own. */
 export interface MoveContext {
@@ -22,6 +22,8 @@ export interface MoveContext {
   transaction<T>(work: (sql: SqlRunner) => Promise<T>): Promise<T>;
   /** Runs `use` on a connection of its own. */
   withConnection<T>(use: (connection: DuckDBConnection) => Promise<T>): Promise<T>;
+  /** The relations that move: the landing tables and the models of the folder with a `lake:` line. */
+  relations: readonly LakeRelation[];
 }
 
 /** `ms` as a TIMESTAMP's text, UTC, with milliseconds. */
@@ -62,8 +64,8 @@ export async function finishMove(context: MoveContext, manifest: LakeManifest): 
     const last = manifest.moves.at(-1);
     if (last === undefined || done.some((m) => m.move_id === last.id)) return false;
     const before = Date.parse(last.before);
-    if (last.rebuilt) await dropRebuiltDays(sql, last.rebuilt);
-    else await dropMovedRows(sql, last, before);
+    if (last.rebuilt) await dropRebuiltDays(sql, context.relations, last.rebuilt);
+    else await dropMovedRows(sql, context.relations, last, before);
     await recordFiles(sql, context.dir, manifest);
     await sql.run(
       'INSERT INTO lake_moves VALUES ($id, CAST($before AS TIMESTAMP), CAST($at AS TIMESTAMP), $dir)',
@@ -74,15 +76,20 @@ export async function finishMove(context: MoveContext, manifest: LakeManifest): 
         at: timestampText(Date.parse(last.at)),
       },
     );
-    await createWholeViews(sql);
+    await createWholeViews(sql, context.relations);
     return true;
   });
 }
 
 /** A move's deletes: every relation's rows before its new bound, which the move copied, and the bounds raised. */
-async function dropMovedRows(sql: SqlRunner, move: LakeMove, before: number): Promise<void> {
+async function dropMovedRows(
+  sql: SqlRunner,
+  relations: readonly LakeRelation[],
+  move: LakeMove,
+  before: number,
+): Promise<void> {
   const bounds = await readBounds(sql);
-  for (const relation of LAKE_RELATIONS) {
+  for (const relation of relations) {
     const until = boundOf(relation, before);
     const bound = bounds.get(relation.name);
     if (bound !== undefined && bound >= until) continue;
@@ -111,10 +118,14 @@ async function dropMovedRows(sql: SqlRunner, move: LakeMove, before: number): Pr
  * A rebuild's deletes: each rebuilt model's days before its bound, which the rebuild copied as the
  * model's new files, and its mark of a rebuild waiting (its view then reads the lake again).
  */
-async function dropRebuiltDays(sql: SqlRunner, models: readonly string[]): Promise<void> {
+async function dropRebuiltDays(
+  sql: SqlRunner,
+  relations: readonly LakeRelation[],
+  models: readonly string[],
+): Promise<void> {
   const bounds = await readBounds(sql);
   for (const model of models) {
-    const relation = lakeRelation(model);
+    const relation = lakeRelation(relations, model);
     const bound = bounds.get(model);
     if (bound !== undefined)
       await sql.run(

@@ -19,4 +19,4 @@ export {
 } from './manifest.js';
 export { type LakeMoveSummary, moveToLake, openLake } from './move.js';
 export { markRebuilt, publishRebuilds, waitingRebuilds } from './rebuild.js';
-export { hotTableOf, isLakeModel, LAKE_RELATIONS, type LakeRelation, lakeRelation } from './relations.js';
+export { hotTableOf, type LakeRelation, lakeRelationsOf, RAW_RELATIONS } from './relations.js';

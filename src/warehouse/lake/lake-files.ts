@@ -9,7 +9,7 @@ import { copyToParquet } from '../parquet-store/index.js';
 import { timestampText } from './finish-move.js';
 import { columnsOf, ident, literal, parquetColumn, type SqlRunner } from './lake-views.js';
 import type { LakeFile, LakeManifest } from './manifest.js';
-import { LAKE_RELATIONS, type LakeRelation } from './relations.js';
+import type { LakeRelation } from './relations.js';
 
 /**
  * Copies the rows of `relation` in table `hot` whose time is from `from` (null: all before) up to
@@ -63,6 +63,7 @@ function nextPart(manifest: LakeManifest, folder: string): number {
 export async function removeLeftovers(
   dir: string,
   manifest: LakeManifest,
+  relations: readonly LakeRelation[],
   onRemoved: () => void = () => undefined,
 ): Promise<void> {
   const listed = new Set(
@@ -70,12 +71,14 @@ export async function removeLeftovers(
       .flat()
       .map((f) => f.path),
   );
-  for (const relation of LAKE_RELATIONS) {
-    const days = await readdir(join(dir, relation.name)).catch(() => [] as string[]);
+  // The manifest's relations too: a model whose lake: line was dropped keeps its folder cleaned.
+  const names = new Set([...relations.map((r) => r.name), ...Object.keys(manifest.relations)]);
+  for (const name of names) {
+    const days = await readdir(join(dir, name)).catch(() => [] as string[]);
     for (const day of days) {
-      const parts = await readdir(join(dir, relation.name, day)).catch(() => [] as string[]);
+      const parts = await readdir(join(dir, name, day)).catch(() => [] as string[]);
       for (const part of parts) {
-        const path = `${relation.name}/${day}/${part}`;
+        const path = `${name}/${day}/${part}`;
         if (listed.has(path)) continue;
         await rm(join(dir, path), { force: true });
         onRemoved();

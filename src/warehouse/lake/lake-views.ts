@@ -7,7 +7,7 @@
  */
 import type { DuckDBConnection } from '@duckdb/node-api';
 import type { Params } from '../../shared/database.js';
-import { hotTableOf, LAKE_RELATIONS, type LakeRelation } from './relations.js';
+import { hotTableOf, type LakeRelation } from './relations.js';
 
 /** Runs SQL on the writer's transaction or on a connection of its own. */
 export interface SqlRunner {
@@ -149,9 +149,9 @@ export async function createWholeView(sql: SqlRunner, relation: LakeRelation): P
  * (Re)creates the whole views of every relation of the lake (of those the file has: one migrated
  * up to an older layout has no lake, and its `history.*` views read its tables alone).
  */
-export async function createWholeViews(sql: SqlRunner): Promise<void> {
+export async function createWholeViews(sql: SqlRunner, relations: readonly LakeRelation[]): Promise<void> {
   await sql.run('CREATE SCHEMA IF NOT EXISTS history');
-  for (const relation of LAKE_RELATIONS) await createWholeView(sql, relation);
+  for (const relation of relations) await createWholeView(sql, relation);
 }
 
 /** Whether the file has the lake's tables (a file opened with older migrations has not). */

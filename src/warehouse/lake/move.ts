@@ -19,7 +19,7 @@ import { LakeInputError } from './lake-input-error.js';
 import { connectionRunner, createWholeViews, hasLake, hotTable, type SqlRunner } from './lake-views.js';
 import { type LakeFile, type LakeManifest, readLakeManifest, writeLakeManifest } from './manifest.js';
 import { publishRebuilds } from './rebuild.js';
-import { LAKE_RELATIONS, type LakeRelation } from './relations.js';
+import type { LakeRelation } from './relations.js';
 
 /** What a move did. */
 export interface LakeMoveSummary {
@@ -48,14 +48,14 @@ export async function moveToLake(context: MoveContext, before: number): Promise<
   // A model rebuilt in full holds the lake's days in the file: they go to the lake first.
   await publishRebuilds(context);
   let manifest = await readLakeManifest(context.dir);
-  await removeLeftovers(context.dir, manifest);
+  await removeLeftovers(context.dir, manifest, context.relations);
   const moveId = randomUUID();
   const summary: LakeMoveSummary = { moveId, before: new Date(before).toISOString(), relations: {} };
   const written: Record<string, LakeFile[]> = {};
   await context.withConnection(async (connection) => {
     const sql = connectionRunner(connection);
     const bounds = await readBounds(sql);
-    for (const relation of LAKE_RELATIONS) {
+    for (const relation of context.relations) {
       const files = await copyRelation(
         sql,
         context.dir,
@@ -118,7 +118,7 @@ export async function openLake(context: Omit<MoveContext, 'dir'> & { dir: string
   const { dir } = context;
   const lake = await context.transaction(async (sql) => {
     const has = await hasLake(sql);
-    if (!has || dir === null) await createWholeViews(sql);
+    if (!has || dir === null) await createWholeViews(sql, context.relations);
     return has;
   });
   if (!lake || dir === null) return;
@@ -133,10 +133,10 @@ async function openLakeAt(context: MoveContext): Promise<void> {
   const manifest = await readLakeManifest(context.dir);
   // The files replaced by a rebuild finished here go now (a publish just done removed its own).
   if (finished && published.length === 0 && manifest.moves.at(-1)?.rebuilt)
-    await removeLeftovers(context.dir, manifest);
+    await removeLeftovers(context.dir, manifest, context.relations);
   await context.transaction(async (sql) => {
     await recordFiles(sql, context.dir, manifest);
     await recordPendingEventRanges(sql);
-    await createWholeViews(sql);
+    await createWholeViews(sql, context.relations);
   });
 }

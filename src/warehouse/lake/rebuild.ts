@@ -54,7 +54,7 @@ export async function publishRebuilds(context: MoveContext): Promise<string[]> {
   if (last === undefined)
     throw new Error(`the lake ${context.dir} lists no move, yet models built in it wait`);
   // Files of a publish killed before its manifest: their part numbers are copied again below.
-  await removeLeftovers(context.dir, manifest);
+  await removeLeftovers(context.dir, manifest, context.relations);
   const written: Record<string, LakeFile[]> = {};
   await context.withConnection(async (connection) => {
     const sql = connectionRunner(connection);
@@ -64,7 +64,15 @@ export async function publishRebuilds(context: MoveContext): Promise<string[]> {
       const hot = hotTableOf(model);
       // Without a bound or its table (not a model of the lake after all) its files stay as they are.
       if (bound === undefined || !(await isTable(sql, hot))) continue;
-      written[model] = await copyDays(sql, context.dir, manifest, lakeRelation(model), hot, null, bound);
+      written[model] = await copyDays(
+        sql,
+        context.dir,
+        manifest,
+        lakeRelation(context.relations, model),
+        hot,
+        null,
+        bound,
+      );
     }
   });
   crashPoint('copied');
@@ -84,7 +92,7 @@ export async function publishRebuilds(context: MoveContext): Promise<string[]> {
   await writeLakeManifest(context.dir, manifest);
   crashPoint('manifest');
   await finishMove(context, manifest);
-  await removeLeftovers(context.dir, manifest, () => crashPoint('removing'));
+  await removeLeftovers(context.dir, manifest, context.relations, () => crashPoint('removing'));
   // The deleted days leave free blocks that later writes reuse; a checkpoint frees them now.
   await context.withConnection((connection) => connection.run('CHECKPOINT')).catch(() => undefined);
   return models;

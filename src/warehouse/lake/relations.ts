@@ -30,42 +30,33 @@ const RAW_TABLES = [
   'raw_account_state_repeats',
 ];
 
-/**
- * The incremental models whose rows are final once their time is a few days old, with that time:
- * an increment rewrites only rows of what happened since its last build. The models of stays
- * (`int_listing_spells`, `fct_listing_lifecycle`) are left out: a row of a listing seen long ago
- * changes when it leaves; `dim_items` is one row per item, with no day.
- */
-const MODEL_TABLES: Record<string, string> = {
-  stg_listing_events: 'received_at',
-  stg_price_lists: 'fetched_at',
-  int_live_minask_changes: 'minute',
-  int_minask_minutes: 'minute',
-  // Its runs of unchanged figures end with their day.
-  int_minask_spells: 'minute',
-  fct_minask_hourly: 'hour',
-  fct_minask_daily: 'day',
-};
+/** The landing tables of the lake, each row dated by when it landed. */
+export const RAW_RELATIONS: readonly LakeRelation[] = RAW_TABLES.map((name) => ({
+  name,
+  kind: 'raw' as const,
+  time: 'ingested_at',
+}));
 
-/** The lake's relations: the landing tables, then the models. */
-export const LAKE_RELATIONS: readonly LakeRelation[] = [
-  ...RAW_TABLES.map((name) => ({ name, kind: 'raw' as const, time: 'ingested_at' })),
-  ...Object.entries(MODEL_TABLES).map(([name, time]) => ({ name, kind: 'model' as const, time })),
-];
+/**
+ * The lake's relations: the landing tables, then the models whose header has a `-- lake: column`
+ * line (the source of which models move: an incremental model whose rows are final once their time
+ * is a few days old; see `lake/README.md`).
+ */
+export function lakeRelationsOf(models: readonly { name: string; lake: string | null }[]): LakeRelation[] {
+  const moving = models.flatMap((m) =>
+    m.lake === null ? [] : [{ name: m.name, kind: 'model' as const, time: m.lake }],
+  );
+  return [...RAW_RELATIONS, ...moving];
+}
 
 /** The table an incremental model that moved builds its rows in; its own name is then the view over that and the lake. */
 export function hotTableOf(model: string): string {
   return `${model}__hot`;
 }
 
-/** Whether the lake holds days of the model `name`. */
-export function isLakeModel(name: string): boolean {
-  return name in MODEL_TABLES;
-}
-
-/** The relation `name` of the lake. */
-export function lakeRelation(name: string): LakeRelation {
-  const relation = LAKE_RELATIONS.find((r) => r.name === name);
+/** The relation `name` among `relations`. */
+export function lakeRelation(relations: readonly LakeRelation[], name: string): LakeRelation {
+  const relation = relations.find((r) => r.name === name);
   if (relation === undefined) throw new Error(`the lake holds no relation ${name}`);
   return relation;
 }

@@ -7,6 +7,7 @@ export {
   type ModelChunks,
   orderModels,
   parseModel,
+  readLakeLines,
   selectModels,
 } from './model.js';
 export { isModelFileError, ModelFileError } from './model-file-error.js';

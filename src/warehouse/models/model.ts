@@ -104,6 +104,27 @@ export function loadModels(dir: string): Model[] {
     .map((f) => parseModel(basename(f, '.sql'), readFileSync(join(dir, f), 'utf8'), join(dir, f)));
 }
 
+/**
+ * The `lake:` line of every model of `dir` (null without one), read from the headers alone: what
+ * moves to the lake is known when the warehouse opens, even while a model of the folder has an
+ * error for its build to report. A folder that does not exist has none.
+ */
+export function readLakeLines(dir: string): { name: string; lake: string | null }[] {
+  let files: string[];
+  try {
+    files = readdirSync(dir).filter((f) => f.endsWith('.sql'));
+  } catch {
+    return [];
+  }
+  return files.sort().map((f) => {
+    const header = readFileSync(join(dir, f), 'utf8').split('\n');
+    const end = header.findIndex((line) => !line.startsWith('--'));
+    const lines = end === -1 ? header : header.slice(0, end);
+    const lake = lines.map((line) => /^--\s?lake:\s*(\S+)\s*$/.exec(line)?.[1]).find(Boolean);
+    return { name: basename(f, '.sql'), lake: lake ?? null };
+  });
+}
+
 /** Parses one model file; throws a {@link ModelFileError} naming the model, the file and the line when its header is wrong. */
 export function parseModel(name: string, text: string, file = `${name}.sql`): Model {
   const refuse = (why: string) => new ModelFileError(name, file, why);

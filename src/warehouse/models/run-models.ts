@@ -12,11 +12,11 @@ import {
   crashPoint,
   createWholeView,
   hotTableOf,
-  LAKE_RELATIONS,
-  lakeRelation,
   markRebuilt,
+  RAW_RELATIONS,
 } from '../lake/index.js';
 import type { Model } from './model.js';
+import { ModelFileError } from './model-file-error.js';
 import { recordBuildTests } from './test-runs.js';
 
 /** How a run builds its models. */
@@ -131,6 +131,12 @@ async function buildModel(
   }
   // A model whose old days moved to the lake builds in `<name>__hot`, its name the view over that and the lake.
   const moved = (await relationKind(connection, hotTableOf(model.name))) === 'table';
+  if (moved && model.lake === null)
+    throw new ModelFileError(
+      model.name,
+      model.file,
+      `its old days are in the lake: keep its lake: line (the column dating its rows) to build it`,
+    );
   const target = moved ? { ...model, name: hotTableOf(model.name) } : model;
   const existing = await relationKind(connection, target.name);
   const state = await connection.runAndReadAll(
@@ -165,7 +171,7 @@ async function buildModel(
     // A full build wrote the lake's days again: its view reads them from the table until the
     // warehouse publishes them as the model's new files (lake/rebuild.ts), after this run commits.
     if (!incremental) await markRebuilt(sql, model.name, runId);
-    await createWholeView(sql, lakeRelation(model.name));
+    await createWholeView(sql, { name: model.name, kind: 'model', time: model.lake as string });
     if (!incremental) crashPoint('building');
   }
   await connection.run(
@@ -264,7 +270,7 @@ async function valueParts(
 
 /** The relation to read `relation` whole by: a landing table's rows span the file and the lake. */
 function wholeRelation(relation: string): string {
-  const raw = LAKE_RELATIONS.some((r) => r.kind === 'raw' && r.name === relation);
+  const raw = RAW_RELATIONS.some((r) => r.name === relation);
   return raw ? `history.${relation}` : relation;
 }
 

@@ -6,17 +6,12 @@
  * `live-set.ts`).
  */
 import type { Database } from '../../shared/database.js';
-import { LAKE_RELATIONS } from '../lake/relations.js';
+import { RAW_RELATIONS } from '../lake/relations.js';
 import { LIVE_SET_VIEWS } from '../live-set/live-set.js';
 import { readViewFiles } from './view-files.js';
 
 /** The landing tables a view file names, each read whole: `history.<table>`, its rows here and in the lake. */
-const WHOLE = new RegExp(
-  `(?<![\\w.])(${LAKE_RELATIONS.filter((r) => r.kind === 'raw')
-    .map((r) => r.name)
-    .join('|')})(?!\\w)`,
-  'g',
-);
+const WHOLE = new RegExp(`(?<![\\w.])(${RAW_RELATIONS.map((r) => r.name).join('|')})(?!\\w)`, 'g');
 
 /** The derived views, in creation order (each may read the ones before); the typed ones read each landing table whole. */
 function derivedViews(): (readonly [string, string])[] {

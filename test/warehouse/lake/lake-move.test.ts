@@ -4,11 +4,12 @@
  * model's export answer the same before and after it, after a full refresh that reads the raw history from the lake, after
  * a reopen, and after more days land and build incrementally.
  */
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { cpSync, existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { DuckDBInstance } from '@duckdb/node-api';
 import { afterEach, beforeEach, expect, it } from 'vitest';
 import { createLakeTask } from '../../../src/collector/warehouse-tasks.js';
+import { findSqlDir } from '../../../src/shared/project-root.js';
 import { exportModels, Warehouse } from '../../../src/warehouse/index.js';
 import { makeTempDir, T0 } from '../fixtures.js';
 import { DAY, landDays, printRelations } from './lake-fixture.js';
@@ -147,6 +148,40 @@ it(
     expect(await warehouse.lakeStatus()).toMatchObject({ days: 2, before: '2026-11-03T00:00:00.000Z' });
     // The next run that day finds nothing older left.
     expect(await createLakeTask(warehouse, 1).run(new AbortController().signal)).toBe(0);
+  },
+  SLOW,
+);
+
+it(
+  'moves the models whose header has a lake: line, and those alone',
+  async () => {
+    // The analyst's folder: the shipped models, fct_minask_daily without its lake: line.
+    const models = join(dir, 'models');
+    cpSync(findSqlDir('models'), models, { recursive: true });
+    const daily = join(models, 'fct_minask_daily.sql');
+    writeFileSync(daily, readFileSync(daily, 'utf8').replace(/^-- lake: day\n/m, ''));
+    await warehouse.close();
+    warehouse = await Warehouse.open(path(), { clock: () => clock.now, modelsDir: models });
+    await landDays(warehouse, clock, dir, 3);
+    const before = await printRelations(warehouse);
+    clock.now = T0 + 3 * DAY;
+    const summary = await warehouse.moveToLake(T0 + 2 * DAY);
+    const declared = readdirSync(models)
+      .filter((f) => /^-- lake: \w+$/m.test(readFileSync(join(models, f), 'utf8')))
+      .map((f) => f.replace(/\.sql$/, ''));
+    expect(declared).toHaveLength(6);
+    const moved = Object.keys(summary.relations).filter((r) => !r.startsWith('raw_'));
+    expect(moved.sort()).toEqual(declared.sort());
+    const kinds = await warehouse.query(
+      `SELECT table_name AS name, table_type AS type FROM information_schema.tables
+       WHERE table_name IN ('fct_minask_daily', 'fct_minask_daily__hot', 'fct_minask_hourly', 'fct_minask_hourly__hot') ORDER BY name`,
+    );
+    expect(kinds).toEqual([
+      { name: 'fct_minask_daily', type: 'BASE TABLE' },
+      { name: 'fct_minask_hourly', type: 'VIEW' },
+      { name: 'fct_minask_hourly__hot', type: 'BASE TABLE' },
+    ]);
+    expect(await printRelations(warehouse)).toEqual(before);
   },
   SLOW,
 );
