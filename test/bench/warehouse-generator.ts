@@ -202,7 +202,7 @@ async function landWindow(
     kind === 'timestamp' ? `'${name}': strftime(${name}, '%Y-%m-%dT%H:%M:%S.%gZ')` : `'${name}': ${name}`,
   ).join(', ');
   const events = await connection.run(
-    `INSERT INTO raw_listing_events (event_id, kind, app_id, listing_id, data, received_at, load_id, ingested_at)
+    `INSERT INTO raw_listing_events__hot (event_id, kind, app_id, listing_id, data, received_at, load_id, ingested_at)
      SELECT event_id, kind, app_id, NULL,
             CASE WHEN kind = 'new' THEN to_json({'id': listing_id, ${json}}) ELSE to_json({'id': listing_id}) END,
             received_at, ${streamLoad('t_at')}, bts(${streamIngest('t_at')})
@@ -217,12 +217,12 @@ async function landWindow(
            FROM (${observationsSql(plan, w0, w1)}))`,
   );
   await connection.run(
-    `INSERT INTO raw_listing_observations (via, pass_id, page, item, listing_id, app_id, data, observed_at, load_id, ingested_at)
+    `INSERT INTO raw_listing_observations__hot (via, pass_id, page, item, listing_id, app_id, data, observed_at, load_id, ingested_at)
      SELECT via, pass_id, page, item, listing_id, app_id, to_json({'id': listing_id, ${json}}), observed_at, load_id, ingested_at
      FROM bench_items WHERE first ORDER BY t_at, seq`,
   );
   await connection.run(
-    `INSERT INTO raw_listing_repeats
+    `INSERT INTO raw_listing_repeats__hot
      SELECT via, pass_id, page, item, listing_id, app_id, observed_at, first_item_via, first_item_pass_id, load_id, ingested_at
      FROM bench_items WHERE NOT first ORDER BY t_at, seq`,
   );
@@ -259,11 +259,11 @@ async function landPrices(
      FROM (${snapshotRowsSql(plan, w0, w1)}) s JOIN bench_fetches f ON f.m = s.m`,
   );
   await connection.run(
-    `INSERT INTO raw_price_snapshots
+    `INSERT INTO raw_price_snapshots__hot
      SELECT etag, generated_at, fetched_at, line, data, load_id, ingested_at FROM bench_lines WHERE NOT repeat ORDER BY m, line`,
   );
   await connection.run(
-    `INSERT INTO raw_price_snapshot_repeats
+    `INSERT INTO raw_price_snapshot_repeats__hot
      SELECT r.etag, r.generated_at, r.fetched_at, r.line, s.etag, s.fetched_at, s.line, r.load_id, r.ingested_at
      FROM bench_lines r JOIN (SELECT grp, m, etag, fetched_at, line FROM bench_lines WHERE NOT repeat UNION ALL SELECT * FROM bench_last_lines) s ON s.grp = r.grp AND s.m = r.first_m
      WHERE r.repeat ORDER BY r.m, r.line`,
@@ -282,14 +282,14 @@ async function landPrices(
   await connection.run('DROP TABLE bench_lines');
   await connection.run('DROP TABLE bench_fetches');
   await connection.run(
-    `INSERT INTO raw_minask_prices
+    `INSERT INTO raw_minask_prices__hot
      SELECT app_id, bts(generated), bts(fetched), row_number() OVER (PARTITION BY app_id, m ORDER BY market_hash_name) - 1,
             ${PRICE_ROW_JSON}, b_uuid('prices:' || app_id || ':' || m), bts(fetched + 250000)
      FROM (${minAskSql(plan, w0, w1)}) s ORDER BY fetched, app_id, market_hash_name`,
   );
   // One answer of GET /currency per fetch, as the service sends it.
   await connection.run(
-    `INSERT INTO raw_fx_rates
+    `INSERT INTO raw_fx_rates__hot
      SELECT bts(updated), bts(fetched),
             json_object('base', 'USD', 'rates', json_group_object(currency, rate),
                         'updated_at', strftime(bts(updated), '%Y-%m-%dT%H:%M:%S.%gZ'))::VARCHAR,

@@ -182,7 +182,7 @@ describe('market collect --lake-cron', () => {
     expect(status.stdout).toMatch(/lake days=2 files=[1-9]\d* bytes=[1-9]/);
     const [moved] = await askCollector(
       path,
-      `SELECT count(*) AS n FROM history.raw_listing_events WHERE ingested_at < TIMESTAMP '2026-11-03'`,
+      `SELECT count(*) AS n FROM raw_listing_events WHERE ingested_at < TIMESTAMP '2026-11-03'`,
     );
     expect(Number(moved?.n)).toBe(Number(landed?.n));
     await stopChild(collector, 'SIGTERM', children);

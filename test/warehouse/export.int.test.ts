@@ -287,7 +287,7 @@ describe('exportModels: exporting again', () => {
   it('removes the folder of a day that lost its rows only when the day is inside the range exported', async () => {
     await exportedFixture();
     await warehouse.withConnection((c) =>
-      c.run("DELETE FROM raw_fx_rates WHERE updated_at < TIMESTAMP '2026-11-02'"),
+      c.run("DELETE FROM raw_fx_rates__hot WHERE updated_at < TIMESTAMP '2026-11-02'"),
     );
     await warehouse.refreshModels();
 

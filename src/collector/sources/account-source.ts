@@ -168,7 +168,7 @@ async function landLedger(
   // The ids alone, from the landing tables: the typed view would parse every row landed.
   const landed = await landedIds(
     warehouse,
-    'SELECT transaction_id AS k FROM raw_account_transactions WHERE transaction_id IS NOT NULL',
+    'SELECT transaction_id AS k FROM raw_account_transactions__hot WHERE transaction_id IS NOT NULL',
   );
   const fresh = rows.filter((row) => row.id === null || !landed.has(row.id));
   await writer.add({
@@ -200,7 +200,7 @@ async function follow(
   const known = new Map<string, string>();
   for (const row of await warehouse.query(
     `SELECT object_id || ' ' || epoch_ms(updated_at) AS k, arg_max(data, (ingested_at, observed_at)) AS d
-     FROM raw_account_states
+     FROM raw_account_states__hot
      WHERE kind = '${feed.kind}' AND updated_at >= ${msToTimestamp(String(since))}
      GROUP BY k`,
   ))

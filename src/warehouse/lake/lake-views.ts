@@ -1,7 +1,7 @@
 /**
- * The views that read a relation whole, its rows still in the file and its lake files together:
- * `history.<table>` for a landing table (what the typed views read), and the model's own name for
- * a model that moved (its rows built in `<model>__hot`). The file's rows are read from the bound on,
+ * The views that read a relation whole, its rows still in the file and its lake files together,
+ * under the relation's own name: a landing table's (its rows landed in `<table>__hot`, what the
+ * typed views read) and a moved model's (its rows built in `<model>__hot`). The file's rows are read from the bound on,
  * so a row copied to the lake but not yet deleted here is read once; the files are those of the
  * last move the file completed (`lake_files`), so files a move is writing are not read yet.
  */
@@ -69,7 +69,6 @@ export async function isTable(sql: SqlRunner, table: string): Promise<boolean> {
 
 /** The table holding a relation's rows that are still in the file (null: a model not built yet). */
 export async function hotTable(sql: SqlRunner, relation: LakeRelation): Promise<string | null> {
-  if (relation.kind === 'raw') return relation.name;
   if (await isTable(sql, hotTableOf(relation.name))) return hotTableOf(relation.name);
   return (await isTable(sql, relation.name)) ? relation.name : null;
 }
@@ -128,29 +127,31 @@ async function lakeState(
 }
 
 /**
- * (Re)creates the view reading `relation` whole: `history.<table>` for a landing table; for a model
- * whose rows build in `<model>__hot`, the view of its name (a model not moved yet keeps its table;
- * one rebuilt in full and not yet published reads its table alone).
+ * (Re)creates the view of `relation`'s name reading it whole over `<relation>__hot` and its files
+ * (a model not moved yet keeps its table, as does a landing table of a file migrated up to an older
+ * layout; a model rebuilt in full and not yet published reads its table alone).
  */
 export async function createWholeView(sql: SqlRunner, relation: LakeRelation): Promise<void> {
   const hot = await hotTable(sql, relation);
-  if (hot === null || (relation.kind === 'model' && hot === relation.name)) return;
+  if (hot === null || hot === relation.name) return;
   if (!(await isTable(sql, hot))) return;
   const { bounds, files, rebuilt } = await lakeState(sql);
   // A model rebuilt in full holds every day in its table until the new days replace its files.
   const query = rebuilt.has(relation.name)
     ? await wholeSql(sql, relation, hot, undefined, [])
     : await wholeSql(sql, relation, hot, bounds.get(relation.name), files.get(relation.name) ?? []);
-  const view = relation.kind === 'raw' ? `history.${ident(relation.name)}` : `main.${ident(relation.name)}`;
-  await sql.run(`CREATE OR REPLACE VIEW ${view} AS ${query}`);
+  await sql.run(`CREATE OR REPLACE VIEW main.${ident(relation.name)} AS ${query}`);
 }
 
 /**
  * (Re)creates the whole views of every relation of the lake (of those the file has: one migrated
- * up to an older layout has no lake, and its `history.*` views read its tables alone).
+ * up to an older layout has no lake, and its views read its tables alone), and drops the schema
+ * `history` whose views read landing tables whole before their own names did.
  */
 export async function createWholeViews(sql: SqlRunner, relations: readonly LakeRelation[]): Promise<void> {
-  await sql.run('CREATE SCHEMA IF NOT EXISTS history');
+  // Qualified by the file's catalog: a file named history.duckdb is a catalog of that name too.
+  const [catalog] = await sql.all<{ name: string }>('SELECT current_database() AS name');
+  await sql.run(`DROP SCHEMA IF EXISTS ${ident(catalog?.name ?? 'main')}.history CASCADE`);
   for (const relation of relations) await createWholeView(sql, relation);
 }
 

@@ -66,11 +66,11 @@ async function landLedger(context: LandingContext, rows: readonly LedgerRow[]): 
   // A row without an id cannot be told apart by id: the same text is the same row.
   const landed = await run(
     context,
-    `INSERT INTO raw_account_transactions
+    `INSERT INTO raw_account_transactions__hot
      SELECT i, ${msToTimestamp('w')}, d, $load, ${msToTimestamp('$now')} FROM _wh_ledger s
-     WHERE NOT EXISTS (SELECT 1 FROM raw_account_transactions t WHERE t.transaction_id = s.i)
+     WHERE NOT EXISTS (SELECT 1 FROM raw_account_transactions__hot t WHERE t.transaction_id = s.i)
        AND NOT (s.i IS NULL AND EXISTS (
-         SELECT 1 FROM raw_account_transactions t WHERE t.transaction_id IS NULL AND t.data = s.d))`,
+         SELECT 1 FROM raw_account_transactions__hot t WHERE t.transaction_id IS NULL AND t.data = s.d))`,
     { load: context.loadId, now: context.now },
   );
   await run(context, 'DROP TABLE _wh_ledger');
@@ -102,13 +102,13 @@ async function landAccountStates(context: LandingContext, rows: readonly Account
   const tail = `$load, ${msToTimestamp('$now')}`;
   const landed = await run(
     context,
-    `INSERT INTO raw_account_states
+    `INSERT INTO raw_account_states__hot
      SELECT k, i, p, u, ${msToTimestamp('w')}, d, ${tail} FROM _wh_states_judged WHERE NOT repeat`,
     { load: context.loadId, now: context.now },
   );
   const repeats = await run(
     context,
-    `INSERT INTO raw_account_state_repeats
+    `INSERT INTO raw_account_state_repeats__hot
      SELECT k, i, p, u, ${msToTimestamp('w')}, same_load, h, ${tail} FROM _wh_states_judged WHERE repeat`,
     { load: context.loadId, now: context.now },
   );
@@ -136,7 +136,7 @@ const JUDGE_STATES = `CREATE OR REPLACE TEMP TABLE _wh_states_judged AS
   last AS (
     SELECT a.kind, coalesce(a.object_id, a.data) AS ok, coalesce(CAST(a.updated_at AS VARCHAR), a.data) AS uk,
            arg_max({'h': md5_number(a.data), 'load': a.load_id}, (a.ingested_at, a.observed_at)) AS last
-    FROM raw_account_states a
+    FROM raw_account_states__hot a
     WHERE a.kind IN (SELECT DISTINCT k FROM s) AND coalesce(a.object_id, a.data) IN (SELECT coalesce(i, d) FROM s)
     GROUP BY ALL
   )

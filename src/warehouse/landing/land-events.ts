@@ -63,7 +63,7 @@ async function landEvents(context: LandingContext, events: readonly StreamEventR
   // Straight from the staged rows: a copy in between cost a third of the insert's time again.
   const landed = await run(
     context,
-    `INSERT INTO raw_listing_events BY NAME
+    `INSERT INTO raw_listing_events__hot BY NAME
      SELECT e AS event_id, k AS kind, a AS app_id, l AS listing_id, try(decode(d)) AS data,
             ${msToTimestamp('t')} AS received_at, $load AS load_id, ${msToTimestamp('$now')} AS ingested_at
      FROM _wh_event_rows WHERE o IN (SELECT o FROM _wh_fresh)`,
@@ -116,7 +116,7 @@ async function keepFreshEvents(context: LandingContext): Promise<void> {
     `INSERT INTO _wh_fresh
      SELECT i.* FROM _wh_ids i
      ANTI JOIN _wh_fresh f ON f.o = i.o
-     ANTI JOIN raw_listing_events r ON r.event_id = i.event_id`,
+     ANTI JOIN raw_listing_events__hot r ON r.event_id = i.event_id`,
   );
   await dropEventsInLake(context);
 }

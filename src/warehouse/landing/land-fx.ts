@@ -47,9 +47,9 @@ async function landFx(context: LandingContext, fx: FxRates): Promise<void> {
   };
   const [same] = (
     await context.connection.runAndReadAll(
-      `SELECT EXISTS (SELECT 1 FROM raw_fx_rates WHERE fetched_at = ${fetched} AND updated_at IS NOT DISTINCT FROM ${updated})
-           OR EXISTS (SELECT 1 FROM raw_fx_rate_repeats WHERE fetched_at = ${fetched} AND updated_at = ${updated}) AS replayed,
-              (SELECT arg_max(data = $data, fetched_at) FROM raw_fx_rates WHERE updated_at = ${updated}) AS repeat`,
+      `SELECT EXISTS (SELECT 1 FROM raw_fx_rates__hot WHERE fetched_at = ${fetched} AND updated_at IS NOT DISTINCT FROM ${updated})
+           OR EXISTS (SELECT 1 FROM raw_fx_rate_repeats__hot WHERE fetched_at = ${fetched} AND updated_at = ${updated}) AS replayed,
+              (SELECT arg_max(data = $data, fetched_at) FROM raw_fx_rates__hot WHERE updated_at = ${updated}) AS repeat`,
       { updated: fx.updatedAt, fetched: fx.fetchedAt, data: params.data },
     )
   ).getRowObjects();
@@ -57,9 +57,9 @@ async function landFx(context: LandingContext, fx: FxRates): Promise<void> {
   if (same?.repeat === true) {
     const repeats = await run(
       context,
-      `INSERT INTO raw_fx_rate_repeats
+      `INSERT INTO raw_fx_rate_repeats__hot
        SELECT ${updated}, ${fetched}, max(fetched_at), $load, ${msToTimestamp('$now')}
-       FROM raw_fx_rates WHERE updated_at = ${updated}`,
+       FROM raw_fx_rates__hot WHERE updated_at = ${updated}`,
       { updated: fx.updatedAt, fetched: fx.fetchedAt, load: context.loadId, now: context.now },
     );
     context.count('raw_fx_rate_repeats', repeats);
@@ -67,7 +67,7 @@ async function landFx(context: LandingContext, fx: FxRates): Promise<void> {
   }
   const landed = await run(
     context,
-    `INSERT INTO raw_fx_rates SELECT ${updated}, ${fetched}, $data, $load, ${msToTimestamp('$now')}`,
+    `INSERT INTO raw_fx_rates__hot SELECT ${updated}, ${fetched}, $data, $load, ${msToTimestamp('$now')}`,
     params,
   );
   await countLandedPayloads(context, landed, {

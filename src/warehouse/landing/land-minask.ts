@@ -35,8 +35,8 @@ async function landMinAsk(context: LandingContext, list: MinAskList): Promise<vo
   const sameBuild = `(generated_at = ${generated} OR ($generated IS NULL AND fetched_at = ${msToTimestamp('$fetched')}))`;
   const [landedBefore] = (
     await context.connection.runAndReadAll(
-      `SELECT EXISTS (SELECT 1 FROM raw_minask_prices WHERE app_id = $app AND ${sameBuild})
-           OR EXISTS (SELECT 1 FROM raw_minask_price_repeats WHERE app_id = $app AND ${sameBuild})`,
+      `SELECT EXISTS (SELECT 1 FROM raw_minask_prices__hot WHERE app_id = $app AND ${sameBuild})
+           OR EXISTS (SELECT 1 FROM raw_minask_price_repeats__hot WHERE app_id = $app AND ${sameBuild})`,
       { app: list.appId, generated: list.generatedAt, fetched: list.fetchedAt },
     )
   ).getRows();
@@ -59,12 +59,12 @@ async function landMinAsk(context: LandingContext, list: MinAskList): Promise<vo
   const tail = `$load, ${msToTimestamp('$now')}`;
   const landed = await run(
     context,
-    `INSERT INTO raw_minask_prices SELECT ${envelope}, p, d, ${tail} FROM _wh_minask_judged WHERE NOT repeat ORDER BY p`,
+    `INSERT INTO raw_minask_prices__hot SELECT ${envelope}, p, d, ${tail} FROM _wh_minask_judged WHERE NOT repeat ORDER BY p`,
     params,
   );
   const repeats = await run(
     context,
-    `INSERT INTO raw_minask_price_repeats
+    `INSERT INTO raw_minask_price_repeats__hot
      SELECT ${envelope}, p, coalesce(same.f, ${msToTimestamp('$fetched')}), same.p, ${tail}
      FROM _wh_minask_judged WHERE repeat ORDER BY p`,
     params,

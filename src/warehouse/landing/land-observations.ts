@@ -87,19 +87,19 @@ async function landObservations(
        UNION ALL
        SELECT ${envelope} FROM _wh_observation_rows s
        WHERE l IS NULL
-         AND NOT EXISTS (SELECT 1 FROM raw_listing_observations r
+         AND NOT EXISTS (SELECT 1 FROM raw_listing_observations__hot r
                          WHERE r.via = s.v AND r.pass_id = s.p AND r.listing_id IS NULL AND r.page = s.g AND r.item = s.i)
      ) ORDER BY o`,
     params,
   );
   const landed = await run(
     context,
-    'INSERT INTO raw_listing_observations BY NAME SELECT * FROM _wh_raw_observations',
+    'INSERT INTO raw_listing_observations__hot BY NAME SELECT * FROM _wh_raw_observations',
   );
   context.count('raw_listing_observations', landed);
   const repeats = await run(
     context,
-    `INSERT INTO raw_listing_repeats
+    `INSERT INTO raw_listing_repeats__hot
      SELECT v, p, g, i, l, a, ${msToTimestamp('t')}, same.v, same.p, $load, ${msToTimestamp('$now')}
      FROM _wh_judged WHERE repeat ORDER BY o`,
     params,
@@ -139,8 +139,8 @@ const JUDGE_REPEATS: readonly string[] = [
   `CREATE OR REPLACE TEMP TABLE _wh_seen AS
    SELECT s.*, md5_number(s.d) AS h FROM _wh_observation_rows s
    WHERE l IS NOT NULL
-     AND NOT EXISTS (SELECT 1 FROM raw_listing_observations r WHERE r.via = s.v AND r.pass_id = s.p AND r.listing_id = s.l)
-     AND NOT EXISTS (SELECT 1 FROM raw_listing_repeats r WHERE r.via = s.v AND r.pass_id = s.p AND r.listing_id = s.l)
+     AND NOT EXISTS (SELECT 1 FROM raw_listing_observations__hot r WHERE r.via = s.v AND r.pass_id = s.p AND r.listing_id = s.l)
+     AND NOT EXISTS (SELECT 1 FROM raw_listing_repeats__hot r WHERE r.via = s.v AND r.pass_id = s.p AND r.listing_id = s.l)
    QUALIFY row_number() OVER (PARTITION BY v, p, l ORDER BY o) = 1`,
   `CREATE OR REPLACE TEMP TABLE _wh_judged AS
    SELECT *, coalesce(last_value(CASE WHEN NOT repeat THEN {'v': v, 'p': p} END IGNORE NULLS) OVER (

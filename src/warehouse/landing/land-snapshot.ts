@@ -53,8 +53,8 @@ async function landSnapshot(context: LandingContext, snapshot: SnapshotFetch): P
     const seen = `($etag <> '' OR fetched_at = ${msToTimestamp('$fetched')})`;
     const [before] = (
       await context.connection.runAndReadAll(
-        `SELECT EXISTS (SELECT 1 FROM raw_price_snapshots WHERE etag = $etag AND ${seen})
-             OR EXISTS (SELECT 1 FROM raw_price_snapshot_repeats WHERE etag = $etag AND ${seen})`,
+        `SELECT EXISTS (SELECT 1 FROM raw_price_snapshots__hot WHERE etag = $etag AND ${seen})
+             OR EXISTS (SELECT 1 FROM raw_price_snapshot_repeats__hot WHERE etag = $etag AND ${seen})`,
         { etag: snapshot.etag, fetched: snapshot.fetchedAt },
       )
     ).getRows();
@@ -124,13 +124,13 @@ async function landLines(context: LandingContext, file: string, params: Params):
   for (const sql of JUDGE_LINES) await run(context, sql);
   const read = await run(
     context,
-    `INSERT INTO raw_price_snapshots
+    `INSERT INTO raw_price_snapshots__hot
      SELECT ${envelope}, n, line, ${tail} FROM _wh_line_judged WHERE NOT repeat ORDER BY n`,
     params,
   );
   const repeats = await run(
     context,
-    `INSERT INTO raw_price_snapshot_repeats
+    `INSERT INTO raw_price_snapshot_repeats__hot
      SELECT ${envelope}, n, coalesce(same.e, $etag), coalesce(same.f, ${msToTimestamp('$fetched')}), same.n, ${tail}
      FROM _wh_line_judged WHERE repeat ORDER BY n`,
     params,
@@ -146,7 +146,7 @@ async function landLines(context: LandingContext, file: string, params: Params):
   );
   const unreadable = await run(
     context,
-    `INSERT INTO raw_price_snapshots SELECT ${envelope}, line, NULL, ${tail} FROM _wh_snapshot_rejects`,
+    `INSERT INTO raw_price_snapshots__hot SELECT ${envelope}, line, NULL, ${tail} FROM _wh_snapshot_rejects`,
     params,
   );
   for (const table of [

@@ -49,8 +49,8 @@ function winningRows(from: string): string {
 
 /** The sightings of page items landed by a pending load. */
 const PENDING_OBSERVATIONS = observationSightings(
-  pendingRows('raw_listing_observations'),
-  pendingRows('raw_listing_repeats'),
+  pendingRows('raw_listing_observations__hot'),
+  pendingRows('raw_listing_repeats__hot'),
 );
 
 /** Stream events of `from` as happenings; only the id is read from each event's data. */
@@ -95,7 +95,7 @@ const PRIOR_HAPPENINGS = `
 /** The pending loads' happenings. */
 const TAIL = `
   SELECT ${HAPPENING} FROM (${happenings(
-    pendingRows('raw_listing_events'),
+    pendingRows('raw_listing_events__hot'),
     PENDING_OBSERVATIONS,
     pendingRows('listing_gone'),
   )}) AS h(${HAPPENING})`;
@@ -174,8 +174,8 @@ const CUT_FIRSTS = `
     SELECT h.listing_id, min(h.happened_at) AS first_seen_at, first(h.pos ORDER BY h.happened_at, h.pos DESC NULLS LAST) AS first_pos
     FROM (
       SELECT * FROM (${happenings(
-        'history.raw_listing_events',
-        observationSightings('history.raw_listing_observations', 'history.raw_listing_repeats'),
+        'raw_listing_events',
+        observationSightings('raw_listing_observations', 'raw_listing_repeats'),
         'listing_gone',
       )}) AS a(${HAPPENING})
       WHERE NOT departure AND listing_id IN ${fewValues('listing_id', 'spans WHERE cut_short')}
@@ -185,7 +185,7 @@ const CUT_FIRSTS = `
   )`;
 
 /** The pending repeats in a winning pass of their listing. */
-const WINNING_REPEATS = winningRows(pendingRows('raw_listing_repeats'));
+const WINNING_REPEATS = winningRows(pendingRows('raw_listing_repeats__hot'));
 
 /**
  * Where the winners' texts come from. `known_repeats`: the winning repeats of the text the state
@@ -209,11 +209,11 @@ const WINNER_TEXTS = `
     ANTI JOIN known_repeats k ON k.listing_id = s.listing_id AND k.via = s.via AND k.pass_id = s.pass_id
   ),
   winning_items AS (
-    SELECT * FROM ${winningRows(pendingRows('raw_listing_observations'))}
+    SELECT * FROM ${winningRows(pendingRows('raw_listing_observations__hot'))}
     UNION ALL BY NAME
     SELECT s.via, s.pass_id, s.page, s.item, s.listing_id, s.app_id, d.data, s.observed_at, s.load_id, s.ingested_at
     FROM looked_up_repeats s
-    JOIN (SELECT listing_id, via, pass_id, data FROM history.raw_listing_observations
+    JOIN (SELECT listing_id, via, pass_id, data FROM raw_listing_observations
           WHERE listing_id IN ${fewValues('listing_id', 'looked_up_repeats')}) d
       ON d.listing_id = s.listing_id AND d.via = s.same_via AND d.pass_id = s.same_pass_id
   )`;
@@ -237,7 +237,7 @@ const WINNER_FIELDS = `
     SELECT w.listing_id, ${listingColumnList('f')}, NULL
     FROM spans w JOIN (
       SELECT event_id, ${listingColumnList()}
-      FROM (${viewSqlOver('listing_events_typed', { raw_listing_events: `(SELECT * FROM ${pendingRows('raw_listing_events')} WHERE event_id IN (SELECT event_id FROM spans))` })})
+      FROM (${viewSqlOver('listing_events_typed', { raw_listing_events: `(SELECT * FROM ${pendingRows('raw_listing_events__hot')} WHERE event_id IN (SELECT event_id FROM spans))` })})
     ) f ON w.winner_role IS NULL AND f.event_id = w.event_id
     UNION ALL
     SELECT w.listing_id, ${listingColumnList('o')}, md5_number(o.raw)
@@ -245,7 +245,7 @@ const WINNER_FIELDS = `
       SELECT listing_id, via, pass_id, observed_at, ${listingColumnList()}, raw
       FROM (${viewSqlOver('listing_observations_typed', {
         raw_listing_observations: '(SELECT * FROM winning_items)',
-        raw_listing_repeats: '(SELECT * FROM raw_listing_repeats WHERE false)',
+        raw_listing_repeats: '(SELECT * FROM raw_listing_repeats__hot WHERE false)',
       })})
     ) o
       ON w.winner_role IS NULL AND o.listing_id = w.listing_id AND o.via = w.via AND o.pass_id = w.pass_id
@@ -288,7 +288,7 @@ const LIVE_LISTINGS = `
 /** The `listed_at` of every `new` stream event of the pending loads (typed as the views type it). */
 const PENDING_LISTED = `
   SELECT app_id, try(try_cast(data ->> '$.listed_at' AS TIMESTAMPTZ) AT TIME ZONE 'UTC') AS listed_at
-  FROM ${pendingRows('raw_listing_events')} WHERE kind = 'new'`;
+  FROM ${pendingRows('raw_listing_events__hot')} WHERE kind = 'new'`;
 
 /**
  * A query of the newest `listed_at` of a `new` stream event of game `appId` ever landed, as epoch
@@ -310,9 +310,9 @@ export const LIVE_SET_VIEWS: readonly (readonly [string, string])[] = [
 /** The pending loads' stream events and page items, as `countPayloadsSql` counts them. */
 const PENDING_PAYLOADS = `
   SELECT l.source, r.kind, r.received_at, r.load_id, r.ingested_at, r.data
-  FROM ${pendingRows('raw_listing_events')} r JOIN loads l ON l.load_id = r.load_id
+  FROM ${pendingRows('raw_listing_events__hot')} r JOIN loads l ON l.load_id = r.load_id
   UNION ALL
-  SELECT via, 'new', observed_at, load_id, ingested_at, data FROM ${pendingRows('raw_listing_observations')}`;
+  SELECT via, 'new', observed_at, load_id, ingested_at, data FROM ${pendingRows('raw_listing_observations__hot')}`;
 
 /** The spans of the pending loads kept in `_live_spans`, with the state rows they merged in `_live_prior`. */
 const SPANS_STEPS: readonly string[] = [

@@ -7,14 +7,7 @@
 import { randomUUID } from 'node:crypto';
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { inTransaction } from '../../shared/transaction.js';
-import {
-  connectionRunner,
-  crashPoint,
-  createWholeView,
-  hotTableOf,
-  markRebuilt,
-  RAW_RELATIONS,
-} from '../lake/index.js';
+import { connectionRunner, crashPoint, createWholeView, hotTableOf, markRebuilt } from '../lake/index.js';
 import type { Model } from './model.js';
 import { ModelFileError } from './model-file-error.js';
 import { recordBuildTests } from './test-runs.js';
@@ -225,8 +218,8 @@ async function dayParts(
 ): Promise<BuildPart[]> {
   const reader = await connection.runAndReadAll(
     `SELECT CAST(d AS VARCHAR) FROM (SELECT range AS d FROM range(
-       (SELECT CAST(CAST(min(${column}) AS DATE) AS TIMESTAMP) FROM ${wholeRelation(relation)}),
-       (SELECT CAST(CAST(max(${column}) AS DATE) AS TIMESTAMP) FROM ${wholeRelation(relation)}) + INTERVAL 1 DAY, INTERVAL 1 DAY)) ORDER BY d`,
+       (SELECT CAST(CAST(min(${column}) AS DATE) AS TIMESTAMP) FROM ${relation}),
+       (SELECT CAST(CAST(max(${column}) AS DATE) AS TIMESTAMP) FROM ${relation}) + INTERVAL 1 DAY, INTERVAL 1 DAY)) ORDER BY d`,
   );
   const days = reader.getRows().map((row) => String(row[0]).slice(0, 10));
   if (days.length === 0) return [{ chunk: 0, chunks: 1, day: ALL_TIME }];
@@ -250,14 +243,13 @@ async function valueParts(
   connection: DuckDBConnection,
   { relation, column, rows }: { relation: string; column: string; rows: number },
 ): Promise<BuildPart[]> {
-  const whole = wholeRelation(relation);
-  const parts = Math.ceil(Number(await scalar(connection, `SELECT count(*) FROM ${whole}`)) / rows);
+  const parts = Math.ceil(Number(await scalar(connection, `SELECT count(*) FROM ${relation}`)) / rows);
   if (parts <= 1) return [WHOLE];
   const fractions = Array.from({ length: parts - 1 }, (_, i) => (i + 1) / parts);
   const reader = await connection.runAndReadAll(
     `SELECT CAST(q AS VARCHAR) AS v, typeof(q) AS t FROM (
        SELECT DISTINCT unnest(quantile_disc(${column}, [${fractions.join(', ')}])) AS q
-       FROM (SELECT ${column} FROM ${whole} WHERE ${column} IS NOT NULL USING SAMPLE reservoir(${SAMPLED_VALUES} ROWS) REPEATABLE (1))
+       FROM (SELECT ${column} FROM ${relation} WHERE ${column} IS NOT NULL USING SAMPLE reservoir(${SAMPLED_VALUES} ROWS) REPEATABLE (1))
      ) WHERE q IS NOT NULL ORDER BY q`,
   );
   const bounds = (reader.getRowObjectsJS() as { v: string; t: string }[]).map(({ v, t }) => sqlLiteral(v, t));
@@ -266,12 +258,6 @@ async function valueParts(
     chunks: bounds.length + 1,
     values: { from, to: bounds[i] ?? null },
   }));
-}
-
-/** The relation to read `relation` whole by: a landing table's rows span the file and the lake. */
-function wholeRelation(relation: string): string {
-  const raw = RAW_RELATIONS.some((r) => r.name === relation);
-  return raw ? `history.${relation}` : relation;
 }
 
 /**

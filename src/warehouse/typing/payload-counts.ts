@@ -4,11 +4,12 @@
  * are read back through their typed view and `rejected_payloads`, so the counts say exactly what
  * an analyst will see.
  */
+import { hotTableOf } from '../lake/relations.js';
 import { type LandingContext, msToTimestamp, run } from '../landing/sql.js';
 
 /** Where one kind of raw row lands and how it reads typed. */
 export interface LandedPayloads {
-  /** The raw table, e.g. `raw_minask_prices`. */
+  /** The landing table, e.g. `raw_minask_prices` (its rows in the file are in `<raw>__hot`). */
   raw: string;
   /** Its typed view, e.g. `minask_prices_typed`. */
   typed: string;
@@ -37,13 +38,13 @@ export async function countLandedPayloads(
   if (repeats !== undefined) context.count(repeats, repeated);
   if (rows + repeated === 0) return;
   const repeatPayloads =
-    repeats === undefined ? '0' : `(SELECT count(*) FROM ${repeats} WHERE load_id = $load)`;
+    repeats === undefined ? '0' : `(SELECT count(*) FROM ${hotTableOf(repeats)} WHERE load_id = $load)`;
   const kinds = landed.kinds.map((k) => `'${k}'`).join(', ');
   const partly = landed.payloadKey ? `count(DISTINCT ${landed.payloadKey})` : 'count(*)';
   await run(
     context,
     `INSERT INTO payload_checks (source, payloads, rejected, partly_typed, updated_at)
-     SELECT $source, (SELECT count(*) FROM ${raw} WHERE load_id = $load) + ${repeatPayloads},
+     SELECT $source, (SELECT count(*) FROM ${hotTableOf(raw)} WHERE load_id = $load) + ${repeatPayloads},
             (SELECT count(*) FROM rejected_payloads WHERE load_id = $load AND kind IN (${kinds})),
             (SELECT ${partly} FROM ${typed} WHERE load_id = $load AND len(typing_notes) > 0),
             ${msToTimestamp('$now')}
@@ -57,7 +58,7 @@ export async function countLandedPayloads(
     `INSERT INTO payload_fields (source, field, first_seen_at, first_load_id, payloads)
      SELECT $source, field, min(${receivedAt}), $load, count(*)
      FROM (
-       SELECT unnest(json_keys(data)) AS field, ${receivedAt} FROM ${raw}
+       SELECT unnest(json_keys(data)) AS field, ${receivedAt} FROM ${hotTableOf(raw)}
        WHERE load_id = $load AND coalesce(try(json_type(data)) = 'OBJECT', false)
      )
      GROUP BY field

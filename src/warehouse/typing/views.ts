@@ -1,22 +1,17 @@
 /**
  * The views analysts and models read over what landed, created afresh at every read-write open
  * (so a new field of the contract reaches them): the typed views of `sql/warehouse/views/`
- * (rendered by `view-files.ts`, each landing table read whole through `history.<table>`, see
+ * (rendered by `view-files.ts`; each landing table they name is read whole by that name, see
  * `lake/lake-views.ts`), then the live set's `live_set_changes` and `live_listings` (see
  * `live-set.ts`).
  */
 import type { Database } from '../../shared/database.js';
-import { RAW_RELATIONS } from '../lake/relations.js';
 import { LIVE_SET_VIEWS } from '../live-set/live-set.js';
 import { readViewFiles } from './view-files.js';
 
-/** The landing tables a view file names, each read whole: `history.<table>`, its rows here and in the lake. */
-const WHOLE = new RegExp(`(?<![\\w.])(${RAW_RELATIONS.map((r) => r.name).join('|')})(?!\\w)`, 'g');
-
-/** The derived views, in creation order (each may read the ones before); the typed ones read each landing table whole. */
+/** The derived views, in creation order (each may read the ones before); the typed ones read each landing table whole by its name. */
 function derivedViews(): (readonly [string, string])[] {
-  const typed = readViewFiles().map(([name, sql]) => [name, sql.replace(WHOLE, 'history.$1')] as const);
-  return [...typed, ...LIVE_SET_VIEWS];
+  return [...readViewFiles(), ...LIVE_SET_VIEWS];
 }
 
 /** The statements (re)creating the derived views (those of the live set only when `liveSet`). */

@@ -38,9 +38,9 @@ async function writeEvents(at: number, events: StreamEventRow[]): Promise<void> 
 /** How many times each event id is read across the file and the lake, for the ids read more than once or in `ids`. */
 async function eventCounts(ids: string[]): Promise<Record<string, number>> {
   const rows = await warehouse.query(
-    `SELECT event_id, count(*)::INTEGER AS n FROM history.raw_listing_events
+    `SELECT event_id, count(*)::INTEGER AS n FROM raw_listing_events
      WHERE event_id IN (${ids.map((id) => `'${id}'`).join(', ') || 'NULL'}) OR event_id IN (
-       SELECT event_id FROM history.raw_listing_events GROUP BY ALL HAVING count(*) > 1)
+       SELECT event_id FROM raw_listing_events GROUP BY ALL HAVING count(*) > 1)
      GROUP BY ALL ORDER BY event_id`,
   );
   return Object.fromEntries(rows.map((r) => [String(r.event_id), Number(r.n)]));
@@ -58,7 +58,7 @@ it('lands an event moved to the lake once, whether replayed by position or by an
   await writeEvents(T0 + 1000, odd(T0 + 1000));
   await landDays(warehouse, clock, dir, 3);
   const [{ n: landed } = { n: 0 }] = await warehouse.query(
-    'SELECT count(*)::INTEGER AS n FROM history.raw_listing_events',
+    'SELECT count(*)::INTEGER AS n FROM raw_listing_events',
   );
   clock.now = T0 + 3 * DAY;
   const moved = await warehouse.moveToLake(T0 + 2 * DAY);
@@ -73,7 +73,7 @@ it('lands an event moved to the lake once, whether replayed by position or by an
   for (const { batch } of streamBatches()) await warehouse.write([batch]);
   await writeEvents(T0 + 3 * DAY, odd(T0 + 3 * DAY));
   expect(await eventCounts([])).toEqual({});
-  expect(await warehouse.query('SELECT count(*)::INTEGER AS n FROM history.raw_listing_events')).toEqual([
+  expect(await warehouse.query('SELECT count(*)::INTEGER AS n FROM raw_listing_events')).toEqual([
     { n: landed },
   ]);
 

@@ -7,6 +7,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import type { Warehouse, WarehouseBatch } from '../../../src/warehouse/index.js';
+import { RAW_RELATIONS } from '../../../src/warehouse/lake/index.js';
 import { goneEvent, newEvent, observation, T0 } from '../fixtures.js';
 
 /** One UTC day in ms. */
@@ -37,9 +38,7 @@ export async function printedRelations(warehouse: Warehouse): Promise<string[]> 
     'collector_state',
     'loads',
   ];
-  const raw = (
-    await warehouse.query("SELECT table_name FROM information_schema.tables WHERE table_schema = 'history'")
-  ).map((r) => `history.${String(r.table_name)}`);
+  const raw = RAW_RELATIONS.map((r) => r.name);
   return [...readme, ...raw.sort(), ...warehouse.models().map((m) => m.name)];
 }
 

@@ -66,9 +66,9 @@ describe.each(['copied', 'manifest', 'deleting'])('a move killed at %s', (step) 
         for (const { batch } of dayBatches(dir, T0, d))
           if (batch.source === 'stream') await warehouse.write([batch]);
       const [events] = await warehouse.query(
-        'SELECT count(*) AS n, CAST(sum(hash(r)::HUGEINT) AS VARCHAR) AS sum FROM history.raw_listing_events r',
+        'SELECT count(*) AS n, CAST(sum(hash(r)::HUGEINT) AS VARCHAR) AS sum FROM raw_listing_events r',
       );
-      expect(`${events?.n} rows, ${events?.sum}`).toBe(printed['history.raw_listing_events']);
+      expect(`${events?.n} rows, ${events?.sum}`).toBe(printed.raw_listing_events);
     } finally {
       await warehouse.close();
     }

@@ -88,7 +88,15 @@ it(
     expect(readdirSync(join(lake, 'raw_listing_events'))).toEqual(['date=2026-11-01', 'date=2026-11-02']);
 
     // The rows left the file; what an outside engine reads of the lake is typed by its path.
-    expect(await warehouse.query('SELECT count(*) AS n FROM raw_listing_events')).toEqual([{ n: 4 }]);
+    expect(await warehouse.query('SELECT count(*) AS n FROM raw_listing_events__hot')).toEqual([{ n: 4 }]);
+    // One name per relation: the landing table's name reads file and lake (printRelations above),
+    // its rows in the file are the __hot table's, and the former history schema is gone.
+    expect(await warehouse.query('SELECT count(*)::INT AS n FROM raw_listing_events')).toEqual([{ n: 12 }]);
+    expect(
+      await warehouse.query(
+        "SELECT schema_name FROM information_schema.schemata WHERE schema_name = 'history'",
+      ),
+    ).toEqual([]);
     const outside = await (await DuckDBInstance.create(':memory:')).connect();
     const read = await outside.runAndReadAll(
       `SELECT typeof(date) AS t, count(*) AS n, max(compression) AS c FROM read_parquet('${lake}/raw_listing_events/*/*.parquet', hive_partitioning = true)

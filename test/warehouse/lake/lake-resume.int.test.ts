@@ -43,8 +43,8 @@ const start = () =>
 async function eventRows(warehouse: Warehouse) {
   const [row] = await warehouse.query(
     `SELECT count(*)::INTEGER AS rows, count(DISTINCT event_id)::INTEGER AS ids,
-            (SELECT count(*)::INTEGER FROM history.raw_listing_events WHERE event_id NOT IN (SELECT event_id FROM raw_listing_events)) AS lake
-     FROM history.raw_listing_events`,
+            (SELECT count(*)::INTEGER FROM raw_listing_events WHERE event_id NOT IN (SELECT event_id FROM raw_listing_events__hot)) AS lake
+     FROM raw_listing_events`,
   );
   return row as { rows: number; ids: number; lake: number };
 }
