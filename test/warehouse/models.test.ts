@@ -63,6 +63,18 @@ describe('model files', () => {
     ).toThrow(/replace_from t is not a column of the unique_key/);
     expect(() => parseModel('m', '-- materialized: table\n')).toThrow(/no SQL/);
     expect(() => parseModel('Bad-Name', 'SELECT 1')).toThrow(/lower_snake_case/);
+    expect(() => parseModel('m', '-- materialized: table\n-- lake: day\nSELECT 1 AS day')).toThrow(
+      /model m \(m\.sql\): only an incremental model moves to the lake/,
+    );
+    expect(() =>
+      parseModel(
+        'm',
+        '-- materialized: incremental\n-- unique_key: k\n-- lake: CAST(t AS DATE)\nSELECT 1 AS k',
+      ),
+    ).toThrow(/lake is the column dating a row, not CAST/);
+    expect(
+      parseModel('m', '-- materialized: incremental\n-- unique_key: k\n-- lake: t\nSELECT 1 AS k').lake,
+    ).toBe('t');
   });
 
   it('orders by dependency and refuses unknown, undeclared, unread and circular ones', () => {

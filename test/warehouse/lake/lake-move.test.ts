@@ -190,6 +190,12 @@ it(
       { name: 'fct_minask_hourly__hot', type: 'BASE TABLE' },
     ]);
     expect(await printRelations(warehouse)).toEqual(before);
+    // A model whose days moved keeps its line: without it, its build is refused.
+    const hourly = join(models, 'fct_minask_hourly.sql');
+    writeFileSync(hourly, readFileSync(hourly, 'utf8').replace(/^-- lake: hour\n/m, ''));
+    await expect(warehouse.refreshModels()).rejects.toThrow(
+      /model fct_minask_hourly \(.*fct_minask_hourly\.sql\): its old days are in the lake: keep its lake: line/,
+    );
   },
   SLOW,
 );
