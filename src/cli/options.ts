@@ -30,11 +30,19 @@ const warehouseFlags = {
   }),
   warehouseMemory: flag(
     '--warehouse-memory <size>',
-    "DuckDB's memory limit for the warehouse (it lands on one thread, builds models on two); a collector replaying 804,142 events held up to 555 MiB of it and stopped at 256MB, so keep 1GB or more; raise it for long histories",
+    "DuckDB's memory limit for the warehouse; beyond it DuckDB drops cached blocks and spills to <file>.tmp; raise it for model builds over long histories",
     memorySize,
     { env: 'MARKET_WAREHOUSE_MEMORY', fallback: WAREHOUSE_DEFAULTS.memoryLimit },
   ),
 };
+
+/** The collector's memory limit: lower than a one-off command's, since a daemon keeps what the pool holds. */
+const collectorMemory = flag(
+  '--warehouse-memory <size>',
+  "DuckDB's memory limit for the collector's warehouse (it lands on one thread; model builds and reads past 100 ms get two); a replay of 804,142 events with model builds filled 1GB to 954 MiB (the file's cached blocks, rows a build's transaction kept from a checkpoint; peak RSS 1,359 MiB), 512MB to its limit (peak RSS 828-944 MiB) by evicting and spilling the rest, and ran out at 256MB; raise it if model builds over long histories run out",
+  memorySize,
+  { env: 'MARKET_WAREHOUSE_MEMORY', fallback: COLLECTOR_DEFAULTS.warehouse.memoryLimit },
+);
 
 /** The analyst's models folder (`market models init` makes one), instead of the shipped `sql/models`. */
 const modelsFolder = flag(
@@ -259,6 +267,7 @@ const freshnessRules = z
  */
 export const collectorFlags = {
   ...warehouseFlags,
+  warehouseMemory: collectorMemory,
   games: flag(
     '--games <ids>',
     'comma-separated app ids',

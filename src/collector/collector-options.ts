@@ -22,7 +22,12 @@ export interface ApiOptions {
 export interface WarehouseFileOptions {
   /** @default 'data/warehouse.duckdb' */
   path?: string;
-  /** DuckDB's memory limit for the warehouse, e.g. `4GB`. @default the warehouse's (1GB) */
+  /**
+   * DuckDB's memory limit for the warehouse, e.g. `4GB`. Half the warehouse's own 1GB: a daemon's
+   * pool otherwise fills with the file's cached blocks and with the rows a model build's open
+   * transaction keeps from a checkpoint; at 256MB a replay with model builds ran out (figures in
+   * test/bench/README.md, ingest). @default '512MB'
+   */
   memoryLimit?: string;
   /** Folder of the SQL models. @default the project's `sql/models` */
   modelsDir?: string;
@@ -132,7 +137,7 @@ export const DEFAULT_QUERY_TIMEOUT_MS = 60_000;
 /** The defaults of every group, the one place they are written. */
 export const COLLECTOR_DEFAULTS: {
   api: Required<Pick<ApiOptions, 'readBudget'>>;
-  warehouse: Required<Pick<WarehouseFileOptions, 'path' | 'flushMs'>>;
+  warehouse: Required<Pick<WarehouseFileOptions, 'path' | 'flushMs' | 'memoryLimit'>>;
   sources: Required<SourceOptions>;
   work: Required<
     Pick<
@@ -143,7 +148,7 @@ export const COLLECTOR_DEFAULTS: {
   control: Required<Pick<ControlEndpointOptions, 'port'>>;
 } = {
   api: { readBudget: 95 },
-  warehouse: { path: 'data/warehouse.duckdb', flushMs: 500 },
+  warehouse: { path: 'data/warehouse.duckdb', flushMs: 500, memoryLimit: '512MB' },
   sources: {
     games: [APP_IDS.cs2, APP_IDS.dota2, APP_IDS.rust],
     snapshotCron: '* * * * *',

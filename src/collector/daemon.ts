@@ -61,7 +61,7 @@ export async function startCollector(options: CollectorOptions): Promise<Running
   const historyKeys = options.history ? await readHistoryKeys(options.history.keysFile) : null;
   const warehouse = await Warehouse.open(file.path, {
     ...(file.modelsDir ? { modelsDir: file.modelsDir } : {}),
-    ...(file.memoryLimit ? { memoryLimit: file.memoryLimit } : {}),
+    memoryLimit: file.memoryLimit,
     ...(file.lakeDir ? { lakeDir: file.lakeDir } : {}),
   });
   const exportDir = resolve(work.exportDir);

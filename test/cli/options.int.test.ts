@@ -76,25 +76,29 @@ describe('market serve options', () => {
 
 describe('warehouse options', () => {
   it.each([
-    ['collect', collectFlags],
-    ['export', exportFlags],
-    ['report', reportFlags],
-    ['sql', sqlFlags],
-  ] as [string, FlagTable][])('of %s read MARKET_WAREHOUSE_MEMORY, 1GB by default', (_, table) => {
-    expect(parse(table, [])).toMatchObject({ warehouse: 'data/warehouse.duckdb', warehouseMemory: '1GB' });
-    expect(parse(table, [], { MARKET_WAREHOUSE_MEMORY: '4GB', MARKET_WAREHOUSE: '/w.duckdb' })).toMatchObject(
-      {
+    ['collect', '512MB', collectFlags],
+    ['run', '512MB', runFlags],
+    ['export', '1GB', exportFlags],
+    ['report', '1GB', reportFlags],
+    ['sql', '1GB', sqlFlags],
+  ] as [string, string, FlagTable][])(
+    'of %s read MARKET_WAREHOUSE_MEMORY, %s by default',
+    (_, memory, table) => {
+      expect(parse(table, [])).toMatchObject({ warehouse: 'data/warehouse.duckdb', warehouseMemory: memory });
+      expect(
+        parse(table, [], { MARKET_WAREHOUSE_MEMORY: '4GB', MARKET_WAREHOUSE: '/w.duckdb' }),
+      ).toMatchObject({
         warehouse: '/w.duckdb',
         warehouseMemory: '4GB',
-      },
-    );
-  });
+      });
+    },
+  );
 
   it('shows every default and variable in --help', () => {
     const command = new Command('collect');
     for (const option of optionsOf(collectFlags)) command.addOption(option);
     const help = command.helpInformation().replace(/\s+/g, ' ');
-    expect(help).toContain('(default: "1GB", env: MARKET_WAREHOUSE_MEMORY)');
+    expect(help).toContain('(default: "512MB", env: MARKET_WAREHOUSE_MEMORY)');
     expect(help).toContain('(default: "30")');
     expect(help).toContain('(default: "info", env: MARKET_LOG_LEVEL)');
     expect(help).toContain('--control-port <port>');

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { COLLECTOR_DEFAULTS } from '../../src/collector/collector-options.js';
 import type { RunningCollector } from '../../src/collector/daemon.js';
 import { Warehouse } from '../../src/warehouse/index.js';
 import { churnUntil } from '../helpers/churn.js';
@@ -76,6 +77,14 @@ describe('the collector against the real service', () => {
     const statuses = collector.status();
     expect(statuses.find((s) => s.name === 'stream')?.connected).toBe(true);
     expect(statuses.every((s) => s.stopped === null)).toBe(true);
+  });
+
+  it("gives DuckDB the daemon's memory limit, not a one-off command's", async () => {
+    const active = collector as RunningCollector;
+    const [limit] = await active.warehouse.query("SELECT current_setting('memory_limit') AS v");
+    // 512MB is 512,000,000 bytes, which DuckDB shows in MiB (1GB, a one-off command's, as 953.6 MiB).
+    expect(limit?.v).toBe('488.2 MiB');
+    expect(COLLECTOR_DEFAULTS.warehouse.memoryLimit).toBe('512MB');
   });
 
   it('records an unchanged snapshot as unchanged (304)', async () => {
