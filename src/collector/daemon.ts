@@ -11,6 +11,7 @@ import { MarketClient } from '../client/index.js';
 import { APP_IDS } from '../contract/common.js';
 import type { Job } from '../shared/jobs/index.js';
 import { BatchWriter, Warehouse } from '../warehouse/index.js';
+import { WAREHOUSE_DEFAULTS } from '../warehouse/warehouse-options.js';
 import { COLLECTOR_DEFAULTS, type CollectorOptions } from './collector-options.js';
 import { lockDownWarehouse } from './control/lock-down.js';
 import { type ControlServer, startControlServer } from './control/server.js';
@@ -62,6 +63,11 @@ export async function startCollector(options: CollectorOptions): Promise<Running
   const warehouse = await Warehouse.open(file.path, {
     ...(file.modelsDir ? { modelsDir: file.modelsDir } : {}),
     memoryLimit: file.memoryLimit,
+    // The daemon's lower default bounds its steady state; a full build asked of it gets a one-off
+    // command's 1GB back (a limit given otherwise holds for everything).
+    ...(file.memoryLimit === COLLECTOR_DEFAULTS.warehouse.memoryLimit
+      ? { fullBuildMemoryLimit: WAREHOUSE_DEFAULTS.memoryLimit }
+      : {}),
     ...(file.lakeDir ? { lakeDir: file.lakeDir } : {}),
   });
   const exportDir = resolve(work.exportDir);

@@ -58,6 +58,12 @@ export interface WarehouseOptions {
   /** DuckDB's memory limit, e.g. `4GB`. @default {@link WAREHOUSE_DEFAULTS} (`1GB`) */
   memoryLimit?: string;
   /**
+   * DuckDB's memory limit while a full build runs, e.g. `1GB`: a daemon keeps a low limit for its
+   * steady state, and a full build asked of it (by the CLI, or of a moved model) gets a one-off
+   * command's room back for its length. @default `memoryLimit`
+   */
+  fullBuildMemoryLimit?: string;
+  /**
    * Size of the write-ahead log at which DuckDB checkpoints (writes the committed changes into the
    * file and empties the log), e.g. `16MB`. A checkpoint rewrites every row group and index a write
    * touched since the last one, so a small threshold makes every few writes pay one; a larger one
@@ -119,6 +125,8 @@ export class Warehouse {
     private readonly liveSet: boolean,
     /** The lake folder, absolute (null for a file in memory). */
     readonly lakeDir: string | null,
+    /** DuckDB's memory limit, and the one of a full build (see {@link WarehouseOptions}). */
+    private readonly memory: { limit: string; fullBuild: string },
   ) {}
 
   /**
@@ -150,6 +158,7 @@ export class Warehouse {
         modelsDir,
         liveSet,
         lakeDir,
+        memoryLimits(options),
       );
       // What landed before (a migrated file, a crash between a landing and its refresh) is applied now.
       await warehouse.applyLanded();
@@ -257,8 +266,8 @@ export class Warehouse {
     const next = this.modelQueue.then(async () => {
       const all = this.models();
       const chosen = options.select?.length ? selectModels(all, options.select, true) : all;
-      const summary = await this.withConnection((connection) =>
-        runModels(connection, chosen, { clock: this.clock, ...options }),
+      const summary = await this.withMemoryOf(options.fullRefresh === true, () =>
+        this.withConnection((connection) => runModels(connection, chosen, { clock: this.clock, ...options })),
       );
       // A full build of a model that moved wrote the lake's days again: they replace its files now.
       if (this.lakeDir !== null) await publishRebuilds(this.lakeContextAt(this.lakeDir));
@@ -266,6 +275,18 @@ export class Warehouse {
     });
     this.modelQueue = next.catch(() => undefined);
     return next;
+  }
+
+  /** Runs `build` under the full builds' memory limit when `full` and it differs from the steady one. */
+  private async withMemoryOf<T>(full: boolean, build: () => Promise<T>): Promise<T> {
+    const { limit, fullBuild } = this.memory;
+    if (!full || fullBuild === limit) return build();
+    await this.db.read(`SET memory_limit = '${fullBuild}'`);
+    try {
+      return await build();
+    } finally {
+      await this.db.read(`SET memory_limit = '${limit}'`);
+    }
   }
 
   /**
@@ -346,6 +367,12 @@ export class Warehouse {
   }
 }
 
+/** The memory limits `options` give, with their defaults. */
+function memoryLimits(options: WarehouseOptions): { limit: string; fullBuild: string } {
+  const limit = options.memoryLimit ?? WAREHOUSE_DEFAULTS.memoryLimit;
+  return { limit, fullBuild: options.fullBuildMemoryLimit ?? limit };
+}
+
 /**
  * Opens the file with the warehouse's settings and migrations, turning DuckDB's lock conflict into a
  * {@link WarehouseLockedError}.
@@ -358,7 +385,7 @@ async function openDatabase(path: string, options: WarehouseOptions): Promise<Da
       // A bounded buffer pool keeps a months-long daemon's memory flat; DuckDB spills beyond it. Model
       // builds over a month of history need more than landing does (a few hundred MB per million
       // listing events).
-      memoryLimit: options.memoryLimit ?? WAREHOUSE_DEFAULTS.memoryLimit,
+      memoryLimit: memoryLimits(options).limit,
       // One until wider work asks for more (see `WarehouseThreads`).
       threads: 1,
       config: {

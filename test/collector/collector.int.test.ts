@@ -1,3 +1,6 @@
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { COLLECTOR_DEFAULTS } from '../../src/collector/collector-options.js';
 import type { RunningCollector } from '../../src/collector/daemon.js';
@@ -85,6 +88,31 @@ describe('the collector against the real service', () => {
     // 512MB is 512,000,000 bytes, which DuckDB shows in MiB (1GB, a one-off command's, as 953.6 MiB).
     expect(limit?.v).toBe('488.2 MiB');
     expect(COLLECTOR_DEFAULTS.warehouse.memoryLimit).toBe('512MB');
+  });
+
+  it("gives a full build asked of the daemon a one-off command's memory limit, for its length alone", async () => {
+    // An analyst's model that records the limit it was built under.
+    const models = await mkdtemp(join(tmpdir(), 'memory-models-'));
+    await writeFile(
+      join(models, 'memory_seen.sql'),
+      "-- The memory limit of the build.\n-- materialized: table\nSELECT current_setting('memory_limit') AS m\n",
+    );
+    const daemon = await startTestCollector(t, key, {
+      warehouse: { path: join(models, 'w.duckdb'), modelsDir: models },
+      work: { modelsCron: null },
+    });
+    try {
+      const seen = async () => (await daemon.warehouse.query('SELECT m FROM memory_seen'))[0]?.m;
+      await daemon.warehouse.refreshModels();
+      expect(await seen()).toBe('488.2 MiB');
+      await daemon.warehouse.refreshModels({ fullRefresh: true });
+      expect(await seen()).toBe('953.6 MiB');
+      const [after] = await daemon.warehouse.query("SELECT current_setting('memory_limit') AS v");
+      expect(after?.v).toBe('488.2 MiB');
+    } finally {
+      await daemon.stop();
+      await rm(models, { recursive: true, force: true });
+    }
   });
 
   it('records an unchanged snapshot as unchanged (304)', async () => {

@@ -2,7 +2,8 @@
  * The daemon's DuckDB, locked down for the life of the process: no file outside its own folders
  * can be read or written (DuckDB's `enable_external_access` off, `allowed_directories` set), no
  * extension is installed or loaded, and no setting can change again (`lock_configuration`) but
- * the two the warehouse itself adjusts as it works: its thread count and a connection's time zone.
+ * the three the warehouse itself adjusts as it works: its thread count, its memory limit (a full
+ * build's own, for its length) and a connection's time zone.
  * A SELECT through the door therefore reads the warehouse, its exports and its reports, nothing
  * else, and the daemon's own landing, snapshot loads and exports still reach their folders.
  */
@@ -19,8 +20,9 @@ export async function lockDownWarehouse(warehouse: Warehouse, folders: readonly 
       'SET enable_external_access = false',
       'SET autoinstall_known_extensions = false',
       'SET autoload_known_extensions = false',
-      // WarehouseThreads widens and narrows the threads; each connection opens with SET TimeZone.
-      "SET allowed_configs = ['threads', 'TimeZone']",
+      // WarehouseThreads widens and narrows the threads, a full build raises the memory limit for
+      // its length; each connection opens with SET TimeZone.
+      "SET allowed_configs = ['threads', 'memory_limit', 'TimeZone']",
       'SET lock_configuration = true',
     ])
       await connection.run(statement);
