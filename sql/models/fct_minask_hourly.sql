@@ -43,12 +43,16 @@ history AS (
   FROM run_hours s
   JOIN minutes m ON m.app_id = s.app_id AND m.hour = s.hour
   WHERE m.minute BETWEEN s.minute AND s.last_minute AND (m.minute = s.minute OR m.fetched)
-),
-touched AS (
+)
+{% if is_incremental %}
+, touched AS (
+  -- The group hours with a rebuilt minute. A full build rolls up every hour: reading the history once
+  -- more to find them would keep every row of it (a relation read twice is materialized).
   SELECT DISTINCT app_id, market_hash_name, wear, doppler_phase, date_trunc('hour', minute) AS hour
   FROM history
   WHERE rebuilt
 )
+{% endif %}
 SELECT h.app_id, h.market_hash_name, h.wear, h.doppler_phase, date_trunc('hour', h.minute) AS hour,
   count(*) AS minutes,
   min(h.service_min_ask_usd) AS service_min_ask_low_usd,
@@ -61,7 +65,9 @@ SELECT h.app_id, h.market_hash_name, h.wear, h.doppler_phase, date_trunc('hour',
   max(h.live_age_seconds) AS live_age_max_seconds,
   {{ watermark }} AS built_watermark
 FROM history h
+{% if is_incremental %}
 SEMI JOIN touched t
   ON t.app_id = h.app_id AND t.market_hash_name = h.market_hash_name AND t.wear IS NOT DISTINCT FROM h.wear
   AND t.doppler_phase IS NOT DISTINCT FROM h.doppler_phase AND t.hour = date_trunc('hour', h.minute)
+{% endif %}
 GROUP BY ALL
