@@ -19,31 +19,41 @@ WITH hours AS (
   WHERE built_watermark > {{ since }}
 ),
 minutes AS (
-  SELECT m.*, m.built_watermark > {{ since }} AS rebuilt
+  SELECT m.*, date_trunc('hour', m.minute) AS hour, m.built_watermark > {{ since }} AS rebuilt
   FROM int_minask_minutes m
   SEMI JOIN hours h ON h.app_id = m.app_id AND h.hour = date_trunc('hour', m.minute)
   WHERE m.minute >= (SELECT min(hour) FROM hours)
 ),
+run_hours AS (
+  -- Each run in every hour it spans (a run ends within its day): its rows are the game's minutes
+  -- of those hours within its bounds, so the runs are joined to the minutes by game and hour, not
+  -- by a range over every minute.
+  SELECT s.*, unnest(generate_series(date_trunc('hour', s.minute), date_trunc('hour', s.last_minute), INTERVAL 1 HOUR))
+    AS hour
+  FROM int_minask_spells s
+  WHERE s.last_minute >= (SELECT min(hour) FROM hours) AND s.minute >= (SELECT CAST(CAST(min(hour) AS DATE) AS TIMESTAMP) FROM hours)
+),
 history AS (
-  -- fct_minask_history's rows of those hours, as its view reads them; a run ends within its day.
+  -- fct_minask_history's rows of those hours, as its view reads them.
   SELECT s.app_id, s.market_hash_name, s.wear, s.doppler_phase, m.minute, m.rebuilt, s.service_min_ask_usd,
     CASE WHEN s.listed THEN s.service_listed_count WHEN m.list_minute IS NOT NULL THEN 0 END AS service_listed_count,
     date_diff('millisecond', coalesce(CASE WHEN s.listed THEN m.service_generated_at END, m.service_fetched_at),
       m.minute + INTERVAL 1 MINUTE) / 1000.0 AS service_age_seconds,
     s.live_min_ask_usd, s.live_listed_count,
     date_diff('millisecond', m.live_as_of, m.minute + INTERVAL 1 MINUTE) / 1000.0 AS live_age_seconds
-  FROM int_minask_spells s
-  JOIN minutes m
-    ON s.app_id::BIGINT * 100000000 + epoch_ms(s.minute) // 60000 <= m.app_id::BIGINT * 100000000 + epoch_ms(m.minute) // 60000
-    AND s.app_id::BIGINT * 100000000 + epoch_ms(s.last_minute) // 60000 >= m.app_id::BIGINT * 100000000 + epoch_ms(m.minute) // 60000
-  WHERE m.app_id = s.app_id AND (m.minute = s.minute OR m.fetched)
-    AND s.last_minute >= (SELECT min(hour) FROM hours) AND s.minute >= (SELECT CAST(CAST(min(hour) AS DATE) AS TIMESTAMP) FROM hours)
-),
-touched AS (
+  FROM run_hours s
+  JOIN minutes m ON m.app_id = s.app_id AND m.hour = s.hour
+  WHERE m.minute BETWEEN s.minute AND s.last_minute AND (m.minute = s.minute OR m.fetched)
+)
+{% if is_incremental %}
+, touched AS (
+  -- The group hours with a rebuilt minute. A full build rolls up every hour: reading the history once
+  -- more to find them would keep every row of it (a relation read twice is materialized).
   SELECT DISTINCT app_id, market_hash_name, wear, doppler_phase, date_trunc('hour', minute) AS hour
   FROM history
   WHERE rebuilt
 )
+{% endif %}
 SELECT h.app_id, h.market_hash_name, h.wear, h.doppler_phase, date_trunc('hour', h.minute) AS hour,
   count(*) AS minutes,
   min(h.service_min_ask_usd) AS service_min_ask_low_usd,
@@ -56,7 +66,9 @@ SELECT h.app_id, h.market_hash_name, h.wear, h.doppler_phase, date_trunc('hour',
   max(h.live_age_seconds) AS live_age_max_seconds,
   {{ watermark }} AS built_watermark
 FROM history h
+{% if is_incremental %}
 SEMI JOIN touched t
   ON t.app_id = h.app_id AND t.market_hash_name = h.market_hash_name AND t.wear IS NOT DISTINCT FROM h.wear
   AND t.doppler_phase IS NOT DISTINCT FROM h.doppler_phase AND t.hour = date_trunc('hour', h.minute)
+{% endif %}
 GROUP BY ALL

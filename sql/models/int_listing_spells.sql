@@ -21,32 +21,79 @@
 -- test: expression(spell >= stay AND stay >= 1 AND started_at <= last_seen_at AND (NOT after_departure OR stay > 1 OR spell = 1))
 WITH
 {% if is_incremental %}
+landed AS (
+  -- The rows landed since the last build, by listing (their raw rows found by ingested_at).
+  SELECT app_id, listing_id, seen_at AS happened_at FROM stg_listing_appearances WHERE ingested_at >= {{ since }}
+  UNION ALL
+  SELECT app_id, listing_id, left_at FROM stg_listing_departures WHERE ingested_at >= {{ since }}
+),
 touched AS (
-  SELECT app_id, listing_id FROM stg_listing_appearances WHERE ingested_at >= {{ since }}
-  UNION
-  SELECT app_id, listing_id FROM stg_listing_departures WHERE ingested_at >= {{ since }}
+  SELECT app_id, listing_id, min(happened_at) AS from_at FROM landed GROUP BY ALL
+),
+carried AS MATERIALIZED (
+  -- The touched listings whose last built spell is still open (no departure, no spell after it)
+  -- and ended before every row landed since: their spells go on from that one, which stands in for
+  -- their history, so only the rows landed since are read (a listing live for weeks is seen by every
+  -- sweep). The rows before its last sighting are numbered already and none landed among them.
+  SELECT l.app_id, l.listing_id, l.spell, l.stay, l.after_departure, l.started_at, l.last_seen_at,
+    l.market_hash_name, l.wear, l.doppler_phase, l.category, l.rarity, l.ask_usd, l.updated_at
+  FROM (
+    SELECT * FROM {{ this }}
+    SEMI JOIN touched USING (app_id, listing_id)
+    WHERE listing_id IN (SELECT unnest(list(DISTINCT listing_id)) FROM touched)
+    QUALIFY spell = max(spell) OVER (PARTITION BY app_id, listing_id)
+  ) l
+  JOIN touched t ON t.app_id = l.app_id AND t.listing_id = l.listing_id
+  WHERE l.ended_at IS NULL AND t.from_at > l.last_seen_at
+),
+replayed AS MATERIALIZED (
+  -- The other touched listings (a row landed late, a departure, a re-listing): numbered again
+  -- from their whole history.
+  SELECT app_id, listing_id FROM touched ANTI JOIN carried USING (app_id, listing_id)
 ),
 {% endif %}
 sightings AS {% if is_incremental %} NOT MATERIALIZED {% else %} MATERIALIZED {% endif %} (
-  -- The listings of this build: the ones with a row landed since the last build (their ids as one
-  -- list, so DuckDB filters the raw rows by them before it types the text), or every one of the
-  -- range (read once, for the numbering and the join below).
+  -- The sightings of this build: a replayed listing's every one (its ids as one list, so DuckDB
+  -- filters the raw rows by them before it types the text), a carried one's landed since, or every
+  -- one of the range (read once, for the numbering and the join below).
+  {% if is_incremental %}
   SELECT * FROM stg_listing_appearances
-  {% if is_incremental %} SEMI JOIN touched USING (app_id, listing_id) WHERE listing_id IN (SELECT unnest(list(DISTINCT listing_id)) FROM touched)
-  {% else %} WHERE {{ in_chunk(listing_id) }} {% endif %}
+  SEMI JOIN replayed USING (app_id, listing_id)
+  WHERE listing_id IN (SELECT unnest(list(DISTINCT listing_id)) FROM replayed)
+  UNION ALL
+  SELECT * FROM stg_listing_appearances
+  SEMI JOIN carried USING (app_id, listing_id)
+  WHERE ingested_at >= {{ since }}
+  {% else %}
+  SELECT * FROM stg_listing_appearances WHERE {{ in_chunk(listing_id) }}
+  {% endif %}
 ),
 marks AS (
   -- Only what ordering and numbering need: a listing's fields would make every sort wide. `tie`
   -- makes the order total: the two windows below sort the rows apart, and rows equal in their
   -- order could come out of each in another order (a poll and a sweep that saw the listing in the
   -- same millisecond: the second sighting numbered before the first one started the stay).
+  -- `seed` is null but on the row standing in for a carried listing's last spell.
   SELECT app_id, listing_id, seen_at AS happened_at, log_position, true AS appears, sighting_id AS tie, price_usd,
-    ingested_at
+    ingested_at, NULL::STRUCT(spell INTEGER, stay INTEGER, started_at TIMESTAMP, after_departure BOOLEAN) AS seed
   FROM sightings
   UNION ALL
-  SELECT app_id, listing_id, left_at, log_position, false, via, NULL, ingested_at
+  SELECT app_id, listing_id, left_at, log_position, false, via, NULL, ingested_at, NULL
   FROM stg_listing_departures
-  {% if is_incremental %} SEMI JOIN touched USING (app_id, listing_id) {% else %} WHERE {{ in_chunk(listing_id) }} {% endif %}
+  {% if is_incremental %}
+  SEMI JOIN replayed USING (app_id, listing_id)
+  UNION ALL
+  SELECT app_id, listing_id, left_at, log_position, false, via, NULL, ingested_at, NULL
+  FROM stg_listing_departures
+  SEMI JOIN carried USING (app_id, listing_id)
+  WHERE ingested_at >= {{ since }}
+  UNION ALL
+  -- A carried listing's last spell as a sighting at its last time and ask, before every row read
+  -- with it, counting as that spell and stay; '' is no sighting id.
+  SELECT app_id, listing_id, last_seen_at, NULL, true, '', ask_usd, updated_at,
+    {'spell': spell, 'stay': stay, 'started_at': started_at, 'after_departure': after_departure}
+  FROM carried
+  {% else %} WHERE {{ in_chunk(listing_id) }} {% endif %}
 ),
 ordered AS (
   -- At the same instant, stream events keep their log order, and a sighting comes before a
@@ -58,9 +105,11 @@ ordered AS (
   WINDOW w AS (PARTITION BY app_id, listing_id ORDER BY happened_at, log_position NULLS FIRST, appears DESC, tie)
 ),
 numbered AS (
-  SELECT app_id, listing_id, happened_at, log_position, appears, tie, ingested_at,
-    CAST(sum(CASE WHEN appears AND NOT coalesce(after_sighting, false) THEN 1 ELSE 0 END) OVER w AS INTEGER) AS stay,
-    CAST(sum(CASE WHEN appears AND (NOT coalesce(after_sighting, false) OR price_usd <> previous_ask) THEN 1 ELSE 0 END)
+  SELECT app_id, listing_id, happened_at, log_position, appears, tie, ingested_at, seed,
+    CAST(sum(CASE WHEN seed IS NOT NULL THEN seed.stay WHEN appears AND NOT coalesce(after_sighting, false) THEN 1
+      ELSE 0 END) OVER w AS INTEGER) AS stay,
+    CAST(sum(CASE WHEN seed IS NOT NULL THEN seed.spell
+      WHEN appears AND (NOT coalesce(after_sighting, false) OR price_usd <> previous_ask) THEN 1 ELSE 0 END)
       OVER w AS INTEGER) AS spell
   FROM ordered
   WINDOW w AS (
@@ -71,29 +120,39 @@ numbered AS (
 spells AS (
   SELECT app_id, listing_id, spell,
     max(stay) AS stay,
-    min(happened_at) FILTER (WHERE appears) AS started_at,
+    min(coalesce(seed.started_at, happened_at)) FILTER (WHERE appears) AS started_at,
     max(happened_at) FILTER (WHERE appears) AS last_seen_at,
     min(happened_at) FILTER (WHERE NOT appears) AS left_at,
     -- The last sighting in the order above (positions are never negative).
     max({'at': happened_at, 'position': coalesce(log_position, -1), 'tie': tie}) FILTER (WHERE appears).tie
       AS last_sighting,
-    max(ingested_at) AS updated_at
+    max(ingested_at) AS updated_at,
+    max(seed.after_departure) AS seed_after_departure
   FROM numbered
   GROUP BY app_id, listing_id, spell
 ),
 bounded AS (
   -- A spell ends at its departure, or where the next spell of the same stay (a new ask) begins.
-  -- Spell 0 holds departures before any sighting: the end of a stay the collector never saw.
+  -- Spell 0 holds departures before any sighting: the end of a stay the collector never saw. A
+  -- carried listing's last spell keeps its own mark.
   SELECT *,
     coalesce(left_at, CASE WHEN lead(stay) OVER w = stay THEN lead(started_at) OVER w END) AS ended_at,
-    (stay > 1 OR min(spell) OVER (PARTITION BY app_id, listing_id) = 0)
-      AND coalesce(lag(stay) OVER w, 0) < stay AS after_departure
+    coalesce(seed_after_departure, (stay > 1 OR min(spell) OVER (PARTITION BY app_id, listing_id) = 0)
+      AND coalesce(lag(stay) OVER w, 0) < stay) AS after_departure
   FROM spells
   WINDOW w AS (PARTITION BY app_id, listing_id ORDER BY spell)
 )
 SELECT b.app_id, b.listing_id, spell, stay, after_departure, started_at, last_seen_at, ended_at, market_hash_name, wear,
   doppler_phase, category, rarity, price_usd AS ask_usd, updated_at
 FROM bounded b
--- Every spell numbered above 0 has a last sighting, unique per listing.
-JOIN sightings s ON s.app_id = b.app_id AND s.listing_id = b.listing_id AND s.sighting_id = b.last_sighting
+-- Every spell numbered above 0 has a last sighting, unique per listing (a carried spell without a
+-- sighting since, its fields as built).
+JOIN (
+  SELECT app_id, listing_id, sighting_id, market_hash_name, wear, doppler_phase, category, rarity, price_usd
+  FROM sightings
+  {% if is_incremental %}
+  UNION ALL
+  SELECT app_id, listing_id, '', market_hash_name, wear, doppler_phase, category, rarity, ask_usd FROM carried
+  {% endif %}
+) s ON s.app_id = b.app_id AND s.listing_id = b.listing_id AND s.sighting_id = b.last_sighting
 WHERE spell > 0

@@ -15,22 +15,35 @@
 -- test: not_null(app_id, source, list_id, fetched_at, market_hash_name, min_ask_usd, listed_count)
 -- test: accepted_values(source: 'snapshot', 'prices')
 -- test: expression(min_ask_usd > 0 AND listed_count > 0)
+WITH snapshot_rows AS (
+  SELECT * FROM price_snapshots p
+  WHERE min_ask_usd IS NOT NULL
+  {% if is_incremental %}
+    AND p.ingested_at >= {{ since }}
+  {% endif %}
+),
+minask_rows AS (
+  SELECT * FROM minask_prices p
+  WHERE min_ask_usd IS NOT NULL
+  {% if is_incremental %}
+    AND p.ingested_at >= {{ since }}
+  {% endif %}
+),
+offsets AS (
+  SELECT load_id, upstream_offset_ms FROM loads
+  {% if is_incremental %}
+  -- The loads of an increment's rows alone: a join with every load hashes as many as the history holds.
+  WHERE load_id IN (SELECT load_id FROM snapshot_rows UNION SELECT load_id FROM minask_rows)
+  {% endif %}
+)
 SELECT 730 AS app_id, 'snapshot' AS source, etag AS list_id,
   least(generated_at - to_milliseconds(coalesce(l.upstream_offset_ms, 0)), fetched_at) AS generated_at,
   fetched_at, market_hash_name, wear, doppler_phase, min_ask_usd, listed_count, p.ingested_at
-FROM price_snapshots p
-LEFT JOIN loads l USING (load_id)
-WHERE min_ask_usd IS NOT NULL
-{% if is_incremental %}
-  AND p.ingested_at >= {{ since }}
-{% endif %}
+FROM snapshot_rows p
+LEFT JOIN offsets l USING (load_id)
 UNION ALL
 SELECT app_id, 'prices', strftime(generated_at, '%Y-%m-%dT%H:%M:%S.%g'),
   least(generated_at - to_milliseconds(coalesce(l.upstream_offset_ms, 0)), fetched_at) AS generated_at,
   fetched_at, market_hash_name, wear, doppler_phase, min_ask_usd, listed_count, p.ingested_at
-FROM minask_prices p
-LEFT JOIN loads l USING (load_id)
-WHERE min_ask_usd IS NOT NULL
-{% if is_incremental %}
-  AND p.ingested_at >= {{ since }}
-{% endif %}
+FROM minask_rows p
+LEFT JOIN offsets l USING (load_id)

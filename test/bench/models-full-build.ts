@@ -1,6 +1,7 @@
 /**
  * The models bench's first full build in a process of its own, so its peak RSS is the build's
- * alone (not the generator's): `node --import tsx test/bench/models-full-build.ts <warehouse> <now ms>`
+ * alone (not the generator's): `node .build/test/bench/models-full-build.js <warehouse> <now ms>`
+ * (compiled, as the collector runs; `node --import tsx test/bench/models-full-build.ts` alike)
  * builds every model in full at that clock, prints a line per model, and last a line
  * `RESULT <json>` with the run summary, its time and the process's peak RSS (VmHWM, MiB).
  */
@@ -41,5 +42,6 @@ async function main(path: string, nowMs: number): Promise<void> {
   }
 }
 
-if (process.argv[1]?.endsWith('models-full-build.ts'))
+// Run as the TypeScript source or as its compiled copy in `.build/`.
+if (/models-full-build\.[jt]s$/.test(process.argv[1] ?? ''))
   await main(String(process.argv[2]), Number(process.argv[3]));

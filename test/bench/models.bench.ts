@@ -21,8 +21,9 @@ import { copyFile, mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promis
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
-import { fileURLToPath } from 'node:url';
+import { projectPath } from '../../src/shared/project-root.js';
 import { type ModelRunResult, type ModelRunSummary, Warehouse } from '../../src/warehouse/index.js';
+import buildCli from '../helpers/build-cli.js';
 import { print } from './fixtures.js';
 import { diffModelTables, keepModelTables, type ModelDiff } from './model-compare.js';
 import { type FullBuildResult, peakRssMiB } from './models-full-build.js';
@@ -38,7 +39,8 @@ const COMPARE = process.env.BENCH_COMPARE !== '0';
 const MEMORY = process.env.MARKET_WAREHOUSE_MEMORY;
 const KEPT = process.env.BENCH_WAREHOUSE;
 const MINUTE_MS = 60_000;
-const BUILD_SCRIPT = fileURLToPath(new URL('./models-full-build.ts', import.meta.url));
+/** The full build's script compiled, so its process holds what the collector's would (no TypeScript loader). */
+const BUILD_SCRIPT = projectPath('.build', 'test', 'bench', 'models-full-build.js');
 
 /** One round: the minute landed, then its incremental refresh. */
 interface Round {
@@ -181,11 +183,13 @@ async function generate(warehouse: Warehouse, plan: WarehousePlan, dir: string, 
 }
 
 /**
- * Builds every model in full on the warehouse at `path` in a child process at clock `nowMs`,
- * relaying its progress lines; returns what it measured.
+ * Builds every model in full on the warehouse at `path` in a child process at clock `nowMs`
+ * (the compiled script, built first when a source changed), relaying its progress lines; returns
+ * what it measured.
  */
 async function fullBuildInFreshProcess(path: string, nowMs: number): Promise<FullBuildResult> {
-  const child = spawn(process.execPath, ['--import', 'tsx', BUILD_SCRIPT, path, String(nowMs)], {
+  buildCli();
+  const child = spawn(process.execPath, [BUILD_SCRIPT, path, String(nowMs)], {
     stdio: ['ignore', 'pipe', 'inherit'],
   });
   let result: FullBuildResult | null = null;
