@@ -39,6 +39,14 @@ export interface Model {
    */
   replaceFrom: string | null;
   /**
+   * A SQL condition on an increment's rows (`-- delete_when: last_minute IS NULL`): a row for which
+   * it holds replaces rows as any row of the increment does (by its key, or from its `replace_from`
+   * value), and is then left out rather than inserted. How an increment says that a group's rows
+   * from a point on are gone when the new data implies no row of the group to replace them by.
+   * Null: every row of the increment is inserted.
+   */
+  deleteWhen: string | null;
+  /**
    * How the model is exported to parquet: the SQL expression of the DATE a row belongs to, or
    * `snapshot` for a current-state model (its rows belong to the day of the export). Null: not exported.
    */
@@ -78,6 +86,7 @@ const KEYS = [
   'depends_on',
   'unique_key',
   'replace_from',
+  'delete_when',
   'export',
   'chunks',
   'chunk_days',
@@ -119,6 +128,9 @@ export function parseModel(name: string, text: string): Model {
   const replaceFrom = single(name, config, 'replace_from') ?? null;
   if (replaceFrom !== null && !uniqueKey.includes(replaceFrom))
     throw new Error(`model ${name}: replace_from ${replaceFrom} is not a column of the unique_key`);
+  const deleteWhen = single(name, config, 'delete_when') ?? null;
+  if (deleteWhen !== null && materialized !== 'incremental')
+    throw new Error(`model ${name}: delete_when is for an incremental model`);
   const chunks = Number(single(name, config, 'chunks') ?? 1);
   if (!Number.isInteger(chunks) || chunks < 1 || chunks > 1024)
     throw new Error(`model ${name}: chunks is a whole number from 1 to 1024`);
@@ -134,6 +146,7 @@ export function parseModel(name: string, text: string): Model {
     dependsOn: commaList(single(name, config, 'depends_on')),
     uniqueKey,
     replaceFrom,
+    deleteWhen,
     exportDate: single(name, config, 'export') ?? null,
     tests: config.test ?? [],
     sql,
