@@ -29,6 +29,13 @@ export interface DatabaseOptions {
   sessionSql?: readonly string[];
   /** Told when a ROLLBACK fails after an error (the original error is still the one thrown). */
   onRollbackError?: RollbackErrorHandler;
+  /**
+   * Attaches the file under this name (`ATTACH … AS`) and makes it every connection's default
+   * database, instead of opening it as DuckDB's default database, which takes its name from the
+   * file's stem: a file named after one of its own schemas (`history.duckdb` holding the schema
+   * `history`) would make `history.<table>` an ambiguous reference. Unset: opened as the default.
+   */
+  catalog?: string;
 }
 
 /** DuckDB refused to open the file; `reason` is DuckDB's own message (a lock conflict, a missing file). */
@@ -77,7 +84,11 @@ export class Database {
    * lacks some of them. Throws a {@link DatabaseOpenError} when DuckDB cannot open the file.
    */
   static async open(path: string, options: string | DatabaseOptions = {}): Promise<Database> {
-    const opts = typeof options === 'string' ? { migrationsDir: options } : options;
+    const given = typeof options === 'string' ? { migrationsDir: options } : options;
+    const opts =
+      given.catalog === undefined
+        ? given
+        : { ...given, sessionSql: [`USE ${quoteIdentifier(given.catalog)}`, ...(given.sessionSql ?? [])] };
     const instance = await createInstance(path, opts);
     try {
       const connection = await connectWith(instance, opts.sessionSql);
@@ -185,11 +196,44 @@ async function createInstance(path: string, options: DatabaseOptions): Promise<D
     ...options.config,
   };
   if (options.readOnly) settings.access_mode = 'READ_ONLY';
+  if (options.catalog === undefined) {
+    try {
+      return await DuckDBInstance.create(path, settings);
+    } catch (cause) {
+      throw new DatabaseOpenError(path, (cause as Error).message, { cause });
+    }
+  }
+  return createAttached(path, options.catalog, settings);
+}
+
+/**
+ * An in-memory instance with the file attached as `catalog`. Spills go beside the file, as they do
+ * when DuckDB opens it as its default database (an in-memory one would spill into the working folder).
+ */
+async function createAttached(
+  path: string,
+  catalog: string,
+  settings: Record<string, string>,
+): Promise<DuckDBInstance> {
+  const { access_mode: accessMode, ...instanceSettings } = settings;
+  if (path !== ':memory:') instanceSettings.temp_directory ??= `${path}.tmp`;
+  const instance = await DuckDBInstance.create(':memory:', instanceSettings);
+  const connection = await instance.connect();
+  const readOnly = accessMode === 'READ_ONLY' ? ' (READ_ONLY)' : '';
   try {
-    return await DuckDBInstance.create(path, settings);
+    await connection.run(`ATTACH '${path.replaceAll("'", "''")}' AS ${quoteIdentifier(catalog)}${readOnly}`);
+    connection.closeSync();
+    return instance;
   } catch (cause) {
+    connection.closeSync();
+    instance.closeSync();
     throw new DatabaseOpenError(path, (cause as Error).message, { cause });
   }
+}
+
+/** `name` as a quoted SQL identifier. */
+function quoteIdentifier(name: string): string {
+  return `"${name.replaceAll('"', '""')}"`;
 }
 
 /** A new connection of `instance`, with `sessionSql` run on it. */

@@ -364,6 +364,9 @@ async function openDatabase(path: string, options: WarehouseOptions): Promise<Da
         checkpoint_threshold: options.checkpointThreshold ?? WAREHOUSE_DEFAULTS.checkpointThreshold,
       },
       sessionSql: ["SET TimeZone = 'UTC'"],
+      // Under a name of its own: a file named after the lake's schema (history.duckdb) would make
+      // every `history.<table>` ambiguous as the catalog named after the file.
+      catalog: 'warehouse',
     });
   } catch (error) {
     if (!(error instanceof DatabaseOpenError)) throw error;
