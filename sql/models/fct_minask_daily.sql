@@ -38,7 +38,8 @@ SELECT d.app_id, d.market_hash_name, d.wear, d.doppler_phase, d.day, NULL, NULL,
   NULL, NULL
 FROM {{ this }} d
 SEMI JOIN (SELECT DISTINCT app_id, day FROM touched) t ON t.app_id = d.app_id AND t.day = d.day
-ANTI JOIN fct_minask_hourly h
+ANTI JOIN (SELECT * FROM fct_minask_hourly WHERE hour >= (SELECT min(day) FROM touched)) h
   ON h.app_id = d.app_id AND h.market_hash_name = d.market_hash_name AND h.wear IS NOT DISTINCT FROM d.wear
   AND h.doppler_phase IS NOT DISTINCT FROM d.doppler_phase AND CAST(h.hour AS DATE) = d.day
+WHERE d.day >= (SELECT min(day) FROM touched)
 {% endif %}

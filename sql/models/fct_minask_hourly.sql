@@ -72,4 +72,5 @@ SEMI JOIN hours h ON h.app_id = t.app_id AND h.hour = t.hour
 ANTI JOIN history r
   ON r.app_id = t.app_id AND r.market_hash_name = t.market_hash_name AND r.wear IS NOT DISTINCT FROM t.wear
   AND r.doppler_phase IS NOT DISTINCT FROM t.doppler_phase AND date_trunc('hour', r.minute) = t.hour
+WHERE t.hour >= (SELECT min(hour) FROM hours)
 {% endif %}
