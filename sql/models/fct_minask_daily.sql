@@ -4,6 +4,7 @@
 -- materialized: incremental
 -- depends_on: fct_minask_hourly
 -- unique_key: app_id, market_hash_name, wear, doppler_phase, day
+-- delete_when: minutes IS NULL
 -- lake: day
 -- export: day
 -- test: unique(app_id, market_hash_name, wear, doppler_phase, day)
@@ -30,3 +31,16 @@ SEMI JOIN touched t
   AND t.doppler_phase IS NOT DISTINCT FROM h.doppler_phase AND t.day = CAST(h.hour AS DATE)
 WHERE h.hour >= (SELECT min(day) FROM touched)
 GROUP BY ALL
+{% if is_incremental %}
+UNION ALL
+-- The stored rows of the days rolled up again whose group has no hour left in the day (see
+-- fct_minask_hourly), as rows that replace them and are not written (delete_when).
+SELECT d.app_id, d.market_hash_name, d.wear, d.doppler_phase, d.day, NULL, NULL, NULL, NULL, NULL, NULL, NULL,
+  NULL, NULL
+FROM {{ this }} d
+SEMI JOIN (SELECT DISTINCT app_id, day FROM touched) t ON t.app_id = d.app_id AND t.day = d.day
+ANTI JOIN (SELECT * FROM fct_minask_hourly WHERE hour >= (SELECT min(day) FROM touched)) h
+  ON h.app_id = d.app_id AND h.market_hash_name = d.market_hash_name AND h.wear IS NOT DISTINCT FROM d.wear
+  AND h.doppler_phase IS NOT DISTINCT FROM d.doppler_phase AND CAST(h.hour AS DATE) = d.day
+WHERE d.day >= (SELECT min(day) FROM touched)
+{% endif %}

@@ -7,6 +7,7 @@
 -- materialized: incremental
 -- depends_on: int_minask_spells, int_minask_minutes
 -- unique_key: app_id, market_hash_name, wear, doppler_phase, hour
+-- delete_when: minutes IS NULL
 -- lake: hour
 -- export: CAST(hour AS DATE)
 -- test: unique(app_id, market_hash_name, wear, doppler_phase, hour)
@@ -72,3 +73,17 @@ SEMI JOIN touched t
   AND t.doppler_phase IS NOT DISTINCT FROM h.doppler_phase AND t.hour = date_trunc('hour', h.minute)
 {% endif %}
 GROUP BY ALL
+{% if is_incremental %}
+UNION ALL
+-- The stored rows of the hours rolled up again whose group has no row left in the hour (a later
+-- download of its minute no longer lists it), as rows that replace them and are not written
+-- (delete_when): the group has no new row to replace the old one by.
+SELECT t.app_id, t.market_hash_name, t.wear, t.doppler_phase, t.hour, NULL, NULL, NULL, NULL, NULL, NULL, NULL,
+  NULL, NULL, {{ watermark }}
+FROM {{ this }} t
+SEMI JOIN hours h ON h.app_id = t.app_id AND h.hour = t.hour
+ANTI JOIN history r
+  ON r.app_id = t.app_id AND r.market_hash_name = t.market_hash_name AND r.wear IS NOT DISTINCT FROM t.wear
+  AND r.doppler_phase IS NOT DISTINCT FROM t.doppler_phase AND date_trunc('hour', r.minute) = t.hour
+WHERE t.hour >= (SELECT min(hour) FROM hours)
+{% endif %}

@@ -7,7 +7,8 @@
 -- are those fct_minask_history always had: every minute with a fetched list listing the group, and
 -- every minute its live set changed. Incremental builds recompute the minutes from the first one
 -- new data touches, and write again the run that reaches the minute before it (it may go on): a
--- run's row is written once more each minute while it lasts, and the runs that ended stay. A run
+-- run's row is written once more each minute while it lasts, the runs that ended stay, and the
+-- runs stored from that minute on go, a group's with no new row too (`delete_when`). A run
 -- ends with its UTC day (the lake moves days of it by `minute`).
 -- A full build runs in chunks of groups (by a hash of the group).
 -- Grain: one row per group and run (UTC minutes).
@@ -16,6 +17,7 @@
 -- unique_key: app_id, market_hash_name, wear, doppler_phase, minute
 -- lake: minute
 -- replace_from: minute
+-- delete_when: last_minute IS NULL
 -- chunks: 8
 -- test: unique(app_id, market_hash_name, wear, doppler_phase, minute)
 -- test: not_null(app_id, market_hash_name, minute, last_minute, listed, live_listed_count, built_watermark)
@@ -173,3 +175,14 @@ SELECT app_id, market_hash_name, wear, doppler_phase, min(minute) AS minute, max
   any_value(live_listed_count) AS live_listed_count, {{ watermark }} AS built_watermark
 FROM runs
 GROUP BY app_id, market_hash_name, wear, doppler_phase, run
+{% if is_incremental %}
+UNION ALL
+-- Per group with stored runs from the changed minute on, a row that replaces them and is not
+-- written (delete_when): a group the lists from then on no longer list, and whose live set did not
+-- change, has no new row to replace a run an earlier fetch of the minute left.
+SELECT app_id, market_hash_name, wear, doppler_phase, min(minute), NULL, NULL, NULL, NULL, NULL, NULL,
+  {{ watermark }}
+FROM {{ this }}
+WHERE minute >= (SELECT minute FROM changed)
+GROUP BY app_id, market_hash_name, wear, doppler_phase
+{% endif %}

@@ -1,7 +1,7 @@
 /**
  * The price history endpoint of the real collector over two days of a real service, the collector
  * down for the night between them: candles compared figure by figure with a computation of their
- * own over the landed raw rows (sightings, departures, loads, rates), never the models the endpoint
+ * own over the landed raw rows (sightings, departures, snapshot lines, loads, rates), never the models the endpoint
  * reads; the day moved to the lake answered as it was from the file; and the endpoint's access
  * checks, CORS, gzip and refusals, every answer checked against its OpenAPI document.
  */
@@ -201,6 +201,48 @@ describe('price history over HTTP', () => {
     return { buckets, changes };
   }
 
+  /**
+   * The group's cheapest ask in the CS2 snapshot in force at the end of each of `minutes` (epoch ms),
+   * from the landed raw lines: the last fetch by then names an ETag, whose last download by then
+   * holds the lines (stored, or a repeat of a stored line); null when that file does not list it.
+   * Only the fetches of the loads the models' last build read count (a later one is the next build's).
+   */
+  async function expectedServiceAsks(minutes: readonly number[]): Promise<Map<number, number | null>> {
+    const rows = await collector.warehouse.query(`
+      WITH minutes AS (
+        SELECT make_timestamp(unnest([${minutes.join(', ')}]::BIGINT[]) * 1000) AS minute
+      ),
+      lines AS (
+        SELECT etag, fetched_at, data FROM raw_price_snapshots
+        UNION ALL
+        SELECT r.etag, r.fetched_at, s.data FROM raw_price_snapshot_repeats r
+        JOIN raw_price_snapshots s ON s.etag = r.same_etag AND s.fetched_at = r.same_fetched_at AND s.line = r.same_line
+      ),
+      built AS (
+        -- The fetches the last build read: the collector goes on fetching after it.
+        SELECT f.* FROM snapshot_fetches f JOIN loads l USING (load_id)
+        WHERE l.started_at <= (SELECT max(watermark) FROM model_state)
+      ),
+      fetched AS (
+        SELECT m.minute, (SELECT arg_max(etag, fetched_at) FROM built f
+          WHERE f.fetched_at < m.minute + INTERVAL 1 MINUTE) AS etag
+        FROM minutes m
+      ),
+      downloaded AS (
+        SELECT f.minute, f.etag, (SELECT max(d.fetched_at) FROM built d
+          WHERE d.etag = f.etag AND d.status = 'downloaded' AND d.fetched_at < f.minute + INTERVAL 1 MINUTE) AS at
+        FROM fetched f
+      )
+      SELECT epoch_ms(d.minute) AS minute, (
+        SELECT CAST(l.data->>'min_ask_usd' AS DECIMAL(18, 2)) FROM lines l
+        WHERE l.etag = d.etag AND l.fetched_at = d.at AND (l.data->>'market_hash_name') = ${sql(group.name)}
+          AND (l.data->>'wear') IS NOT DISTINCT FROM ${sql(group.wear)}
+          AND (l.data->>'doppler_phase') IS NOT DISTINCT FROM ${sql(group.phase)}
+      ) AS ask
+      FROM downloaded d`);
+    return new Map(rows.map((row) => [Number(row.minute), row.ask as number | null]));
+  }
+
   it('answers every bucket of the range, figures as the raw rows compute them', async () => {
     const { candles } = await allCandles({ interval: '1h', ...RANGE });
     expect(candles.map((c) => c.t)).toEqual(
@@ -241,6 +283,13 @@ describe('price history over HTTP', () => {
     }
     expect(observed).toBeGreaterThanOrEqual(2);
     expect(candles.reduce((sum, c) => sum + c.appeared, 0)).toBeGreaterThan(0);
+    // The service list's cheapest ask beside them: the one in force at the bucket's last observation.
+    const closes = candles.filter((c) => c.observations > 0);
+    const service = await expectedServiceAsks(closes.map((c) => Date.parse(c.last_observed_at)));
+    expect(closes.map((c) => [c.t, c.service_min_ask])).toEqual(
+      closes.map((c) => [c.t, service.get(Date.parse(c.last_observed_at)) ?? null]),
+    );
+    expect([...service.values()].filter((ask) => ask !== null).length).toBeGreaterThan(0);
   });
 
   it('says which buckets rest on the night the collector was down, with the span', async () => {

@@ -2,7 +2,8 @@
  * The price lists typed once: `stg_price_lists` and `fct_minask_history` built incrementally
  * between landings equal a full rebuild of the same data, also when a list lands in the very
  * instant of the previous build's watermark (an incremental build reads that instant again) and
- * when a snapshot fetch answers 304 in between.
+ * when a snapshot fetch answers 304 in between, and when a later download of a minute already built
+ * no longer lists a group.
  */
 import { join } from 'node:path';
 import { afterEach, beforeEach, expect, it } from 'vitest';
@@ -78,4 +79,22 @@ it('types each landed price row once and builds the same tables as a full rebuil
     { minute: '2026-11-01T00:01:00.000Z', ask: 1.5, n: 3 },
     { minute: '2026-11-01T00:02:00.000Z', ask: 1.25, n: 4 },
   ]);
+});
+
+it('takes the later download of a minute when it lands after a build of that minute', async () => {
+  const models = [...MODELS, 'fct_minask_hourly', 'fct_minask_daily'];
+  await landAt(T0 + 5_000, snapshotBatch(dir, 'a', T0 + 5_000, [priceRow('AK', 1.5, 3), priceRow('M4', 7)]));
+  clock.now = T0 + 10_000;
+  await warehouse.refreshModels({ select: models });
+  // A second download in the same minute, with another ask for AK and without M4, lands after that build.
+  await landAt(T0 + 40_000, snapshotBatch(dir, 'b', T0 + 40_000, [priceRow('AK', 1.25, 4)]));
+  clock.now = T0 + 50_000;
+  await warehouse.refreshModels({ select: models });
+  const afterIncrement = await modelRows(warehouse, models);
+  const service = await warehouse.query(
+    `SELECT market_hash_name AS name, minute, service_min_ask_usd AS ask FROM fct_minask_history ORDER BY ALL`,
+  );
+  expect(service).toEqual([{ name: 'AK', minute: '2026-11-01T00:00:00.000Z', ask: 1.25 }]);
+  await warehouse.refreshModels({ select: models, fullRefresh: true });
+  expect(afterIncrement).toEqual(await modelRows(warehouse, models));
 });

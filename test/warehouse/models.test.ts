@@ -61,6 +61,9 @@ describe('model files', () => {
     expect(() =>
       parseModel('m', '-- materialized: incremental\n-- unique_key: k\n-- replace_from: t\nSELECT 1 AS k'),
     ).toThrow(/replace_from t is not a column of the unique_key/);
+    expect(() => parseModel('m', '-- materialized: table\n-- delete_when: k IS NULL\nSELECT 1 AS k')).toThrow(
+      /delete_when is for an incremental model/,
+    );
     expect(() => parseModel('m', '-- materialized: table\n')).toThrow(/no SQL/);
     expect(() => parseModel('Bad-Name', 'SELECT 1')).toThrow(/lower_snake_case/);
     expect(() => parseModel('m', '-- materialized: table\n-- lake: day\nSELECT 1 AS day')).toThrow(

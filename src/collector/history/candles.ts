@@ -2,7 +2,8 @@
  * `GET /v1/history/candles`: per bucket `[t, t + interval)` of one item group, the open, high, low
  * and close of the collector's own cheapest ask (its rows of `fct_minask_history` in the bucket are
  * its observations), the listed count at open, close and its maximum, the listings that appeared
- * and left (`fct_listing_lifecycle`), and the service list's cheapest ask at the close. A bucket
+ * and left (`fct_listing_lifecycle`), and the service list's cheapest ask at the close (the view's
+ * rows are read from the tables behind it, see `group-rows.ts`). A bucket
  * with no observation is a row of nulls, never dropped or filled. A bucket is `complete: false`
  * while it is open, or when a span of `ingest_gaps` (collection down, a reconnect) overlaps it,
  * with that span. Amounts are in the asked currency at the rate in force at the bucket's close.
@@ -18,6 +19,7 @@ import {
   MAX_PAGE_BUCKETS,
   MAX_RANGE_BUCKETS,
 } from '../../contract/history.js';
+import { groupRowsSql } from './group-rows.js';
 import type { HistoryReader } from './history-reader.js';
 import { GROUP_FILTER, groupParams, requireGroup } from './item-group.js';
 
@@ -31,8 +33,7 @@ WITH buckets AS (
 observed AS (
   SELECT make_timestamp((epoch_us(minute) // $step_us) * $step_us) AS t, minute,
     live_min_ask_usd, live_listed_count, service_min_ask_usd
-  FROM fct_minask_history
-  WHERE ${GROUP_FILTER} AND minute >= $page_start::TIMESTAMP AND minute < $page_end::TIMESTAMP
+  FROM (${groupRowsSql('$page_start::TIMESTAMP', '$page_end::TIMESTAMP')})
 ),
 figures AS (
   SELECT t, count(*) AS observations, min(minute) AS first_observed_at, max(minute) AS last_observed_at,

@@ -1,9 +1,9 @@
 /**
  * `GET /v1/history/stats` and `GET /v1/history/movers`: figures of one item group over a window
  * ending now, and the groups of a game ranked by their change or their liquidity. The cheapest ask's
- * min, max, median and mean are over the window's observations (rows of `fct_minask_history`), its
- * change from the first to the last, and its volatility the sample deviation of the log returns of
- * the hourly closes (`fct_minask_hourly`). Listings appearing and leaving per day and the median
+ * min, max, median and mean are over the window's observations (rows of `fct_minask_history`, read
+ * from the tables behind it: `group-rows.ts`), its change from the first to the last, and its
+ * volatility the sample deviation of the log returns of the hourly closes (`fct_minask_hourly`). Listings appearing and leaving per day and the median
  * lifetime of those that left come from `fct_listing_lifecycle`; the float quartiles from the live
  * listings (`fct_float_rank`). `collected` is the share of the window after the first landing and
  * outside every span of `ingest_gaps`.
@@ -15,6 +15,7 @@ import type {
   statsAnswerSchema,
   statsQuerySchema,
 } from '../../contract/history.js';
+import { groupRowsSql } from './group-rows.js';
 import type { HistoryReader } from './history-reader.js';
 import { GROUP_FILTER, groupParams, requireGroup } from './item-group.js';
 
@@ -33,8 +34,7 @@ WITH observed AS (
     median(live_min_ask_usd) AS median_usd, avg(live_min_ask_usd) AS mean_usd,
     arg_min_null(live_min_ask_usd, minute) AS first_usd, arg_max_null(live_min_ask_usd, minute) AS last_usd,
     count(*) AS observations
-  FROM fct_minask_history
-  WHERE ${GROUP_FILTER} AND minute >= $start::TIMESTAMP AND minute < $end::TIMESTAMP
+  FROM (${groupRowsSql('$start::TIMESTAMP', '$end::TIMESTAMP')})
 ),
 hourly AS (
   SELECT stddev_samp(r) AS volatility FROM (

@@ -63,6 +63,14 @@ export interface Model {
    */
   replaceFrom: string | null;
   /**
+   * A SQL condition on an increment's rows (`-- delete_when: last_minute IS NULL`): a row for which
+   * it holds replaces rows as any row of the increment does (by its key, or from its `replace_from`
+   * value), and is then left out rather than inserted. How an increment says that a group's rows
+   * from a point on are gone when the new data implies no row of the group to replace them by.
+   * Null: every row of the increment is inserted.
+   */
+  deleteWhen: string | null;
+  /**
    * How the model is exported to parquet: the SQL expression of the DATE a row belongs to, or
    * `snapshot` for a current-state model (its rows belong to the day of the export). Null: not exported.
    */
@@ -87,6 +95,7 @@ const KEYS = [
   'depends_on',
   'unique_key',
   'replace_from',
+  'delete_when',
   'export',
   'lake',
   'chunks',
@@ -164,6 +173,9 @@ export function parseModel(name: string, text: string, file = `${name}.sql`): Mo
     throw refuse(`lake is the column dating a row, not ${lake}`);
   if (lake !== null && materialized !== 'incremental')
     throw refuse('only an incremental model moves to the lake (a table is rebuilt whole each run)');
+  const deleteWhen = single('delete_when') ?? null;
+  if (deleteWhen !== null && materialized !== 'incremental')
+    throw refuse('delete_when is for an incremental model');
   const sql = lines.slice(body).join('\n').trim().replace(/;\s*$/, '');
   if (!sql) throw refuse('no SQL after the header');
   return {
@@ -174,6 +186,7 @@ export function parseModel(name: string, text: string, file = `${name}.sql`): Mo
     dependsOn: commaList(single('depends_on')),
     uniqueKey,
     replaceFrom,
+    deleteWhen,
     exportDate: single('export') ?? null,
     lake,
     tests: config.test ?? [],

@@ -279,7 +279,8 @@ async function upstreamRebuilt(connection: DuckDBConnection, model: Model): Prom
 
 /**
  * Builds the rows changed since `since` aside, then replaces the rows with the same unique key
- * (or, with `replace_from`, every row of each rebuilt group from its earliest rebuilt value on).
+ * (or, with `replace_from`, every row of each rebuilt group from its earliest rebuilt value on),
+ * inserting the increment's rows but those `delete_when` marks.
  */
 async function mergeIncrement(
   connection: DuckDBConnection,
@@ -295,7 +296,11 @@ async function mergeIncrement(
   await connection.run(
     replacedRows(model, increment, await earliestReplaced(connection, model, increment)) + bounds,
   );
-  const inserted = await connection.run(`INSERT INTO ${model.name} BY NAME SELECT * FROM ${increment}`);
+  // Rows that only mark what they replace (`delete_when`) have done their part in the DELETE.
+  const kept = model.deleteWhen === null ? '' : ` WHERE NOT coalesce(${model.deleteWhen}, false)`;
+  const inserted = await connection.run(
+    `INSERT INTO ${model.name} BY NAME SELECT * FROM ${increment}${kept}`,
+  );
   await connection.run(`DROP TABLE ${increment}`);
   return inserted.rowsChanged;
 }
