@@ -1,7 +1,16 @@
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { type GoneRow, newestListedSql, Warehouse, type WarehouseBatch } from '../../src/warehouse/index.js';
-import { goneEvent, makeListing, makeTempDir, newEvent, observation, rawNewEvents, T0 } from './fixtures.js';
+import {
+  goneEvent,
+  makeListing,
+  makeTempDir,
+  newEvent,
+  observation,
+  random,
+  rawNewEvents,
+  T0,
+} from './fixtures.js';
 
 let warehouse: Warehouse;
 let cleanup: () => void;
@@ -49,17 +58,6 @@ async function pendingLoads(): Promise<number> {
 
 function verdict(listingId: string, at: number, via: GoneRow['via'] = 'sweep'): GoneRow {
   return { appId: 730, listingId, detectedAt: at, via };
-}
-
-/** A small deterministic generator (mulberry32), so a failure replays. */
-function random(seed: number): () => number {
-  let a = seed;
-  return () => {
-    a = (a + 0x6d2b79f5) | 0;
-    let t = Math.imul(a ^ (a >>> 15), 1 | a);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
 }
 
 describe('live_listings over the live set state', () => {

@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Listing } from '../../src/contract/listing.js';
 import { Warehouse, type WarehouseBatch } from '../../src/warehouse/index.js';
-import { goneEvent, makeTempDir, modelRows, newEvent, observation } from './fixtures.js';
+import { goneEvent, makeTempDir, modelRows, newEvent, observation, random } from './fixtures.js';
 
 const MODELS = ['int_listing_spells', 'fct_listing_lifecycle'];
 const NOON = Date.UTC(2026, 10, 1, 12);
@@ -71,17 +71,6 @@ const rates = (): WarehouseBatch => ({
   source: 'fx',
   fx: { updatedAt: clock.now, fetchedAt: clock.now, rates: { EUR: 0.9 } },
 });
-
-/** A small deterministic generator (mulberry32), so a failure replays. */
-function random(seed: number): () => number {
-  let a = seed;
-  return () => {
-    a = (a + 0x6d2b79f5) | 0;
-    let t = Math.imul(a ^ (a >>> 15), 1 | a);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 describe('the spells refreshed from each listing last spell', () => {
   it('writes again only the open last spell of a listing seen again at its ask', async () => {
