@@ -6,9 +6,11 @@
  * without HTTP), alternating. Goal: direct p50 / HTTP p50 ≥ 0.5 and HTTP p99 < 100 ms.
  *
  * BENCH_DAYS (90), BENCH_EVENTS_PER_DAY (20,000), BENCH_GROUPS (2,000), BENCH_REQUESTS (200 of
- * each kind).
+ * each kind). BENCH_WAREHOUSE=<path> generates and builds the warehouse there and keeps it (with
+ * `.json`, its sizes); a later run with the same sizes reads it instead of generating it again.
  */
-import { mkdtemp, rm } from 'node:fs/promises';
+import { existsSync } from 'node:fs';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { readCandles } from '../../src/collector/history/candles.js';
@@ -25,28 +27,46 @@ const DAYS = Number(process.env.BENCH_DAYS ?? 90);
 const EVENTS_PER_DAY = Number(process.env.BENCH_EVENTS_PER_DAY ?? 20_000);
 const GROUPS = Number(process.env.BENCH_GROUPS ?? 2000);
 const REQUESTS = Number(process.env.BENCH_REQUESTS ?? 200);
+const KEPT = process.env.BENCH_WAREHOUSE;
 const KEY = 'bench_history_key_0123456789';
+
+/** The sizes a kept warehouse was generated with, and the end of its data. */
+interface KeptPlan {
+  days: number;
+  eventsPerDay: number;
+  groups: number;
+  endMs: number;
+}
 
 /** Runs the benchmark and prints its figures. */
 export async function run(): Promise<void> {
   const dir = await mkdtemp(join(tmpdir(), 'market-history-bench-'));
-  const endMs = Math.floor(Date.now() / 60_000) * 60_000 - 600_000;
+  const kept = KEPT && existsSync(`${KEPT}.json`) ? await readKept(KEPT) : null;
+  const endMs = kept?.endMs ?? Math.floor(Date.now() / 60_000) * 60_000 - 600_000;
   const now = () => endMs + 1000;
-  const warehouse = await Warehouse.open(join(dir, 'warehouse.duckdb'), { clock: now });
+  const path = KEPT ?? join(dir, 'warehouse.duckdb');
+  // A kept warehouse without its sizes was not finished: it starts again.
+  if (KEPT && !kept) await rm(KEPT, { force: true });
+  const warehouse = await Warehouse.open(path, { clock: now });
   try {
-    const plan = planWarehouse({ events: EVENTS_PER_DAY * DAYS, days: DAYS, groups: GROUPS, endMs });
-    let started = performance.now();
-    await generateWarehouse(warehouse, plan, dir);
-    print(`generated ${DAYS} days of ${EVENTS_PER_DAY} events a day, ${GROUPS} groups`, seconds(started));
-    started = performance.now();
-    await warehouse.refreshModels();
-    print('models built', seconds(started));
+    if (kept) print('warehouse', `kept at ${path}, generated and built before`);
+    else {
+      const plan = planWarehouse({ events: EVENTS_PER_DAY * DAYS, days: DAYS, groups: GROUPS, endMs });
+      let started = performance.now();
+      await generateWarehouse(warehouse, plan, dir);
+      print(`generated ${DAYS} days of ${EVENTS_PER_DAY} events a day, ${GROUPS} groups`, seconds(started));
+      started = performance.now();
+      await warehouse.refreshModels();
+      print('models built', seconds(started));
+      if (KEPT) await keep(KEPT, endMs);
+    }
+    // The group with the most runs of unchanged figures: the most rows behind its candles.
     const [busiest] = await warehouse.query(
-      `SELECT market_hash_name AS name, wear, doppler_phase AS phase, count(*) AS rows FROM fct_minask_history
-       GROUP BY ALL ORDER BY rows DESC LIMIT 1`,
+      `SELECT market_hash_name AS name, wear, doppler_phase AS phase, count(*) AS runs FROM int_minask_spells
+       GROUP BY ALL ORDER BY runs DESC LIMIT 1`,
     );
     if (!busiest) throw new Error('the generated warehouse has no cheapest ask');
-    print('item group', `${busiest.name} (${busiest.rows} rows of fct_minask_history)`);
+    print('item group', `${busiest.name} (${busiest.runs} runs of int_minask_spells)`);
     const group: Record<string, string> = { market_hash_name: String(busiest.name) };
     if (busiest.wear) group.wear = String(busiest.wear);
     if (busiest.phase) group.phase = String(busiest.phase);
@@ -97,6 +117,21 @@ export async function run(): Promise<void> {
     await warehouse.close();
     await rm(dir, { recursive: true, force: true });
   }
+}
+
+/** The sizes of the warehouse kept at `path`; an error when they are not this run's. */
+async function readKept(path: string): Promise<KeptPlan> {
+  const plan = JSON.parse(await readFile(`${path}.json`, 'utf8')) as KeptPlan;
+  const sizes = { days: DAYS, eventsPerDay: EVENTS_PER_DAY, groups: GROUPS };
+  if (plan.days !== DAYS || plan.eventsPerDay !== EVENTS_PER_DAY || plan.groups !== GROUPS)
+    throw new Error(`${path} was generated with ${JSON.stringify(plan)}, not ${JSON.stringify(sizes)}`);
+  return plan;
+}
+
+/** Writes the sizes beside the kept warehouse, once it is generated and built. */
+async function keep(path: string, endMs: number): Promise<void> {
+  const plan: KeptPlan = { days: DAYS, eventsPerDay: EVENTS_PER_DAY, groups: GROUPS, endMs };
+  await writeFile(`${path}.json`, JSON.stringify(plan));
 }
 
 /** Every page of an HTTP read, gzip asked for and undone, each answer parsed. */
