@@ -9,6 +9,7 @@
 -- unique_key: app_id, market_hash_name, wear, doppler_phase, hour
 -- delete_when: minutes IS NULL
 -- lake: hour
+-- order_by: app_id, market_hash_name, wear, doppler_phase, hour
 -- export: CAST(hour AS DATE)
 -- test: unique(app_id, market_hash_name, wear, doppler_phase, hour)
 -- test: not_null(app_id, market_hash_name, hour, minutes, built_watermark)

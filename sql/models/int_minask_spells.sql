@@ -16,6 +16,7 @@
 -- depends_on: int_live_minask_changes, stg_price_lists, int_minask_minutes
 -- unique_key: app_id, market_hash_name, wear, doppler_phase, minute
 -- lake: minute
+-- order_by: app_id, market_hash_name, wear, doppler_phase, minute
 -- replace_from: minute
 -- delete_when: last_minute IS NULL
 -- chunks: 8

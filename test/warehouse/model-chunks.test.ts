@@ -226,3 +226,12 @@ it('refuses the template names of the former chunk headers', () => {
     /unknown template \{\{ chunk \}\}/,
   );
 });
+
+it('reads an order_by line as columns, and refuses one of a view or that is not a list of columns', () => {
+  const orderBy = (line: string, materialized = 'table') =>
+    parseModel('t', `-- materialized: ${materialized}\n-- order_by: ${line}\nSELECT 1`).orderBy;
+  expect(orderBy('app_id, market_hash_name')).toEqual(['app_id', 'market_hash_name']);
+  expect(parseModel('t', '-- materialized: table\nSELECT 1').orderBy).toEqual([]);
+  expect(() => orderBy('app_id DESC')).toThrow(/model t \(t\.sql\): order_by lists columns, not app_id DESC/);
+  expect(() => orderBy('app_id', 'view')).toThrow(/model t \(t\.sql\): a view stores no rows to order/);
+});

@@ -8,6 +8,8 @@ export interface LakeRelation {
   kind: 'raw' | 'model';
   /** The TIMESTAMP (or DATE) column whose UTC day is the row's partition. */
   time: string;
+  /** The columns a day file's rows are sorted by (a model's `order_by:` line); empty: as stored. */
+  orderBy: readonly string[];
 }
 
 /**
@@ -35,6 +37,7 @@ export const RAW_RELATIONS: readonly LakeRelation[] = RAW_TABLES.map((name) => (
   name,
   kind: 'raw' as const,
   time: 'ingested_at',
+  orderBy: [],
 }));
 
 /**
@@ -42,9 +45,11 @@ export const RAW_RELATIONS: readonly LakeRelation[] = RAW_TABLES.map((name) => (
  * line (the source of which models move: an incremental model whose rows are final once their time
  * is a few days old; see `lake/README.md`).
  */
-export function lakeRelationsOf(models: readonly { name: string; lake: string | null }[]): LakeRelation[] {
+export function lakeRelationsOf(
+  models: readonly { name: string; lake: string | null; orderBy: readonly string[] }[],
+): LakeRelation[] {
   const moving = models.flatMap((m) =>
-    m.lake === null ? [] : [{ name: m.name, kind: 'model' as const, time: m.lake }],
+    m.lake === null ? [] : [{ name: m.name, kind: 'model' as const, time: m.lake, orderBy: m.orderBy }],
   );
   return [...RAW_RELATIONS, ...moving];
 }

@@ -80,6 +80,13 @@ export interface Model {
    * model's whole days older than the hot window move there. Null: its rows stay in the file.
    */
   lake: string | null;
+  /**
+   * The columns the model's rows are stored sorted by (`-- order_by: app_id, market_hash_name`): a
+   * full build writes each part so, and the lake each day file, so that a read filtered on the
+   * leading columns skips the blocks whose min/max statistics rule them out instead of scanning
+   * every group's rows. Empty: stored as built.
+   */
+  orderBy: string[];
   /** The `test:` lines, as written. */
   tests: string[];
   /** The SQL after the leading comment (a template: see `renderModelSql`). */
@@ -98,6 +105,7 @@ const KEYS = [
   'delete_when',
   'export',
   'lake',
+  'order_by',
   'chunks',
   'test',
 ] as const;
@@ -114,11 +122,12 @@ export function loadModels(dir: string): Model[] {
 }
 
 /**
- * The `lake:` line of every model of `dir` (null without one), read from the headers alone: what
- * moves to the lake is known when the warehouse opens, even while a model of the folder has an
- * error for its build to report. A folder that does not exist has none.
+ * The `lake:` and `order_by:` lines of every model of `dir` (null and empty without them), read
+ * from the headers alone: what moves to the lake, and how its files are sorted, is known when the
+ * warehouse opens, even while a model of the folder has an error for its build to report. A folder
+ * that does not exist has none.
  */
-export function readLakeLines(dir: string): { name: string; lake: string | null }[] {
+export function readLakeLines(dir: string): { name: string; lake: string | null; orderBy: string[] }[] {
   let files: string[];
   try {
     files = readdirSync(dir).filter((f) => f.endsWith('.sql'));
@@ -129,8 +138,10 @@ export function readLakeLines(dir: string): { name: string; lake: string | null 
     const header = readFileSync(join(dir, f), 'utf8').split('\n');
     const end = header.findIndex((line) => !line.startsWith('--'));
     const lines = end === -1 ? header : header.slice(0, end);
-    const lake = lines.map((line) => /^--\s?lake:\s*(\S+)\s*$/.exec(line)?.[1]).find(Boolean);
-    return { name: basename(f, '.sql'), lake: lake ?? null };
+    const value = (key: string) =>
+      lines.map((line) => new RegExp(`^--\\s?${key}:\\s*(.+?)\\s*$`).exec(line)?.[1]).find(Boolean);
+    const lake = value('lake');
+    return { name: basename(f, '.sql'), lake: lake ?? null, orderBy: commaList(value('order_by')) };
   });
 }
 
@@ -173,6 +184,10 @@ export function parseModel(name: string, text: string, file = `${name}.sql`): Mo
     throw refuse(`lake is the column dating a row, not ${lake}`);
   if (lake !== null && materialized !== 'incremental')
     throw refuse('only an incremental model moves to the lake (a table is rebuilt whole each run)');
+  const orderBy = commaList(single('order_by'));
+  const badColumn = orderBy.find((column) => !new RegExp(`^${NAME}$`).test(column));
+  if (badColumn !== undefined) throw refuse(`order_by lists columns, not ${badColumn}`);
+  if (orderBy.length > 0 && materialized === 'view') throw refuse('a view stores no rows to order');
   const deleteWhen = single('delete_when') ?? null;
   if (deleteWhen !== null && materialized !== 'incremental')
     throw refuse('delete_when is for an incremental model');
@@ -189,6 +204,7 @@ export function parseModel(name: string, text: string, file = `${name}.sql`): Mo
     deleteWhen,
     exportDate: single('export') ?? null,
     lake,
+    orderBy,
     tests: config.test ?? [],
     sql,
     hash: createHash('sha256').update(text).digest('hex').slice(0, 16),

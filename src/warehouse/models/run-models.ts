@@ -149,8 +149,10 @@ async function buildModel(
     if (existing === 'view') await connection.run(`DROP VIEW ${target.name}`);
     // A model built in parts: the first one creates the table, the others add their rows.
     const parts = await fullBuildParts(connection, model);
+    const order = model.orderBy.length > 0 ? ` ORDER BY ${model.orderBy.join(', ')}` : '';
     for (const [index, part] of parts.entries()) {
-      const sql = renderModelSql(target, null, watermark, part);
+      // Each part stored sorted (`order_by:`), so a read of a few groups skips the others' blocks.
+      const sql = `SELECT * FROM (${renderModelSql(target, null, watermark, part)})${order}`;
       await connection.run(
         index === 0
           ? `CREATE OR REPLACE TABLE ${target.name} AS ${sql}`
@@ -164,7 +166,12 @@ async function buildModel(
     // A full build wrote the lake's days again: its view reads them from the table until the
     // warehouse publishes them as the model's new files (lake/rebuild.ts), after this run commits.
     if (!incremental) await markRebuilt(sql, model.name, runId);
-    await createWholeView(sql, { name: model.name, kind: 'model', time: model.lake as string });
+    await createWholeView(sql, {
+      name: model.name,
+      kind: 'model',
+      time: model.lake as string,
+      orderBy: model.orderBy,
+    });
     if (!incremental) crashPoint('building');
   }
   await connection.run(

@@ -161,6 +161,60 @@ it(
 );
 
 it(
+  'writes a model with an order_by line sorted by it, in its full build and in its day files',
+  async () => {
+    await landDays(warehouse, clock, dir, 3);
+    // The full build (every day) and each moved day's file, read in the order they are stored in.
+    const key = 'app_id, market_hash_name, wear, doppler_phase, minute';
+    const stored = (from: string) =>
+      warehouse.query(`SELECT ${key} FROM ${from}`).then((rows) => rows.map((r) => JSON.stringify(r)));
+    const sorted = (rows: string[]) =>
+      rows
+        .map((r) => JSON.parse(r) as Record<string, string | number | null>)
+        .sort((a, b) => compareBy(a, b, ['app_id', 'market_hash_name', 'wear', 'doppler_phase', 'minute']))
+        .map((r) => JSON.stringify(r));
+    // Built in parts by a hash of the group, each part sorted: a group's rows are one block, in order.
+    const built = await stored('int_minask_spells ORDER BY rowid');
+    const groups = built.map((r) => JSON.stringify({ ...JSON.parse(r), minute: undefined }));
+    const blocks = groups.filter((g, i) => g !== groups[i - 1]);
+    expect(blocks.length).toBeGreaterThan(1);
+    expect(new Set(blocks).size).toBe(blocks.length);
+    for (const group of blocks) {
+      const rows = built.filter((_, i) => groups[i] === group);
+      expect(rows).toEqual(sorted(rows));
+    }
+    clock.now = T0 + 3 * DAY;
+    const lake = warehouse.lakeDir as string;
+    await warehouse.moveToLake(T0 + 2 * DAY);
+    const days = readdirSync(join(lake, 'int_minask_spells'));
+    expect(days).toHaveLength(2);
+    for (const day of days) {
+      const [file] = readdirSync(join(lake, 'int_minask_spells', day));
+      const rows = await stored(`read_parquet('${join(lake, 'int_minask_spells', day, file as string)}')`);
+      expect(rows.length).toBeGreaterThan(1);
+      expect(rows).toEqual(sorted(rows));
+    }
+  },
+  SLOW,
+);
+
+/** Compares two rows by `columns` in turn, a null first. */
+function compareBy(
+  a: Record<string, string | number | null>,
+  b: Record<string, string | number | null>,
+  columns: string[],
+): number {
+  for (const column of columns) {
+    const [x, y] = [a[column] ?? null, b[column] ?? null];
+    if (x === y) continue;
+    if (x === null) return -1;
+    if (y === null) return 1;
+    return x < y ? -1 : 1;
+  }
+  return 0;
+}
+
+it(
   'moves the models whose header has a lake: line, and those alone',
   async () => {
     // The analyst's folder: the shipped models, fct_minask_daily without its lake: line.
