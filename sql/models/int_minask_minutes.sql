@@ -33,17 +33,51 @@ changed AS (
     SELECT date_trunc('minute', started_at - INTERVAL 1 MINUTE) FROM listing_loads WHERE started_at >= {{ since }}
   )
 ),
+{% if is_incremental %}
+games AS (
+  -- The games with a minute from the changed one on (a fetch, or a group's live change): each needs
+  -- the list in force then.
+  SELECT 730 AS app_id FROM snapshot_fetches WHERE fetched_at >= (SELECT minute FROM changed)
+  UNION
+  SELECT app_id FROM stg_price_lists
+  WHERE source = 'prices' AND app_id <> 730 AND fetched_at >= (SELECT minute FROM changed)
+  UNION
+  SELECT app_id FROM int_live_minask_changes WHERE minute >= (SELECT minute FROM changed)
+),
+every_fetch AS NOT MATERIALIZED (
+  SELECT 730 AS app_id, fetched_at FROM snapshot_fetches
+  UNION ALL
+  SELECT app_id, fetched_at FROM stg_price_lists WHERE source = 'prices' AND app_id <> 730
+),
+day_fetch AS (
+  -- Per game, its last fetch before the changed minute in the day before it.
+  SELECT app_id, max(fetched_at) AS fetched_at FROM every_fetch
+  WHERE fetched_at >= (SELECT minute FROM changed) - INTERVAL 1 DAY AND fetched_at < (SELECT minute FROM changed)
+  GROUP BY app_id
+),
+unfetched AS (
+  SELECT app_id FROM games WHERE app_id NOT IN (SELECT app_id FROM day_fetch)
+),
+old_fetch AS (
+  -- A game without one that day: its last fetch before, from all its fetches (read only then:
+  -- otherwise the first condition excludes every fetch, and DuckDB skips them by time ranges).
+  SELECT app_id, max(fetched_at) AS fetched_at FROM every_fetch
+  WHERE fetched_at >= (
+      SELECT CASE WHEN count(*) = 0 THEN TIMESTAMP 'infinity' ELSE TIMESTAMP '-infinity' END FROM unfetched
+    )
+    AND fetched_at < (SELECT minute FROM changed) - INTERVAL 1 DAY
+    AND app_id IN (SELECT app_id FROM unfetched)
+  GROUP BY app_id
+),
+{% endif %}
 bound AS (
-  -- The earliest fetch a list in force from the changed minute on may come from: per game, the one
-  -- in force at its last stored minute before the changed one (every fetch minute is one of its
-  -- minutes). The fetches from it on are all an increment reads, however long the history.
+  -- The earliest fetch a list in force from the changed minute on may come from: per game with a
+  -- minute from it on, its last fetch before it. The fetches from there on are all an increment
+  -- reads, however long the history (every one in a full build).
   {% if is_incremental %}
-  SELECT coalesce(least(min(list_minute), (SELECT minute FROM changed)), (SELECT minute FROM changed)) AS minute
-  FROM (
-    SELECT app_id, arg_max_null(list_minute, minute) AS list_minute FROM {{ this }}
-    WHERE minute < (SELECT minute FROM changed)
-    GROUP BY app_id
-  )
+  SELECT coalesce(least(date_trunc('minute', min(fetched_at)), (SELECT minute FROM changed)), (SELECT minute FROM changed))
+    AS minute
+  FROM (SELECT * FROM day_fetch UNION ALL SELECT * FROM old_fetch)
   {% else %}
   SELECT minute FROM changed
   {% endif %}
