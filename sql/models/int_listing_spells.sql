@@ -52,7 +52,7 @@ replayed AS MATERIALIZED (
   SELECT app_id, listing_id FROM touched ANTI JOIN carried USING (app_id, listing_id)
 ),
 {% endif %}
-sightings AS {% if is_incremental %} NOT MATERIALIZED {% else %} MATERIALIZED {% endif %} (
+sightings AS MATERIALIZED (
   -- The sightings of this build: a replayed listing's every one (its ids as one list, so DuckDB
   -- filters the raw rows by them before it types the text), a carried one's landed since, or every
   -- one of the range (read once, for the numbering and the join below).

@@ -80,3 +80,8 @@ LEFT JOIN spell_hours s
   -- One range condition, no OR: with an OR the planner falls back to a nested-loop join.
   AND coalesce(s.ended_at, TIMESTAMP 'infinity') >= m.minute + INTERVAL 1 MINUTE
 GROUP BY ALL
+{% if is_incremental %}{% else %}
+-- Stored in time order (each part of the build sorted), so reads from a minute on (int_minask_spells,
+-- int_minask_minutes) and an increment's replacement skip the rest of the table by its minute ranges.
+ORDER BY minute
+{% endif %}

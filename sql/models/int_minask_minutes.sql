@@ -15,17 +15,91 @@
 -- test: unique(app_id, minute)
 -- test: not_null(app_id, minute, fetched, built_watermark)
 -- test: expression(fetched = coalesce(list_minute = minute, false))
-WITH fetches AS (
-  -- Every fetch of a list and the download it left in force: a 304 keeps the previous download.
+WITH listing_loads AS NOT MATERIALIZED (
+  -- Read by time ranges below, each reaching the scan of the loads (materialized, it read them all).
+  SELECT started_at FROM loads WHERE source = 'stream' OR source LIKE 'poll%' OR source LIKE 'sweep%'
+),
+changed AS (
+  -- The first minute new data touches (every minute in a full build), as fct_minask_history's
+  -- group rows (int_minask_spells) count it; null when nothing is new.
+  SELECT min(minute) AS minute FROM (
+    SELECT date_trunc('minute', fetched_at) AS minute FROM snapshot_fetches WHERE ingested_at >= {{ since }}
+    UNION ALL
+    SELECT date_trunc('minute', fetched_at) FROM stg_price_lists
+    WHERE source = 'prices' AND app_id <> 730 AND ingested_at >= {{ since }}
+    UNION ALL
+    SELECT minute FROM int_live_minask_changes WHERE built_watermark > {{ since }}
+    UNION ALL
+    SELECT date_trunc('minute', started_at - INTERVAL 1 MINUTE) FROM listing_loads WHERE started_at >= {{ since }}
+  )
+),
+{% if is_incremental %}
+games AS (
+  -- The games with a minute from the changed one on (a fetch, or a group's live change): each needs
+  -- the list in force then.
+  SELECT 730 AS app_id FROM snapshot_fetches WHERE fetched_at >= (SELECT minute FROM changed)
+  UNION
+  SELECT app_id FROM stg_price_lists
+  WHERE source = 'prices' AND app_id <> 730 AND fetched_at >= (SELECT minute FROM changed)
+  UNION
+  SELECT app_id FROM int_live_minask_changes WHERE minute >= (SELECT minute FROM changed)
+),
+every_fetch AS NOT MATERIALIZED (
+  SELECT 730 AS app_id, fetched_at FROM snapshot_fetches
+  UNION ALL
+  SELECT app_id, fetched_at FROM stg_price_lists WHERE source = 'prices' AND app_id <> 730
+),
+day_fetch AS (
+  -- Per game, its last fetch before the changed minute in the day before it.
+  SELECT app_id, max(fetched_at) AS fetched_at FROM every_fetch
+  WHERE fetched_at >= (SELECT minute FROM changed) - INTERVAL 1 DAY AND fetched_at < (SELECT minute FROM changed)
+  GROUP BY app_id
+),
+unfetched AS (
+  SELECT app_id FROM games WHERE app_id NOT IN (SELECT app_id FROM day_fetch)
+),
+old_fetch AS (
+  -- A game without one that day: its last fetch before, from all its fetches (read only then:
+  -- otherwise the first condition excludes every fetch, and DuckDB skips them by time ranges).
+  SELECT app_id, max(fetched_at) AS fetched_at FROM every_fetch
+  WHERE fetched_at >= (
+      SELECT CASE WHEN count(*) = 0 THEN TIMESTAMP 'infinity' ELSE TIMESTAMP '-infinity' END FROM unfetched
+    )
+    AND fetched_at < (SELECT minute FROM changed) - INTERVAL 1 DAY
+    AND app_id IN (SELECT app_id FROM unfetched)
+  GROUP BY app_id
+),
+{% endif %}
+bound AS (
+  -- The earliest fetch a list in force from the changed minute on may come from: per game with a
+  -- minute from it on, its last fetch before it. The fetches from there on are all an increment
+  -- reads, however long the history (every one in a full build).
+  {% if is_incremental %}
+  SELECT coalesce(least(date_trunc('minute', min(fetched_at)), (SELECT minute FROM changed)), (SELECT minute FROM changed))
+    AS minute
+  FROM (SELECT * FROM day_fetch UNION ALL SELECT * FROM old_fetch)
+  {% else %}
+  SELECT minute FROM changed
+  {% endif %}
+),
+snapshot_fetched AS (
+  SELECT etag, fetched_at, ingested_at FROM snapshot_fetches WHERE fetched_at >= (SELECT minute FROM bound)
+),
+fetches AS (
+  -- The fetches of a list from that bound on and the download each left in force: a 304 keeps the
+  -- previous download (of its ETag, however old).
   SELECT 730 AS app_id, 'snapshot' AS source, f.etag AS list_id, d.fetched_at AS downloaded_at, f.fetched_at,
     f.ingested_at
-  FROM snapshot_fetches f
-  ASOF JOIN (SELECT etag, fetched_at FROM snapshot_fetches WHERE status = 'downloaded') d
+  FROM snapshot_fetched f
+  ASOF JOIN (
+    SELECT etag, fetched_at FROM snapshot_fetches
+    WHERE status = 'downloaded' AND etag IN (SELECT etag FROM snapshot_fetched)
+  ) d
     ON d.etag = f.etag AND f.fetched_at >= d.fetched_at
   UNION ALL
   SELECT DISTINCT app_id, 'prices', list_id, fetched_at, fetched_at, ingested_at
   FROM stg_price_lists
-  WHERE source = 'prices' AND app_id <> 730
+  WHERE source = 'prices' AND app_id <> 730 AND fetched_at >= (SELECT minute FROM bound)
 ),
 in_force AS (
   -- Per game and minute with a fetch: the list the minute's last fetch left in force.
@@ -34,20 +108,6 @@ in_force AS (
     max(fetched_at) AS fetched_at
   FROM fetches
   GROUP BY ALL
-),
-listing_loads AS (
-  SELECT started_at FROM loads WHERE source = 'stream' OR source LIKE 'poll%' OR source LIKE 'sweep%'
-),
-changed AS (
-  -- The first minute new data touches (every minute in a full build), as fct_minask_history's
-  -- group rows (int_minask_spells) count it; null when nothing is new.
-  SELECT min(minute) AS minute FROM (
-    SELECT date_trunc('minute', fetched_at) AS minute FROM fetches WHERE ingested_at >= {{ since }}
-    UNION ALL
-    SELECT minute FROM int_live_minask_changes WHERE built_watermark > {{ since }}
-    UNION ALL
-    SELECT date_trunc('minute', started_at - INTERVAL 1 MINUTE) FROM listing_loads WHERE started_at >= {{ since }}
-  )
 ),
 lists AS (
   -- The fetch minutes to read lists at: per game, from the one in force at the changed minute on.
@@ -67,6 +127,22 @@ stamps AS (
 live AS (
   SELECT app_id, minute FROM int_live_minask_changes WHERE minute >= (SELECT minute FROM changed)
 ),
+latest_feed AS (
+  -- The latest landing of listing data before the changed minute's feeds: looked for in the day
+  -- before them, and in all the loads before that only when the day has none (the filter then
+  -- excludes every load, and DuckDB skips the loads by their time ranges).
+  SELECT coalesce(
+    (SELECT max(started_at) FROM listing_loads
+     WHERE started_at < (SELECT minute FROM changed) - INTERVAL 1 MINUTE
+       AND started_at >= (SELECT minute FROM changed) - INTERVAL 1 DAY),
+    (SELECT max(started_at) FROM listing_loads
+     WHERE started_at < (
+       SELECT CASE WHEN count(*) = 0 THEN (SELECT minute FROM changed) - INTERVAL 1 DAY ELSE TIMESTAMP '-infinity' END
+       FROM listing_loads
+       WHERE started_at < (SELECT minute FROM changed) - INTERVAL 1 MINUTE
+         AND started_at >= (SELECT minute FROM changed) - INTERVAL 1 DAY))
+  ) AS started_at
+),
 feeds AS (
   -- Landings of listing data, for the age of the collector's figure, by the first minute whose end
   -- they precede: the ones from the changed minute on, and the latest before it.
@@ -77,8 +153,7 @@ feeds AS (
     SELECT started_at, started_at - INTERVAL 1 MINUTE AS shifted FROM listing_loads
     WHERE started_at >= (SELECT minute FROM changed) - INTERVAL 1 MINUTE
     UNION ALL
-    SELECT max(started_at), max(started_at) - INTERVAL 1 MINUTE FROM listing_loads
-    WHERE started_at < (SELECT minute FROM changed) - INTERVAL 1 MINUTE
+    SELECT started_at, started_at - INTERVAL 1 MINUTE FROM latest_feed
   )
   WHERE started_at IS NOT NULL
   GROUP BY ALL

@@ -24,26 +24,7 @@
 -- test: not_null(app_id, market_hash_name, minute, last_minute, listed, live_listed_count, built_watermark)
 -- test: expression(last_minute >= minute AND CAST(last_minute AS DATE) = CAST(minute AS DATE))
 -- test: expression(listed OR (service_min_ask_usd IS NULL AND service_listed_count IS NULL))
-WITH fetches AS (
-  -- Every fetch of a list and the download it left in force: a 304 keeps the previous download.
-  SELECT 730 AS app_id, 'snapshot' AS source, f.etag AS list_id, d.fetched_at AS downloaded_at, f.fetched_at,
-    f.ingested_at
-  FROM snapshot_fetches f
-  ASOF JOIN (SELECT etag, fetched_at FROM snapshot_fetches WHERE status = 'downloaded') d
-    ON d.etag = f.etag AND f.fetched_at >= d.fetched_at
-  UNION ALL
-  SELECT DISTINCT app_id, 'prices', list_id, fetched_at, fetched_at, ingested_at
-  FROM stg_price_lists
-  WHERE source = 'prices' AND app_id <> 730
-),
-in_force AS (
-  -- Per game and minute with a fetch: the list the minute's last fetch left in force.
-  SELECT app_id, date_trunc('minute', fetched_at) AS minute, arg_max_null(source, fetched_at) AS source,
-    arg_max_null(list_id, fetched_at) AS list_id, arg_max_null(downloaded_at, fetched_at) AS downloaded_at
-  FROM fetches
-  GROUP BY ALL
-),
-listing_loads AS (
+WITH listing_loads AS (
   SELECT started_at FROM loads WHERE source = 'stream' OR source LIKE 'poll%' OR source LIKE 'sweep%'
 ),
 changed AS (
@@ -52,12 +33,58 @@ changed AS (
   -- counts from the latest landing started by then, so one landing after the last build moves it
   -- from the minute that landing falls in). Null when nothing is new: the increment is empty.
   SELECT min(minute) AS minute FROM (
-    SELECT date_trunc('minute', fetched_at) AS minute FROM fetches WHERE ingested_at >= {{ since }}
+    SELECT date_trunc('minute', fetched_at) AS minute FROM snapshot_fetches WHERE ingested_at >= {{ since }}
+    UNION ALL
+    SELECT date_trunc('minute', fetched_at) FROM stg_price_lists
+    WHERE source = 'prices' AND app_id <> 730 AND ingested_at >= {{ since }}
     UNION ALL
     SELECT minute FROM int_live_minask_changes WHERE built_watermark > {{ since }}
     UNION ALL
     SELECT date_trunc('minute', started_at - INTERVAL 1 MINUTE) FROM listing_loads WHERE started_at >= {{ since }}
   )
+),
+minutes AS (
+  -- The game's minutes from the changed one on.
+  SELECT app_id, minute, fetched, list_minute, previous_fetch
+  FROM int_minask_minutes
+  WHERE minute >= (SELECT minute FROM changed)
+),
+before AS (
+  -- Per game, the fetch minute before the changed one: the one before its first minute from it on
+  -- (every fetch minute is one of its minutes).
+  SELECT app_id, arg_min(previous_fetch, minute) AS list_minute FROM minutes GROUP BY app_id
+),
+bound AS (
+  -- The earliest fetch a list in force from the changed minute on may come from: the fetches from
+  -- it on are all an increment reads, however long the history (every one in a full build).
+  SELECT coalesce(least(min(list_minute), (SELECT minute FROM changed)), (SELECT minute FROM changed)) AS minute
+  FROM before
+),
+snapshot_fetched AS (
+  SELECT etag, fetched_at, ingested_at FROM snapshot_fetches WHERE fetched_at >= (SELECT minute FROM bound)
+),
+fetches AS (
+  -- The fetches of a list from that bound on and the download each left in force: a 304 keeps the
+  -- previous download (of its ETag, however old).
+  SELECT 730 AS app_id, 'snapshot' AS source, f.etag AS list_id, d.fetched_at AS downloaded_at, f.fetched_at,
+    f.ingested_at
+  FROM snapshot_fetched f
+  ASOF JOIN (
+    SELECT etag, fetched_at FROM snapshot_fetches
+    WHERE status = 'downloaded' AND etag IN (SELECT etag FROM snapshot_fetched)
+  ) d
+    ON d.etag = f.etag AND f.fetched_at >= d.fetched_at
+  UNION ALL
+  SELECT DISTINCT app_id, 'prices', list_id, fetched_at, fetched_at, ingested_at
+  FROM stg_price_lists
+  WHERE source = 'prices' AND app_id <> 730 AND fetched_at >= (SELECT minute FROM bound)
+),
+in_force AS (
+  -- Per game and minute with a fetch: the list the minute's last fetch left in force.
+  SELECT app_id, date_trunc('minute', fetched_at) AS minute, arg_max_null(source, fetched_at) AS source,
+    arg_max_null(list_id, fetched_at) AS list_id, arg_max_null(downloaded_at, fetched_at) AS downloaded_at
+  FROM fetches
+  GROUP BY ALL
 ),
 lists AS (
   -- The fetch minutes to read lists at: per game, from the one in force at the changed minute on.
@@ -81,17 +108,64 @@ service AS (
   ) r
     ON r.app_id = l.app_id AND r.source = l.source AND r.list_id = l.list_id AND r.downloaded_at = l.downloaded_at
 ),
+{% if is_incremental %}
+recent AS MATERIALIZED (
+  -- The stored runs before the changed minute from the day of the earliest fetch read on (the
+  -- table is in time order: the rest of it is skipped).
+  SELECT *
+  FROM (SELECT * FROM {{ this }} WHERE minute >= (SELECT date_trunc('day', minute) FROM bound))
+  WHERE minute < (SELECT minute FROM changed)
+),
+stored AS (
+  -- Those whose rows reach the fetch minute before the changed one (or past it), per game: the
+  -- first new row may continue one. A run never spans two days, so each is among the runs above.
+  SELECT s.*, b.list_minute
+  FROM recent s
+  JOIN before b ON b.app_id = s.app_id
+  WHERE s.last_minute >= coalesce(b.list_minute, (SELECT minute FROM changed))
+),
+missing AS (
+  -- The groups listed from the list in force at the changed minute on with no run among them (not
+  -- listed, and no live change, since the day before): rare.
+  SELECT DISTINCT app_id, market_hash_name, wear, doppler_phase FROM service v
+  WHERE NOT EXISTS (
+    SELECT 1 FROM recent s
+    WHERE s.app_id = v.app_id AND s.market_hash_name = v.market_hash_name
+      AND s.wear IS NOT DISTINCT FROM v.wear AND s.doppler_phase IS NOT DISTINCT FROM v.doppler_phase
+  )
+),
+{% endif %}
 live AS (
-  -- The collector's changes from the changed minute on, and each group's last one before it.
+  -- The collector's changes from the changed minute on, and each group's figures before it.
   SELECT app_id, market_hash_name, wear, doppler_phase, minute, min_ask_usd, listed_count
   FROM int_live_minask_changes
   WHERE minute >= (SELECT minute FROM changed) AND {{ in_chunk(market_hash_name, wear, doppler_phase) }}
+{% if is_incremental %}
+  -- (A full build has none: every change is at the changed minute or after.) The figures of the
+  -- group's latest stored run before the changed minute are those of its last change before it: a
+  -- change is a row of the group, so a later change would be a later run. Read from the recent
+  -- runs, not from every change of the history.
   UNION ALL
-  SELECT app_id, market_hash_name, wear, doppler_phase, max(minute), arg_max_null(min_ask_usd, minute),
-    arg_max_null(listed_count, minute)
-  FROM int_live_minask_changes
-  WHERE minute < (SELECT minute FROM changed) AND {{ in_chunk(market_hash_name, wear, doppler_phase) }}
+  SELECT app_id, market_hash_name, wear, doppler_phase, max(minute), arg_max_null(live_min_ask_usd, minute),
+    arg_max_null(live_listed_count, minute)
+  FROM recent
   GROUP BY app_id, market_hash_name, wear, doppler_phase
+  UNION ALL
+  -- A missing group's last change before the changed minute, from all its changes: read only when
+  -- a group is missing (otherwise the first condition excludes every row, and DuckDB skips the
+  -- table by its minute ranges).
+  SELECT c.app_id, c.market_hash_name, c.wear, c.doppler_phase, max(c.minute), arg_max_null(c.min_ask_usd, c.minute),
+    arg_max_null(c.listed_count, c.minute)
+  FROM int_live_minask_changes c
+  SEMI JOIN missing n
+    ON n.app_id = c.app_id AND n.market_hash_name = c.market_hash_name
+    AND n.wear IS NOT DISTINCT FROM c.wear AND n.doppler_phase IS NOT DISTINCT FROM c.doppler_phase
+  WHERE c.minute >= (
+      SELECT CASE WHEN count(*) = 0 THEN TIMESTAMP 'infinity' ELSE TIMESTAMP '-infinity' END FROM missing
+    )
+    AND c.minute < (SELECT minute FROM changed)
+  GROUP BY c.app_id, c.market_hash_name, c.wear, c.doppler_phase
+{% endif %}
 ),
 carried AS (
   -- One pass per group in time order carries each side's latest figure forward; at a minute with
@@ -109,12 +183,6 @@ carried AS (
   WINDOW w AS (PARTITION BY app_id, market_hash_name, wear, doppler_phase ORDER BY minute, side
     ROWS UNBOUNDED PRECEDING)
 ),
-minutes AS (
-  -- The game's minutes from the changed one on.
-  SELECT app_id, minute, fetched, list_minute, previous_fetch
-  FROM int_minask_minutes
-  WHERE minute >= (SELECT minute FROM changed)
-),
 group_minutes AS (
   -- The group's rows from the changed minute on: the last row of each group and minute holds both
   -- sides; a row continues the run before it only at a fetch minute.
@@ -131,19 +199,13 @@ group_minutes AS (
 ),
 {% if is_incremental %}
 kept AS (
-  -- The stored run whose rows reach the fetch minute before the changed one (or past it): the
-  -- first new row may continue it. Its rows before the changed minute stand; it is written again.
-  SELECT s.app_id, s.market_hash_name, s.wear, s.doppler_phase, s.minute,
-    CASE WHEN s.last_minute < (SELECT minute FROM changed) THEN s.last_minute
-      ELSE greatest(s.minute, b.list_minute) END AS last_row,
-    NULL::TIMESTAMP AS continues_after, s.listed, s.service_min_ask_usd, s.service_listed_count,
-    s.live_min_ask_usd, s.live_listed_count
-  FROM {{ this }} s
-  -- The fetch minute before the changed one: the one before the game's first minute from it on.
-  JOIN (SELECT app_id, arg_min(previous_fetch, minute) AS list_minute FROM minutes GROUP BY app_id) b
-    ON b.app_id = s.app_id
-  WHERE s.minute < (SELECT minute FROM changed)
-    AND s.last_minute >= coalesce(b.list_minute, (SELECT minute FROM changed))
+  -- The stored runs above are written again (their rows before the changed minute stand).
+  SELECT app_id, market_hash_name, wear, doppler_phase, minute,
+    CASE WHEN last_minute < (SELECT minute FROM changed) THEN last_minute
+      ELSE greatest(minute, list_minute) END AS last_row,
+    NULL::TIMESTAMP AS continues_after, listed, service_min_ask_usd, service_listed_count,
+    live_min_ask_usd, live_listed_count
+  FROM stored
 ),
 {% endif %}
 steps AS (
@@ -186,4 +248,8 @@ SELECT app_id, market_hash_name, wear, doppler_phase, min(minute), NULL, NULL, N
 FROM {{ this }}
 WHERE minute >= (SELECT minute FROM changed)
 GROUP BY app_id, market_hash_name, wear, doppler_phase
+{% else %}
+-- Stored in time order (each part of the build sorted), so the increments' reads of the runs near
+-- the changed minute and their replacement skip the rest of the table by its minute ranges.
+ORDER BY minute
 {% endif %}

@@ -32,8 +32,10 @@ minask_rows AS (
 offsets AS (
   SELECT load_id, upstream_offset_ms FROM loads
   {% if is_incremental %}
-  -- The loads of an increment's rows alone: a join with every load hashes as many as the history holds.
-  WHERE load_id IN (SELECT load_id FROM snapshot_rows UNION SELECT load_id FROM minask_rows)
+  -- The loads of an increment's rows alone: a join with every load hashes as many as the history
+  -- holds. A load starts when its rows are ingested, so its time bounds the scan of the loads too.
+  WHERE started_at >= {{ since }}
+    AND load_id IN (SELECT load_id FROM snapshot_rows UNION SELECT load_id FROM minask_rows)
   {% endif %}
 )
 SELECT 730 AS app_id, 'snapshot' AS source, etag AS list_id,
