@@ -8,7 +8,6 @@
 -- chunks: 4
 -- depends_on: int_listing_spells
 -- unique_key: app_id, listing_id
--- order_by: app_id, market_hash_name, wear, doppler_phase
 -- export: CAST(first_seen_at AS DATE)
 -- test: unique(app_id, listing_id)
 -- test: not_null(app_id, listing_id, first_seen_at, last_seen_at, seconds_on_market, asks, stays, relisted, is_live)

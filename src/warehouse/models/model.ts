@@ -81,10 +81,10 @@ export interface Model {
    */
   lake: string | null;
   /**
-   * The columns the model's rows are stored sorted by (`-- order_by: app_id, market_hash_name`): a
-   * full build writes each part so, and the lake each day file, so that a read filtered on the
-   * leading columns skips the blocks whose min/max statistics rule them out instead of scanning
-   * every group's rows. Empty: stored as built.
+   * The columns the lake's day files of the model are sorted by (`-- order_by: app_id,
+   * market_hash_name`), so that a read of the history filtered on the leading columns skips the row
+   * groups whose min/max statistics rule them out instead of reading every group's rows. The file
+   * keeps the order its SQL builds in (recent days, read by time). Empty: as stored.
    */
   orderBy: string[];
   /** The `test:` lines, as written. */
@@ -187,7 +187,8 @@ export function parseModel(name: string, text: string, file = `${name}.sql`): Mo
   const orderBy = commaList(single('order_by'));
   const badColumn = orderBy.find((column) => !new RegExp(`^${NAME}$`).test(column));
   if (badColumn !== undefined) throw refuse(`order_by lists columns, not ${badColumn}`);
-  if (orderBy.length > 0 && materialized === 'view') throw refuse('a view stores no rows to order');
+  if (orderBy.length > 0 && lake === null)
+    throw refuse("order_by sorts the lake's day files: add a lake: line");
   const deleteWhen = single('delete_when') ?? null;
   if (deleteWhen !== null && materialized !== 'incremental')
     throw refuse('delete_when is for an incremental model');

@@ -149,10 +149,8 @@ async function buildModel(
     if (existing === 'view') await connection.run(`DROP VIEW ${target.name}`);
     // A model built in parts: the first one creates the table, the others add their rows.
     const parts = await fullBuildParts(connection, model);
-    const order = model.orderBy.length > 0 ? ` ORDER BY ${model.orderBy.join(', ')}` : '';
     for (const [index, part] of parts.entries()) {
-      // Each part stored sorted (`order_by:`), so a read of a few groups skips the others' blocks.
-      const sql = `SELECT * FROM (${renderModelSql(target, null, watermark, part)})${order}`;
+      const sql = renderModelSql(target, null, watermark, part);
       await connection.run(
         index === 0
           ? `CREATE OR REPLACE TABLE ${target.name} AS ${sql}`
