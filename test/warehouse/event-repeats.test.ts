@@ -47,10 +47,12 @@ function item(
   };
 }
 
-/** Writes `batch` with the clock at `at`. */
-async function write(warehouse: Warehouse, at: number, batch: WarehouseBatch): Promise<number> {
+/** Writes `batches` with the clock at `at`, then brings the live set up to date, as the batch writer does. */
+async function write(warehouse: Warehouse, at: number, ...batches: WarehouseBatch[]): Promise<number> {
   clock.now = at;
-  return (await warehouse.write([batch])).rows;
+  const { rows } = await warehouse.write(batches);
+  await warehouse.applyLanded();
+  return rows;
 }
 
 describe('page items that repeat a stream event', () => {
@@ -69,17 +71,29 @@ describe('page items that repeat a stream event', () => {
       });
       for (const [i, observations] of passes.entries())
         await write(warehouse, T0 + 100 * (i + 1), { source: 'sweep:730', observations });
-      // An event and the poll that saw its listing, landed in one write: the events land first.
-      const last = [item('A', T0 + 300, 'p2', 'poll', 12)];
+      // A changes on the stream, and the next poll sees it so.
+      const changed = [item('A', T0 + 300, 'p2', 'poll', 12)];
       await write(warehouse, T0 + 300, {
         source: 'stream',
         events: [newEvent('e-3', 'A', T0 + 300, { price_usd: 12 })],
       });
-      await write(warehouse, T0 + 300, { source: 'poll:730', observations: last });
-      passes.push(last);
+      await write(warehouse, T0 + 300, { source: 'poll:730', observations: changed });
+      // An event and an item equal to it in one write: the item is compared with the live set's
+      // state, which does not hold the event yet, so it is stored.
+      const together = [item('C', T0 + 400, 'p3', 'poll', 30)];
+      await write(
+        warehouse,
+        T0 + 400,
+        { source: 'stream', events: [newEvent('e-4', 'C', T0 + 400, { price_usd: 30 })] },
+        { source: 'poll:730', observations: together },
+      );
+      passes.push(changed, together);
 
-      expect(await warehouse.query('SELECT via, pass_id, listing_id FROM raw_listing_observations')).toEqual([
+      expect(
+        await warehouse.query('SELECT via, pass_id, listing_id FROM raw_listing_observations ORDER BY ALL'),
+      ).toEqual([
         { via: 'poll', pass_id: 'p1', listing_id: 'B' },
+        { via: 'poll', pass_id: 'p3', listing_id: 'C' },
       ]);
       expect(
         await warehouse.query(
@@ -99,27 +113,18 @@ describe('page items that repeat a stream event', () => {
           'SELECT via, pass_id, page, item, raw FROM listing_observations_typed ORDER BY observed_at, page, item',
         ),
       ).toEqual(sent);
-      const live =
-        'SELECT listing_id, price_usd, last_seen_at, last_event_id FROM live_listings ORDER BY ALL';
-      const merged = await warehouse.query(live);
-      expect(merged).toEqual([
-        {
-          listing_id: 'A',
-          price_usd: 12,
-          last_seen_at: new Date(T0 + 300).toISOString(),
-          last_event_id: 'e-3',
-        },
-        {
-          listing_id: 'B',
-          price_usd: 21,
-          last_seen_at: new Date(T0 + 200).toISOString(),
-          last_event_id: 'e-2',
-        },
+      const at = (ms: number) => new Date(T0 + ms).toISOString();
+      expect(
+        await warehouse.query(
+          'SELECT listing_id, price_usd, last_seen_at, last_event_id FROM live_listings ORDER BY ALL',
+        ),
+      ).toEqual([
+        { listing_id: 'A', price_usd: 12, last_seen_at: at(300), last_event_id: 'e-3' },
+        { listing_id: 'B', price_usd: 21, last_seen_at: at(200), last_event_id: 'e-2' },
+        { listing_id: 'C', price_usd: 30, last_seen_at: at(400), last_event_id: 'e-4' },
       ]);
-      await warehouse.applyLanded();
-      expect(await warehouse.query(live)).toEqual(merged);
       // A replayed pass lands nothing.
-      expect(await write(warehouse, T0 + 400, { source: 'poll:730', observations: passes[0] ?? [] })).toBe(0);
+      expect(await write(warehouse, T0 + 500, { source: 'poll:730', observations: passes[0] ?? [] })).toBe(0);
     } finally {
       await warehouse.close();
     }
@@ -180,23 +185,30 @@ describe('page items that repeat a stream event', () => {
       const next = random(44);
       const pick = <T>(items: readonly T[]): T => items[Math.floor(next() * items.length)] as T;
       const ids = ['A', 'B', 'C', 'D'];
+      /** Each listing's ask in its last event: most items see it, so they repeat the event. */
+      const asks = new Map<string, number>();
       let position = 0;
       let at = T0;
       for (let step = 0; step < 40; step++) {
         at += 60_000;
         const batch: WarehouseBatch = { source: pick(['stream', 'poll:730', 'sweep:730']) };
         if (batch.source === 'stream') {
+          const id = pick(ids);
+          position++;
+          if (next() < 0.8) asks.set(id, position);
+          else asks.delete(id);
           batch.events = [
-            next() < 0.8
-              ? newEvent(`s-${++position}`, pick(ids), at, { price_usd: pick([5, 6]) })
-              : goneEvent(`s-${++position}`, pick(ids), at),
+            asks.has(id)
+              ? newEvent(`s-${position}`, id, at, { price_usd: position })
+              : goneEvent(`s-${position}`, id, at),
           ];
         } else {
-          // Two asks only, as the events': many items repeat an event, some a stored item.
-          batch.observations = ids.map((id, i) => item(id, at, `pass-${step}`, 'poll', pick([5, 6]), [0, i]));
+          const ask = (id: string) => (next() < 0.8 ? (asks.get(id) ?? 1000) : 1000);
+          batch.observations = ids.map((id, i) => item(id, at, `pass-${step}`, 'poll', ask(id), [0, i]));
         }
-        await write(warehouse, at, batch);
-        if (next() < 0.3) await warehouse.applyLanded();
+        clock.now = at;
+        await warehouse.write([batch]);
+        if (next() < 0.7) await warehouse.applyLanded();
       }
       const [repeats] = await warehouse.query(
         "SELECT count(*)::INT AS n FROM raw_listing_repeats WHERE same_via = 'stream'",

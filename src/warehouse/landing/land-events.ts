@@ -69,9 +69,8 @@ async function landEvents(context: LandingContext, events: readonly StreamEventR
      FROM _wh_event_rows WHERE o IN (SELECT o FROM _wh_fresh)`,
     { load: context.loadId, now: context.now },
   );
-  context.count('raw_listing_events', landed);
-  if (landed > 0) await markEventPayloads(context);
   await run(context, 'DROP TABLE _wh_event_rows');
+  context.count('raw_listing_events', landed);
   if (landed > 0) {
     await run(
       context,
@@ -83,27 +82,6 @@ async function landEvents(context: LandingContext, events: readonly StreamEventR
     );
   }
   for (const table of ['_wh_fresh', '_wh_ids']) await run(context, `DROP TABLE ${table}`);
-}
-
-/**
- * Makes each landed `new` event carrying a listing (a string `id`) its listing's payload mark
- * (`listing_payload_marks`, via `stream`, pass_id the event id), the batch's last one per listing:
- * a page item byte-identical to it is then recorded as a repeat of the event instead of stored
- * again (see `land-observations.ts`), as a poll usually sees a listing the stream just announced.
- * Read after landing with `try`, so a payload that is no JSON marks nothing and fails nothing.
- */
-async function markEventPayloads(context: LandingContext): Promise<void> {
-  await run(
-    context,
-    `INSERT INTO listing_payload_marks
-     SELECT l, arg_max(md5_number(d), o), 'stream', arg_max(e, o) FROM (
-       SELECT o, e, d, coalesce(l, CASE WHEN json_type(id) = 'VARCHAR' THEN id ->> '$' END) AS l
-       FROM (SELECT o, e, l, try(decode(d)) AS d, try(json_extract(try(decode(d)), '$.id')) AS id
-             FROM _wh_event_rows WHERE k = 'new' AND o IN (SELECT o FROM _wh_fresh))
-       WHERE d IS NOT NULL
-     ) WHERE l IS NOT NULL GROUP BY l
-     ON CONFLICT (listing_id) DO UPDATE SET data_md5 = excluded.data_md5, via = excluded.via, pass_id = excluded.pass_id`,
-  );
 }
 
 /**
