@@ -161,6 +161,38 @@ describe('live_listings over the live set state', () => {
     ]);
   });
 
+  it('equals the live set from the whole history when page items repeat stream events, known from the state or looked up', async () => {
+    const next = random(44);
+    const pick = <T>(items: readonly T[]): T => items[Math.floor(next() * items.length)] as T;
+    const ids = ['A', 'B'];
+    /** Each listing's ask in its last event: most items see it, so they repeat the event. */
+    const asks = new Map<string, number>();
+    let position = 0;
+    let at = T0;
+    for (let step = 0; step < 24; step++) {
+      at += 10;
+      const id = pick(ids);
+      let batch: WarehouseBatch;
+      if (next() < 0.4 || !asks.has(id)) {
+        asks.set(id, ++position);
+        batch = { source: 'stream', events: [newEvent(`s-${position}`, id, at, { price_usd: position })] };
+      } else {
+        const price = next() < 0.8 ? (asks.get(id) ?? 0) : 1000;
+        batch = {
+          source: 'poll:730',
+          observations: [observation(id, at, `pass-${step}`, { price_usd: price })],
+        };
+      }
+      await warehouse.write([batch]);
+      if (next() < 0.6) await warehouse.applyLanded();
+      expect(await live(), `after step ${step}`).toEqual(await liveFromHistory());
+    }
+    const [repeats] = await warehouse.query(
+      "SELECT count(*)::INT AS n FROM raw_listing_repeats WHERE same_via = 'stream'",
+    );
+    expect(repeats?.n).toBeGreaterThan(3);
+  }, 120_000);
+
   it('equals the live set computed from the whole history after any sequence of landings and refreshes', async () => {
     const next = random(7);
     const pick = <T>(items: readonly T[]): T => items[Math.floor(next() * items.length)] as T;

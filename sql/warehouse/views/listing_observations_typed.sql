@@ -2,7 +2,8 @@
 -- events (typing_notes, extra_fields, raw), with where it stood (page, item; null for an item the
 -- typed layout landed, see migration 013). An item byte-identical to its listing's last payload
 -- was recorded as a repeat (raw_listing_repeats): it is typed from the text of the row it repeats,
--- with its own envelope. Items without an id are in rejected_payloads. The repeats are joined to
+-- a stored page item or, when same_via is 'stream', the stream event same_pass_id (a poll seeing
+-- what the stream just announced), with its own envelope. Items without an id are in rejected_payloads. The repeats are joined to
 -- the stored rows before any text is parsed, so a filter on the listing or the envelope (a model
 -- reading a few listings, a build in chunks, an increment) reaches the raw tables first and only
 -- the rows it selects are typed.
@@ -22,6 +23,10 @@ WITH items AS (
     SEMI JOIN (SELECT DISTINCT via FROM raw_listing_observations) v ON v.via = same_via
   ) s
   JOIN raw_listing_observations d ON d.listing_id = s.listing_id AND d.via = s.same_via AND d.pass_id = s.same_pass_id
+  UNION ALL
+  SELECT s.app_id, s.observed_at, s.via, s.pass_id, s.page, s.item, s.load_id, s.ingested_at, s.listing_id, d.data
+  FROM raw_listing_repeats s
+  JOIN raw_listing_events d ON s.same_via = 'stream' AND d.event_id = s.same_pass_id
 )
 SELECT app_id, observed_at, via, pass_id, page, item, load_id, ingested_at, listing_id,
        {{typed_columns(listing, j, keys)}},

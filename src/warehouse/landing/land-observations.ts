@@ -114,10 +114,17 @@ async function landObservations(
     params,
   );
   for (const sql of countPayloadsSql('_wh_repeat_payloads')) await run(context, sql);
+  // The listing's last payload: its last stored item, or the stream event its items repeat (then
+  // the next pass finds it in the mark, once the state's winner is no longer the event).
   await run(
     context,
     `INSERT INTO listing_payload_marks
-     SELECT l, arg_max(h, o), arg_max(v, o), arg_max(p, o) FROM _wh_judged WHERE NOT repeat GROUP BY l
+     SELECT * FROM (
+       SELECT l, arg_max(h, o) AS h, arg_max(CASE WHEN repeat THEN same.v ELSE v END, o) AS v,
+              arg_max(CASE WHEN repeat THEN same.p ELSE p END, o) AS p
+       FROM _wh_judged WHERE NOT repeat OR same.v = 'stream' GROUP BY l
+     ) n
+     WHERE NOT EXISTS (SELECT 1 FROM listing_payload_marks m WHERE m.listing_id = n.l AND m.via = n.v AND m.pass_id = n.p)
      ON CONFLICT (listing_id) DO UPDATE SET data_md5 = excluded.data_md5, via = excluded.via, pass_id = excluded.pass_id`,
   );
   for (const table of [
@@ -133,7 +140,11 @@ async function landObservations(
 /**
  * The batch's items with an id, first per (via, pass, listing) and not landed before, judged in
  * `_wh_judged`: `repeat` when byte-identical to the listing's last payload landed (the batch's
- * previous one; else its mark, compared by md5), with `same`, the (via, pass) of the row holding that text.
+ * previous one; else its mark, or the stream event the live set's state has as the listing's
+ * winning sighting, compared by md5), with `same`, the (via, pass) of the row holding that text:
+ * (`stream`, event id) for an event. A poll usually sees a listing the stream just announced, with
+ * its bytes; the event's md5 is the state's (see `live-set.ts`), so no event is read here, and
+ * landing events costs nothing more.
  */
 const JUDGE_REPEATS: readonly string[] = [
   `CREATE OR REPLACE TEMP TABLE _wh_seen AS
@@ -143,13 +154,17 @@ const JUDGE_REPEATS: readonly string[] = [
      AND NOT EXISTS (SELECT 1 FROM raw_listing_repeats__hot r WHERE r.via = s.v AND r.pass_id = s.p AND r.listing_id = s.l)
    QUALIFY row_number() OVER (PARTITION BY v, p, l ORDER BY o) = 1`,
   `CREATE OR REPLACE TEMP TABLE _wh_judged AS
-   SELECT *, coalesce(last_value(CASE WHEN NOT repeat THEN {'v': v, 'p': p} END IGNORE NULLS) OVER (
+   SELECT * EXCLUDE (known), coalesce(last_value(CASE WHEN NOT repeat THEN {'v': v, 'p': p} END IGNORE NULLS) OVER (
                         PARTITION BY l ORDER BY o ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING),
-                      mark) AS same
+                      known) AS same
    FROM (
-     SELECT s.*, CASE WHEN m.listing_id IS NULL THEN NULL ELSE {'v': m.via, 'p': m.pass_id} END AS mark,
-            coalesce(s.d = lag(s.d) OVER w, s.h = m.data_md5, false) AS repeat
-     FROM _wh_seen s LEFT JOIN listing_payload_marks m ON m.listing_id = s.l
-     WINDOW w AS (PARTITION BY s.l ORDER BY s.o)
+     SELECT *, coalesce(d = lag(d) OVER (PARTITION BY l ORDER BY o), known IS NOT NULL) AS repeat
+     FROM (
+       SELECT s.*, CASE WHEN s.h = m.data_md5 THEN {'v': m.via, 'p': m.pass_id}
+                        WHEN s.h = e.winner_md5 THEN {'v': 'stream', 'p': e.event_id} END AS known
+       FROM _wh_seen s
+       LEFT JOIN listing_payload_marks m ON m.listing_id = s.l
+       LEFT JOIN live_set_state e ON e.listing_id = s.l AND e.via IS NULL AND e.event_id IS NOT NULL
+     )
    )`,
 ];

@@ -192,9 +192,10 @@ const WINNING_REPEATS = winningRows(pendingRows('raw_listing_repeats__hot'));
  * typed its winner from (the row a repeat points to is its listing's payload mark, whose md5 is
  * the winner's): a sweep's usual repeat, no text read. `winning_items`: the pending page items in
  * a winning pass of their listing, with raw_listing_observations' columns; any other repeat (the
- * listing changed by a stream event since, or its first sighting since the state kept the md5)
- * with the text of the row it repeats, looked up in the whole history (the row may be in the lake)
- * for those listings alone, and not read at all when there are none ({@link fewValues}).
+ * listing changed since the state kept the md5, or its first sighting since) with the text of the
+ * row it repeats, a page item or a stream event (`same_via` `stream`, `same_pass_id` its id),
+ * looked up in the whole history (the row may be in the lake) for those rows alone, and not read
+ * at all when there are none ({@link fewValues}).
  */
 const WINNER_TEXTS = `
   known_repeats AS (
@@ -214,14 +215,20 @@ const WINNER_TEXTS = `
     SELECT s.via, s.pass_id, s.page, s.item, s.listing_id, s.app_id, d.data, s.observed_at, s.load_id, s.ingested_at
     FROM looked_up_repeats s
     JOIN (SELECT listing_id, via, pass_id, data FROM raw_listing_observations
-          WHERE listing_id IN ${fewValues('listing_id', 'looked_up_repeats')}) d
+          WHERE listing_id IN ${fewValues('listing_id', "looked_up_repeats WHERE same_via <> 'stream'")}) d
       ON d.listing_id = s.listing_id AND d.via = s.same_via AND d.pass_id = s.same_pass_id
+    UNION ALL BY NAME
+    SELECT s.via, s.pass_id, s.page, s.item, s.listing_id, s.app_id, d.data, s.observed_at, s.load_id, s.ingested_at
+    FROM looked_up_repeats s
+    JOIN (SELECT event_id, data FROM raw_listing_events
+          WHERE event_id IN ${fewValues('same_pass_id', "looked_up_repeats WHERE same_via = 'stream'")}) d
+      ON s.same_via = 'stream' AND d.event_id = s.same_pass_id
   )`;
 
 /**
- * The fields of each winner, with the md5 of the text they were typed from (null for a stream
- * event): kept in the state (the prior winner, or a repeat of its text), typed from its pending
- * event, or from its page item's text.
+ * The fields of each winner, with the md5 of the text they were typed from (a stream event's too,
+ * so a page item repeating that event is known from the state): kept in the state (the prior
+ * winner, or a repeat of its text), typed from its pending event, or from its page item's text.
  */
 const WINNER_FIELDS = `
   ${WINNER_TEXTS},
@@ -234,9 +241,9 @@ const WINNER_FIELDS = `
     JOIN known_repeats k ON w.winner_role IS NULL AND k.listing_id = w.listing_id AND k.via = w.via AND k.pass_id = w.pass_id
     JOIN prior p ON p.listing_id = w.listing_id
     UNION ALL
-    SELECT w.listing_id, ${listingColumnList('f')}, NULL
+    SELECT w.listing_id, ${listingColumnList('f')}, md5_number(f.raw)
     FROM spans w JOIN (
-      SELECT event_id, ${listingColumnList()}
+      SELECT event_id, ${listingColumnList()}, raw
       FROM (${viewSqlOver('listing_events_typed', { raw_listing_events: `(SELECT * FROM ${pendingRows('raw_listing_events__hot')} WHERE event_id IN (SELECT event_id FROM spans))` })})
     ) f ON w.winner_role IS NULL AND f.event_id = w.event_id
     UNION ALL
@@ -246,6 +253,7 @@ const WINNER_FIELDS = `
       FROM (${viewSqlOver('listing_observations_typed', {
         raw_listing_observations: '(SELECT * FROM winning_items)',
         raw_listing_repeats: '(SELECT * FROM raw_listing_repeats__hot WHERE false)',
+        raw_listing_events: '(SELECT * FROM raw_listing_events__hot WHERE false)',
       })})
     ) o
       ON w.winner_role IS NULL AND o.listing_id = w.listing_id AND o.via = w.via AND o.pass_id = w.pass_id
