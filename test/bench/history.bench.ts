@@ -6,7 +6,8 @@
  * without HTTP), alternating. Goal: direct p50 / HTTP p50 ≥ 0.5 and HTTP p99 < 100 ms.
  *
  * BENCH_DAYS (90), BENCH_EVENTS_PER_DAY (20,000), BENCH_GROUPS (2,000), BENCH_REQUESTS (200 of
- * each kind). BENCH_WAREHOUSE=<path> generates and builds the warehouse there and keeps it (with
+ * each kind), BENCH_HOT_DAYS (7: the days older are moved to the lake first, as the collector's nightly
+ * move leaves them). BENCH_WAREHOUSE=<path> generates and builds the warehouse there and keeps it (with
  * `.json`, its sizes); a later run with the same sizes refreshes its models instead of generating it
  * again.
  */
@@ -29,6 +30,8 @@ const EVENTS_PER_DAY = Number(process.env.BENCH_EVENTS_PER_DAY ?? 20_000);
 const GROUPS = Number(process.env.BENCH_GROUPS ?? 2000);
 const REQUESTS = Number(process.env.BENCH_REQUESTS ?? 200);
 const KEPT = process.env.BENCH_WAREHOUSE;
+const HOT_DAYS = Number(process.env.BENCH_HOT_DAYS ?? 7);
+const DAY_MS = 86_400_000;
 const KEY = 'bench_history_key_0123456789';
 
 /** The sizes a kept warehouse was generated with, and the end of its data. */
@@ -65,6 +68,12 @@ export async function run(): Promise<void> {
       print('models built', seconds(started));
       if (KEPT) await keep(KEPT, endMs);
     }
+    // As the daemon's nightly move leaves it: the hot days in the file, the older ones in the lake.
+    const started = performance.now();
+    const today = endMs - (endMs % DAY_MS);
+    const moved = await warehouse.moveToLake(today - HOT_DAYS * DAY_MS);
+    const rows = Object.values(moved.relations).reduce((sum, r) => sum + r.rows, 0);
+    print(`days before the last ${HOT_DAYS} moved to the lake (${rows} rows)`, seconds(started));
     // The group with the most runs of unchanged figures: the most rows behind its candles.
     const [busiest] = await warehouse.query(
       `SELECT market_hash_name AS name, wear, doppler_phase AS phase, count(*) AS runs FROM int_minask_spells
