@@ -39,7 +39,7 @@ const warehouseFlags = {
 /** The collector's memory limit: lower than a one-off command's, since a daemon keeps what the pool holds. */
 const collectorMemory = flag(
   '--warehouse-memory <size>',
-  "DuckDB's memory limit for the collector's warehouse (it lands on one thread; model builds and reads past 100 ms get two); a replay of 804,142 events with model builds filled 1GB to 954 MiB (the file's cached blocks, rows a build's transaction kept from a checkpoint; peak RSS 1,359 MiB), 512MB to its limit (peak RSS 828-944 MiB) by evicting and spilling the rest, and ran out at 256MB; with this default a full build asked of the daemon runs at 1GB for its length; a limit given holds for everything",
+  "DuckDB's memory limit for the collector's warehouse (it lands on one thread; model builds and reads past 100 ms get two); a replay of 804,142 events with model builds filled 1GB to 954 MiB (the file's cached blocks, rows a build's transaction kept from a checkpoint; peak RSS 1,359 MiB), 512MB to its limit (peak RSS 828-944 MiB) by evicting and spilling the rest, and ran out at 256MB; with this default an incremental model built in full runs at 640MB for its length (DuckDB allocates beyond its pool then: a 90-day build peaked at 1,467 MiB at 1GB, 1,130 MiB at 640MB); a limit given holds for everything",
   memorySize,
   { env: 'MARKET_WAREHOUSE_MEMORY', fallback: COLLECTOR_DEFAULTS.warehouse.memoryLimit },
 );

@@ -63,10 +63,10 @@ export async function startCollector(options: CollectorOptions): Promise<Running
   const warehouse = await Warehouse.open(file.path, {
     ...(file.modelsDir ? { modelsDir: file.modelsDir } : {}),
     memoryLimit: file.memoryLimit,
-    // The daemon's lower default bounds its steady state; a full build asked of it gets a one-off
-    // command's 1GB back (a limit given otherwise holds for everything).
+    // The daemon's lower default bounds its steady state; a full build gets a one-off command's
+    // (a limit given otherwise holds for everything).
     ...(file.memoryLimit === COLLECTOR_DEFAULTS.warehouse.memoryLimit
-      ? { fullBuildMemoryLimit: WAREHOUSE_DEFAULTS.memoryLimit }
+      ? { fullBuildMemoryLimit: WAREHOUSE_DEFAULTS.fullBuildMemoryLimit }
       : {}),
     ...(file.lakeDir ? { lakeDir: file.lakeDir } : {}),
   });

@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { COLLECTOR_DEFAULTS } from '../../src/collector/collector-options.js';
 import type { RunningCollector } from '../../src/collector/daemon.js';
 import { Warehouse } from '../../src/warehouse/index.js';
+import { WAREHOUSE_DEFAULTS } from '../../src/warehouse/warehouse-options.js';
 import { churnUntil } from '../helpers/churn.js';
 import {
   apiLiveIds,
@@ -90,25 +91,30 @@ describe('the collector against the real service', () => {
     expect(COLLECTOR_DEFAULTS.warehouse.memoryLimit).toBe('512MB');
   });
 
-  it("gives a full build asked of the daemon a one-off command's memory limit, for its length alone", async () => {
-    // An analyst's model that records the limit it was built under.
+  it('gives an incremental model built in full its own memory limit, for its length alone', async () => {
+    // An analyst's model that records the limit each of its builds ran under.
     const models = await mkdtemp(join(tmpdir(), 'memory-models-'));
     await writeFile(
       join(models, 'memory_seen.sql'),
-      "-- The memory limit of the build.\n-- materialized: table\nSELECT current_setting('memory_limit') AS m\n",
+      "-- The memory limit of each build.\n-- materialized: incremental\n-- unique_key: m\nSELECT current_setting('memory_limit') AS m\n",
     );
     const daemon = await startTestCollector(t, key, {
       warehouse: { path: join(models, 'w.duckdb'), modelsDir: models },
       work: { modelsCron: null },
     });
     try {
-      const seen = async () => (await daemon.warehouse.query('SELECT m FROM memory_seen'))[0]?.m;
+      const seen = async () =>
+        (await daemon.warehouse.query('SELECT m FROM memory_seen ORDER BY m')).map((row) => row.m);
+      // 640MB, the full builds' limit, shows as 610.3 MiB; the daemon's 512MB as 488.2 MiB.
       await daemon.warehouse.refreshModels();
-      expect(await seen()).toBe('488.2 MiB');
+      expect(await seen()).toEqual(['610.3 MiB']);
+      await daemon.warehouse.refreshModels();
+      expect(await seen()).toEqual(['488.2 MiB', '610.3 MiB']);
       await daemon.warehouse.refreshModels({ fullRefresh: true });
-      expect(await seen()).toBe('953.6 MiB');
+      expect(await seen()).toEqual(['610.3 MiB']);
       const [after] = await daemon.warehouse.query("SELECT current_setting('memory_limit') AS v");
       expect(after?.v).toBe('488.2 MiB');
+      expect(WAREHOUSE_DEFAULTS.fullBuildMemoryLimit).toBe('640MB');
     } finally {
       await daemon.stop();
       await rm(models, { recursive: true, force: true });

@@ -22,6 +22,11 @@ export interface RunModelsOptions {
   clock?: () => number;
   /** Interrupts the build when it aborts: the run fails and no model changes. */
   signal?: AbortSignal;
+  /**
+   * DuckDB's memory limit while an incremental model builds in full (its first build, a changed
+   * SQL, a full refresh), and the one set back after it. @default the limit in force throughout
+   */
+  fullBuildMemory?: { build: string; steady: string };
 }
 
 /** What building one model did. */
@@ -72,6 +77,7 @@ export async function runModels(
           watermark,
           options.fullRefresh ?? false,
           runId,
+          options.fullBuildMemory,
         );
         const result = {
           model: model.name,
@@ -114,6 +120,7 @@ async function buildModel(
   watermark: string,
   fullRefresh: boolean,
   runId: string,
+  memory: RunModelsOptions['fullBuildMemory'],
 ): Promise<{ mode: ModelRunResult['mode']; rows: number | null }> {
   if (model.materialized === 'view') {
     // A model that changed from table to view leaves a table to drop first (and the other way round).
@@ -147,15 +154,22 @@ async function buildModel(
   if (incremental) rows = await mergeIncrement(connection, target, previous.watermark, watermark);
   else {
     if (existing === 'view') await connection.run(`DROP VIEW ${target.name}`);
-    // A model built in parts: the first one creates the table, the others add their rows.
-    const parts = await fullBuildParts(connection, model);
-    for (const [index, part] of parts.entries()) {
-      const sql = renderModelSql(target, null, watermark, part);
-      await connection.run(
-        index === 0
-          ? `CREATE OR REPLACE TABLE ${target.name} AS ${sql}`
-          : `INSERT INTO ${target.name} SELECT * FROM (${sql})`,
-      );
+    // A table rebuilt each run is small; an incremental model built whole holds the history.
+    const limits = model.materialized === 'incremental' ? memory : undefined;
+    if (limits) await connection.run(`SET memory_limit = '${limits.build}'`);
+    try {
+      // A model built in parts: the first one creates the table, the others add their rows.
+      const parts = await fullBuildParts(connection, model);
+      for (const [index, part] of parts.entries()) {
+        const sql = renderModelSql(target, null, watermark, part);
+        await connection.run(
+          index === 0
+            ? `CREATE OR REPLACE TABLE ${target.name} AS ${sql}`
+            : `INSERT INTO ${target.name} SELECT * FROM (${sql})`,
+        );
+      }
+    } finally {
+      if (limits) await connection.run(`SET memory_limit = '${limits.steady}'`);
     }
     rows = Number(await scalar(connection, `SELECT count(*) FROM ${target.name}`));
   }
