@@ -7,9 +7,8 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { ObservationRow } from '../../src/warehouse/index.js';
 import { Warehouse, type WarehouseBatch } from '../../src/warehouse/index.js';
-import { goneEvent, makeTempDir, newEvent, observation, random, T0 } from './fixtures.js';
+import { goneEvent, makeTempDir, newEvent, pageItem, random, T0 } from './fixtures.js';
 
 const DAY = 86_400_000;
 
@@ -31,22 +30,6 @@ async function openWarehouse(): Promise<Warehouse> {
   return Warehouse.open(join(folder, 'w.duckdb'), { clock: () => clock.now });
 }
 
-/** An item of pass `passId` at `place` ([page, index]) with the given ask. */
-function item(
-  listingId: string,
-  at: number,
-  passId: string,
-  via: ObservationRow['via'],
-  price: number,
-  place = [0, 0],
-) {
-  return {
-    ...observation(listingId, at, passId, { price_usd: price }, via),
-    page: place[0] ?? 0,
-    index: place[1] ?? 0,
-  };
-}
-
 /** Writes `batches` with the clock at `at`, then brings the live set up to date, as the batch writer does. */
 async function write(warehouse: Warehouse, at: number, ...batches: WarehouseBatch[]): Promise<number> {
   clock.now = at;
@@ -61,9 +44,15 @@ describe('page items that repeat a stream event', () => {
     try {
       const passes = [
         // A as the stream announced it (a repeat of e-1); B changed since its event (stored).
-        [item('A', T0 + 100, 'p1', 'poll', 10, [0, 0]), item('B', T0 + 100, 'p1', 'poll', 21, [0, 1])],
+        [
+          pageItem('A', T0 + 100, 'p1', 'poll', 10, [0, 0]),
+          pageItem('B', T0 + 100, 'p1', 'poll', 21, [0, 1]),
+        ],
         // A still as its event; B as p1 stored it.
-        [item('B', T0 + 200, 's1', 'sweep', 21, [0, 0]), item('A', T0 + 200, 's1', 'sweep', 10, [1, 0])],
+        [
+          pageItem('B', T0 + 200, 's1', 'sweep', 21, [0, 0]),
+          pageItem('A', T0 + 200, 's1', 'sweep', 10, [1, 0]),
+        ],
       ];
       await write(warehouse, T0, {
         source: 'stream',
@@ -72,7 +61,7 @@ describe('page items that repeat a stream event', () => {
       for (const [i, observations] of passes.entries())
         await write(warehouse, T0 + 100 * (i + 1), { source: 'sweep:730', observations });
       // A changes on the stream, and the next poll sees it so.
-      const changed = [item('A', T0 + 300, 'p2', 'poll', 12)];
+      const changed = [pageItem('A', T0 + 300, 'p2', 'poll', 12)];
       await write(warehouse, T0 + 300, {
         source: 'stream',
         events: [newEvent('e-3', 'A', T0 + 300, { price_usd: 12 })],
@@ -80,7 +69,7 @@ describe('page items that repeat a stream event', () => {
       await write(warehouse, T0 + 300, { source: 'poll:730', observations: changed });
       // An event and an item equal to it in one write: the item is compared with the live set's
       // state, which does not hold the event yet, so it is stored.
-      const together = [item('C', T0 + 400, 'p3', 'poll', 30)];
+      const together = [pageItem('C', T0 + 400, 'p3', 'poll', 30)];
       await write(
         warehouse,
         T0 + 400,
@@ -140,7 +129,7 @@ describe('page items that repeat a stream event', () => {
       for (const d of [0, 1, 2]) {
         await write(warehouse, T0 + d * DAY + 2000, {
           source: 'poll:730',
-          observations: [item('A', T0 + d * DAY + 2000, `p${d}`, 'poll', 10)],
+          observations: [pageItem('A', T0 + d * DAY + 2000, `p${d}`, 'poll', 10)],
         });
       }
       clock.now = T0 + 2 * DAY + 3000;
@@ -204,7 +193,7 @@ describe('page items that repeat a stream event', () => {
           ];
         } else {
           const ask = (id: string) => (next() < 0.8 ? (asks.get(id) ?? 1000) : 1000);
-          batch.observations = ids.map((id, i) => item(id, at, `pass-${step}`, 'poll', ask(id), [0, i]));
+          batch.observations = ids.map((id, i) => pageItem(id, at, `pass-${step}`, 'poll', ask(id), [0, i]));
         }
         clock.now = at;
         await warehouse.write([batch]);

@@ -98,6 +98,22 @@ export function observation(
   return { appId: 730, observedAt: at, via, passId, page: 0, index: 0, listingId, data };
 }
 
+/** An item of pass `passId` asking `price`, at `place` ([page, index]) of its pages. */
+export function pageItem(
+  listingId: string,
+  at: number,
+  passId: string,
+  via: ObservationRow['via'],
+  price: number,
+  place: [number, number] = [0, 0],
+): ObservationRow {
+  return {
+    ...observation(listingId, at, passId, { price_usd: price }, via),
+    page: place[0],
+    index: place[1],
+  };
+}
+
 /** A fresh temp folder and its removal. */
 export function makeTempDir(): { dir: string; cleanup: () => void } {
   const dir = mkdtempSync(join(tmpdir(), 'warehouse-test-'));

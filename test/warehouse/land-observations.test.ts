@@ -2,7 +2,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Listing } from '../../src/contract/listing.js';
 import { type GoneRow, type ObservationRow, Warehouse } from '../../src/warehouse/index.js';
-import { goneEvent, makeListing, makeTempDir, newEvent, observation, T0 } from './fixtures.js';
+import { goneEvent, makeListing, makeTempDir, newEvent, observation, pageItem, T0 } from './fixtures.js';
 
 let warehouse: Warehouse;
 let cleanup: () => void;
@@ -277,29 +277,16 @@ describe('Warehouse.write: gone rows', () => {
 });
 
 describe('Warehouse.write: repeated page items', () => {
-  /** An item of a pass at a place on its page. */
-  function item(
-    listingId: string,
-    at: number,
-    passId: string,
-    via: ObservationRow['via'],
-    price: number,
-    place: [number, number],
-  ) {
-    return {
-      ...observation(listingId, at, passId, { price_usd: price }, via),
-      page: place[0],
-      index: place[1],
-    };
-  }
-
   it("records an item byte-identical to its listing's last payload as a repeat, and gives back every item as sent", async () => {
     const passes = [
-      [item('A', T0, 's1', 'sweep', 10, [0, 0]), item('B', T0, 's1', 'sweep', 20, [0, 1])],
-      [item('A', T0 + 100, 's2', 'sweep', 10, [0, 0]), item('B', T0 + 100, 's2', 'sweep', 21, [0, 1])],
-      [item('B', T0 + 150, 'p1', 'poll', 21, [1, 3]), item('A', T0 + 150, 'p1', 'poll', 10, [1, 4])],
+      [pageItem('A', T0, 's1', 'sweep', 10, [0, 0]), pageItem('B', T0, 's1', 'sweep', 20, [0, 1])],
+      [
+        pageItem('A', T0 + 100, 's2', 'sweep', 10, [0, 0]),
+        pageItem('B', T0 + 100, 's2', 'sweep', 21, [0, 1]),
+      ],
+      [pageItem('B', T0 + 150, 'p1', 'poll', 21, [1, 3]), pageItem('A', T0 + 150, 'p1', 'poll', 10, [1, 4])],
       // In one batch: A changes, then comes back to its first text (stored again: it is not the last).
-      [item('A', T0 + 200, 's3', 'sweep', 11, [0, 0]), item('A', T0 + 210, 'p2', 'poll', 10, [0, 0])],
+      [pageItem('A', T0 + 200, 's3', 'sweep', 11, [0, 0]), pageItem('A', T0 + 210, 'p2', 'poll', 10, [0, 0])],
     ];
     for (const observations of passes) await warehouse.write([{ source: 'sweep:730', observations }]);
 
