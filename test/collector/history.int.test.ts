@@ -22,6 +22,41 @@ const KEY = 'hist_test_key_one_0123456789';
 const RATE_KEY = 'hist_test_key_two_0123456789';
 const ORIGIN = 'https://dash.example';
 
+/** A stream event's position in the stream (its id's trailing number); null for other rows. */
+const POSITION = "try_cast(regexp_extract(event_id, '[0-9]+$') AS BIGINT)";
+
+/**
+ * Every sighting of a listing in the landed raw rows: its stream announcement, each page item, and
+ * each page item recorded as a repeat, with the text of the row it repeats (a stored page item, or
+ * the stream event `same_pass_id` when `same_via` is `stream`) at its own instant.
+ */
+const SIGHTINGS = `
+  SELECT coalesce(listing_id, data->>'id') AS listing_id, received_at AS seen_at, ${POSITION} AS pos, data
+  FROM raw_listing_events WHERE kind = 'new'
+  UNION ALL SELECT listing_id, observed_at, NULL, data FROM raw_listing_observations
+  UNION ALL SELECT r.listing_id, r.observed_at, NULL, coalesce(o.data, e.data) FROM raw_listing_repeats r
+    LEFT JOIN raw_listing_observations o
+      ON r.same_via <> 'stream' AND o.listing_id = r.listing_id AND o.via = r.same_via AND o.pass_id = r.same_pass_id
+    LEFT JOIN raw_listing_events e ON r.same_via = 'stream' AND e.event_id = r.same_pass_id`;
+
+/** Every departure of a listing: its stream event, or a sweep that no longer listed it. */
+const DEPARTURES = `
+  SELECT coalesce(listing_id, data->>'id') AS listing_id, received_at AS departed_at, ${POSITION} AS pos
+  FROM raw_listing_events WHERE kind = 'gone'
+  UNION ALL SELECT listing_id, detected_at, NULL FROM listing_gone`;
+
+/**
+ * Whether departure `d` came at or after the sighting `l` (`seen`, `seen_pos`). Two stream events
+ * landed in one instant (a replay after a restart) keep the stream's order; any other tie goes to
+ * the departure.
+ */
+function departedSince(d: string, l: string): string {
+  return `(${d}.departed_at > ${l}.seen OR (${d}.departed_at = ${l}.seen AND NOT coalesce(${l}.seen_pos > ${d}.pos, false)))`;
+}
+
+/** The latest of sightings `s` by instant, then stream position: `arg_max(…, LATEST)`. */
+const LATEST = '(s.seen_at, coalesce(s.pos, -1))';
+
 /** Every candle's figures as the endpoint answers them. */
 type Candle = Record<string, any>;
 
@@ -115,8 +150,7 @@ describe('price history over HTTP', () => {
     // The group with the most listings with a float: its cheapest ask and its floats move.
     const [busiest] = await collector.warehouse.query(
       `SELECT data->>'market_hash_name' AS name, data->>'wear' AS wear, data->>'doppler_phase' AS phase
-       FROM (SELECT coalesce(listing_id, data->>'id') AS listing_id, data FROM raw_listing_events WHERE kind = 'new'
-         UNION ALL SELECT listing_id, data FROM raw_listing_observations)
+       FROM (${SIGHTINGS})
        WHERE data->>'float_value' IS NOT NULL
        GROUP BY ALL ORDER BY count(DISTINCT listing_id) DESC, name LIMIT 1`,
     );
@@ -135,54 +169,48 @@ describe('price history over HTTP', () => {
     to: number,
   ): Promise<{ buckets: Map<number, Candle>; changes: Candle[] }> {
     const rows = await collector.warehouse.query(`
-      WITH sightings AS (
-        SELECT coalesce(listing_id, data->>'id') AS listing_id, received_at AS seen_at, data FROM raw_listing_events WHERE kind = 'new'
-        UNION ALL SELECT listing_id, observed_at, data FROM raw_listing_observations
-      ),
+      WITH sightings AS (${SIGHTINGS}),
       mine AS (
-        SELECT listing_id, seen_at, CAST(data->>'price_usd' AS DECIMAL(18, 2)) AS price FROM sightings
+        SELECT listing_id, seen_at, pos, CAST(data->>'price_usd' AS DECIMAL(18, 2)) AS price FROM sightings
         WHERE data->>'market_hash_name' = ${sql(group.name)}
           AND (data->>'wear') IS NOT DISTINCT FROM ${sql(group.wear)}
           AND (data->>'doppler_phase') IS NOT DISTINCT FROM ${sql(group.phase)}
       ),
-      departures AS (
-        SELECT coalesce(listing_id, data->>'id') AS listing_id, received_at AS departed_at FROM raw_listing_events WHERE kind = 'gone'
-        UNION ALL SELECT listing_id, detected_at FROM listing_gone
-      ),
+      departures AS (${DEPARTURES}),
       touched AS (
         SELECT DISTINCT date_trunc('minute', seen_at) AS minute FROM mine
         UNION SELECT DISTINCT date_trunc('minute', d.departed_at) FROM departures d SEMI JOIN mine USING (listing_id)
       ),
       latest AS (
         -- At the end of each touched minute: each listing's latest sighting by then, and its price.
-        SELECT m.minute, s.listing_id, arg_max(s.price, s.seen_at) AS price, max(s.seen_at) AS seen
+        SELECT m.minute, s.listing_id, arg_max(s.price, ${LATEST}) AS price, max(s.seen_at) AS seen,
+          arg_max(s.pos, ${LATEST}) AS seen_pos
         FROM touched m JOIN mine s ON s.seen_at < m.minute + INTERVAL 1 MINUTE
         GROUP BY m.minute, s.listing_id
       ),
       live AS (
-        -- A listing is live when it left last before its latest sighting, or never.
-        SELECT l.minute, l.listing_id, l.price, l.seen, max(d.departed_at) AS gone
+        -- A listing is live when it has not left since its latest sighting.
+        SELECT l.minute, l.listing_id, l.price, coalesce(bool_or(${departedSince('d', 'l')}), false) AS gone
         FROM latest l LEFT JOIN departures d
           ON d.listing_id = l.listing_id AND d.departed_at < l.minute + INTERVAL 1 MINUTE
-        GROUP BY l.minute, l.listing_id, l.price, l.seen
+        GROUP BY l.minute, l.listing_id, l.price
       )
-      SELECT epoch_ms(minute) AS minute, min(price) FILTER (WHERE gone IS NULL OR gone < seen) AS ask,
-        count(*) FILTER (WHERE gone IS NULL OR gone < seen) AS listed
+      SELECT epoch_ms(minute) AS minute, min(price) FILTER (WHERE NOT gone) AS ask,
+        count(*) FILTER (WHERE NOT gone) AS listed
       FROM live GROUP BY minute ORDER BY minute`);
     const firsts = await collector.warehouse.query(`
-      SELECT listing_id, epoch_ms(min(seen_at)) AS first, epoch_ms(max(seen_at)) AS last,
-        (SELECT epoch_ms(max(d.departed_at)) FROM (
-          SELECT coalesce(listing_id, data->>'id') AS listing_id, received_at AS departed_at
-          FROM raw_listing_events WHERE kind = 'gone'
-          UNION ALL SELECT listing_id, detected_at FROM listing_gone) d
-          WHERE d.listing_id = s.listing_id) AS gone
-      FROM (
-        SELECT coalesce(listing_id, data->>'id') AS listing_id, received_at AS seen_at, data FROM raw_listing_events WHERE kind = 'new'
-        UNION ALL SELECT listing_id, observed_at, data FROM raw_listing_observations) s
-      WHERE data->>'market_hash_name' = ${sql(group.name)}
-        AND (data->>'wear') IS NOT DISTINCT FROM ${sql(group.wear)}
-        AND (data->>'doppler_phase') IS NOT DISTINCT FROM ${sql(group.phase)}
-      GROUP BY listing_id`);
+      WITH latest AS (
+        SELECT listing_id, min(seen_at) AS first, max(seen_at) AS seen, arg_max(s.pos, ${LATEST}) AS seen_pos
+        FROM (${SIGHTINGS}) s
+        WHERE data->>'market_hash_name' = ${sql(group.name)}
+          AND (data->>'wear') IS NOT DISTINCT FROM ${sql(group.wear)}
+          AND (data->>'doppler_phase') IS NOT DISTINCT FROM ${sql(group.phase)}
+        GROUP BY listing_id
+      )
+      SELECT listing_id, epoch_ms(first) AS first,
+        (SELECT epoch_ms(max(d.departed_at)) FROM (${DEPARTURES}) d
+          WHERE d.listing_id = l.listing_id AND ${departedSince('d', 'l')}) AS left_at
+      FROM latest l`);
     const changes = rows.map((row) => ({
       minute: Number(row.minute),
       ask: row.ask,
@@ -194,9 +222,9 @@ describe('price history over HTTP', () => {
     for (const row of firsts) {
       const candle = bucketOf(row.first);
       if (candle) candle.appeared++;
-      // A listing left when its last departure came after its last sighting.
-      const left = row.gone === null ? undefined : bucketOf(row.gone);
-      if (left && Number(row.gone) > Number(row.last)) left.left++;
+      // A listing left when it departed since its last sighting: counted at its last departure.
+      const left = row.left_at === null ? undefined : bucketOf(row.left_at);
+      if (left) left.left++;
     }
     return { buckets, changes };
   }
@@ -424,17 +452,12 @@ describe('price history over HTTP', () => {
     expect(stats.body.volatility).toBeCloseTo(deviation, 9);
     // The float quartiles of the listings live now: each one's float at its latest sighting.
     const [floats] = await collector.warehouse.query(`
-      WITH sightings AS (
-        SELECT coalesce(listing_id, data->>'id') AS listing_id, received_at AS seen_at, data FROM raw_listing_events WHERE kind = 'new'
-        UNION ALL SELECT listing_id, observed_at, data FROM raw_listing_observations
-      ),
-      departures AS (
-        SELECT coalesce(listing_id, data->>'id') AS listing_id, received_at AS departed_at FROM raw_listing_events WHERE kind = 'gone'
-        UNION ALL SELECT listing_id, detected_at FROM listing_gone
-      ),
+      WITH sightings AS (${SIGHTINGS}),
+      departures AS (${DEPARTURES}),
       latest AS (
-        SELECT listing_id, arg_max(CAST(data->>'float_value' AS DOUBLE), seen_at) AS float_value, max(seen_at) AS seen
-        FROM sightings
+        SELECT listing_id, arg_max(CAST(data->>'float_value' AS DOUBLE), ${LATEST}) AS float_value,
+          max(seen_at) AS seen, arg_max(s.pos, ${LATEST}) AS seen_pos
+        FROM sightings s
         WHERE data->>'market_hash_name' = ${sql(group.name)}
           AND (data->>'wear') IS NOT DISTINCT FROM ${sql(group.wear)}
           AND (data->>'doppler_phase') IS NOT DISTINCT FROM ${sql(group.phase)}
@@ -442,7 +465,7 @@ describe('price history over HTTP', () => {
       )
       SELECT quantile_cont(float_value, [0.25, 0.5, 0.75]) AS q FROM latest l
       WHERE float_value IS NOT NULL
-        AND NOT EXISTS (SELECT 1 FROM departures d WHERE d.listing_id = l.listing_id AND d.departed_at >= l.seen)`);
+        AND NOT EXISTS (SELECT 1 FROM departures d WHERE d.listing_id = l.listing_id AND ${departedSince('d', 'l')})`);
     expect(floats?.q).not.toBeNull();
     expect(stats.body.float_quartiles).toEqual(floats?.q);
   });
