@@ -38,8 +38,18 @@ export async function spawnService(flags: string[]): Promise<ServiceProcess> {
 
 /** Resident memory of a process in MiB, from /proc. */
 export function rssMiB(pid: number | undefined): number {
+  return statusMiB(pid, 'VmRSS');
+}
+
+/** The anonymous part of a process' resident memory in MiB (the rest is mapped files: code, the warehouse). */
+export function anonymousMiB(pid: number | undefined): number {
+  return statusMiB(pid, 'RssAnon');
+}
+
+/** A memory figure of `/proc/<pid>/status` (given in kB) in MiB. */
+function statusMiB(pid: number | undefined, field: string): number {
   const status = readFileSync(`/proc/${pid}/status`, 'utf8');
-  const kb = Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0);
+  const kb = Number(new RegExp(`${field}:\\s+(\\d+)`).exec(status)?.[1] ?? 0);
   return kb / 1024;
 }
 

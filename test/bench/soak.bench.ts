@@ -18,7 +18,7 @@ import { type ControlFile, controlFileOf } from '../../src/collector/control/pro
 import { projectPath } from '../../src/shared/project-root.js';
 import { waitForLine } from '../helpers/cli.js';
 import { print } from './fixtures.js';
-import { buildCli, rssMiB } from './service-process.js';
+import { anonymousMiB, buildCli, rssMiB } from './service-process.js';
 
 const MINUTES = Number(process.env.BENCH_MINUTES ?? 60);
 const SAMPLE_MS = Number(process.env.BENCH_SAMPLE_SECONDS ?? 60) * 1000;
@@ -29,6 +29,8 @@ interface Sample {
   minute: number;
   /** RSS of each process of the job, by pid. */
   rss: Map<number, number>;
+  /** The anonymous part of the job's RSS (its processes together). */
+  anonymous: number;
   heap: number;
   duckdb: number;
   /** The warehouse file alone, and its write-ahead log (checkpointed into it at 64 MB). */
@@ -84,13 +86,18 @@ function spawnMainJob(dir: string, warehouse: string): ChildProcess {
 /** The job's figures now: every process' RSS, the collector's heap and DuckDB's memory, the file. */
 async function takeSample(pid: number, warehouse: string, minute: number): Promise<Sample> {
   const rss = new Map<number, number>();
-  for (const p of [pid, ...descendantsOf(pid)]) rss.set(p, rssMiB(p));
+  let anonymous = 0;
+  for (const p of [pid, ...descendantsOf(pid)]) {
+    rss.set(p, rssMiB(p));
+    anonymous += anonymousMiB(p);
+  }
   const metrics = await scrapeMetrics(warehouse);
   const mib = (bytes: number) => bytes / 2 ** 20;
   const bytesOf = (path: string) => (existsSync(path) ? statSync(path).size : 0);
   return {
     minute,
     rss,
+    anonymous,
     heap: mib(metrics.get('nodejs_heap_size_used_bytes') ?? Number.NaN),
     duckdb: mib(metrics.get('market_collector_duckdb_memory_bytes') ?? Number.NaN),
     file: mib(bytesOf(warehouse)),
@@ -125,8 +132,8 @@ async function scrapeMetrics(warehouse: string): Promise<Map<string, number>> {
 /** A sample as one line: each process' RSS, then the heap, DuckDB's memory and the file. */
 function describeSample(sample: Sample): string {
   const rss = [...sample.rss].map(([pid, mib]) => `rss[${pid}] ${mib.toFixed(0)}`).join(', ');
-  const { heap, duckdb, file, wal } = sample;
-  return `${rss}, heap ${heap.toFixed(0)}, duckdb ${duckdb.toFixed(0)}, file ${file.toFixed(1)} + wal ${wal.toFixed(1)} MiB`;
+  const { anonymous, heap, duckdb, file, wal } = sample;
+  return `${rss} (anonymous ${anonymous.toFixed(0)}), heap ${heap.toFixed(0)}, duckdb ${duckdb.toFixed(0)}, file ${file.toFixed(1)} + wal ${wal.toFixed(1)} MiB`;
 }
 
 /** The range and the slope of each figure over the samples after the settling minutes. */
@@ -141,6 +148,7 @@ function printSlopes(samples: Sample[]): void {
   print('highest sampled RSS of the job (every process)', `${peak.toFixed(0)} MiB (goal < 400 MiB)`);
   const figures: [string, (s: Sample) => number][] = [
     ['RSS of the job', total],
+    ['anonymous memory of the job', (s) => s.anonymous],
     ['collector heap used', (s) => s.heap],
     ["DuckDB's memory (duckdb_memory())", (s) => s.duckdb],
     ['warehouse file', (s) => s.file],
