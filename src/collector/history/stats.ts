@@ -17,7 +17,7 @@ import type {
 } from '../../contract/history.js';
 import { groupRowsSql } from './group-rows.js';
 import type { HistoryReader } from './history-reader.js';
-import { GROUP_FILTER, groupParams, requireGroup } from './item-group.js';
+import { GROUP_FILTER, groupParams, readGroup } from './item-group.js';
 
 /** Window lengths in ms. */
 export const WINDOW_MS = {
@@ -62,21 +62,17 @@ gaps AS (
   SELECT coalesce(sum(epoch_ms(least(coalesce(ended_at, $end::TIMESTAMP), $end::TIMESTAMP)) - epoch_ms(greatest(started_at, $start::TIMESTAMP))), 0) AS gap_ms
   FROM ingest_gaps WHERE started_at < $end::TIMESTAMP AND coalesce(ended_at, $end::TIMESTAMP) > $start::TIMESTAMP
 )
-SELECT * FROM observed, hourly, lives, floats, first_load, gaps`;
+SELECT *, (
+  -- The rate of the currency in force at the window's end (units per USD); null before any.
+  SELECT rate::DOUBLE FROM stg_fx_rates WHERE currency = $currency AND valid_from < $end::TIMESTAMP
+  ORDER BY valid_from DESC LIMIT 1
+) AS rate
+FROM observed, hourly, lives, floats, first_load, gaps`;
 
 /** Rounds dollars to cents and converts them at `rate` (null stays null). */
 function money(usd: unknown, rate: number | null): number | null {
   if (usd === null || usd === undefined || rate === null) return null;
   return Math.round(Number(usd) * rate * 100) / 100;
-}
-
-/** The rate of `currency` in force at `at` (units per USD); null before any. */
-async function rateAt(reader: HistoryReader, currency: string, at: number): Promise<number | null> {
-  const [row] = await reader.rows(
-    'SELECT rate::DOUBLE AS rate FROM stg_fx_rates WHERE currency = $currency AND valid_from < $at::TIMESTAMP ORDER BY valid_from DESC LIMIT 1',
-    { currency, at: new Date(at).toISOString() },
-  );
-  return (row?.rate as number | undefined) ?? null;
 }
 
 /** Answers a stats request over the window ending at `now`. */
@@ -86,15 +82,17 @@ export async function readStats(
   now: number,
 ): Promise<z.infer<typeof statsAnswerSchema>> {
   const group = groupParams(query);
-  await requireGroup(reader, group);
   const length = WINDOW_MS[query.window];
   const start = now - length;
-  const [row = {}] = await reader.rows(STATS_SQL, {
-    ...group,
-    start: new Date(start).toISOString(),
-    end: new Date(now).toISOString(),
-  });
-  const rate = await rateAt(reader, query.currency, now);
+  const read = () =>
+    reader.rows(STATS_SQL, {
+      ...group,
+      start: new Date(start).toISOString(),
+      end: new Date(now).toISOString(),
+      currency: query.currency,
+    });
+  const [row = {}] = await readGroup(reader, group, read, ([figures]) => Number(figures?.observations) > 0);
+  const rate = (row.rate as number | null) ?? null;
   const days = length / 86_400_000;
   const first = row.first_usd as number | null;
   const last = row.last_usd as number | null;
