@@ -106,4 +106,32 @@ describe('with the models built', () => {
     const { answer } = await candles('AK', NOW - DAY);
     expect(answer.candles.every((c) => c.observations === 0 && c.close === null)).toBe(true);
   });
+  it('rolls the volatility up from its own rows: the 1h candles\u2019 closes, whatever fct_minask_hourly holds', async () => {
+    // A cheaper listing each hour, fct_minask_hourly left as it was built before them.
+    for (const [hour, price] of [
+      [1, 4],
+      [2, 3],
+      [3, 2],
+    ] as const) {
+      clock.now = T0 + hour * 3_600_000;
+      await warehouse.write([
+        {
+          source: 'stream',
+          events: [
+            newEvent(`s-h${hour}`, `l-h${hour}`, clock.now, { market_hash_name: 'AK', price_usd: price }),
+          ],
+        },
+      ]);
+    }
+    clock.now = T0 + 4 * 3_600_000;
+    await warehouse.refreshModels({ select: ['int_minask_spells', 'fct_listing_lifecycle'] });
+    const closes = (await candles('AK', NOW - 90 * DAY)).answer.candles
+      .filter((c) => c.observations > 0)
+      .map((c) => c.close as number);
+    expect(closes).toEqual([5, 4, 3, 2]);
+    const returns = closes.slice(1).map((close, i) => Math.log(close / (closes[i] as number)));
+    const mean = returns.reduce((sum, r) => sum + r, 0) / returns.length;
+    const deviation = Math.sqrt(returns.reduce((sum, r) => sum + (r - mean) ** 2, 0) / (returns.length - 1));
+    expect((await stats('AK')).volatility).toBeCloseTo(deviation, 12);
+  });
 });

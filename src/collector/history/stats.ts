@@ -3,7 +3,8 @@
  * ending now, and the groups of a game ranked by their change or their liquidity. The cheapest ask's
  * min, max, median and mean are over the window's observations (rows of `fct_minask_history`, read
  * from the tables behind it: `group-rows.ts`), its change from the first to the last, and its
- * volatility the sample deviation of the log returns of the hourly closes (`fct_minask_hourly`). Listings appearing and leaving per day and the median
+ * volatility the sample deviation of the log returns of the hourly closes (`fct_minask_hourly`'s,
+ * rolled up from the same rows). Listings appearing and leaving per day and the median
  * lifetime of those that left come from `fct_listing_lifecycle`; the float quartiles from the live
  * listings (`fct_float_rank`). `collected` is the share of the window after the first landing and
  * outside every span of `ingest_gaps`.
@@ -29,18 +30,23 @@ export const WINDOW_MS = {
 
 // Each relation is read once and its figures aggregated together: one row per part, joined.
 const STATS_SQL = `
-WITH observed AS (
+WITH group_rows AS MATERIALIZED (${groupRowsSql('$start::TIMESTAMP', '$end::TIMESTAMP')}),
+observed AS (
   SELECT min(live_min_ask_usd) AS min_usd, max(live_min_ask_usd) AS max_usd,
     median(live_min_ask_usd) AS median_usd, avg(live_min_ask_usd) AS mean_usd,
     arg_min_null(live_min_ask_usd, minute) AS first_usd, arg_max_null(live_min_ask_usd, minute) AS last_usd,
     count(*) AS observations
-  FROM (${groupRowsSql('$start::TIMESTAMP', '$end::TIMESTAMP')})
+  FROM group_rows
 ),
 hourly AS (
+  -- fct_minask_hourly's closes of the window's hours (those that start in it), each the ask at the
+  -- hour's last row, rolled up from the same rows rather than read from that model's files again.
   SELECT stddev_samp(r) AS volatility FROM (
-    SELECT ln(live_min_ask_close_usd / lag(live_min_ask_close_usd) OVER (ORDER BY hour)) AS r
-    FROM fct_minask_hourly
-    WHERE ${GROUP_FILTER} AND hour >= $start::TIMESTAMP AND hour < $end::TIMESTAMP
+    SELECT ln(close_usd / lag(close_usd) OVER (ORDER BY hour)) AS r FROM (
+      SELECT date_trunc('hour', minute) AS hour, arg_max_null(live_min_ask_usd, minute) AS close_usd
+      FROM group_rows WHERE date_trunc('hour', minute) >= $start::TIMESTAMP
+      GROUP BY wear_rank, hour
+    )
   ) WHERE r IS NOT NULL
 ),
 lives AS (
