@@ -3,9 +3,11 @@
 -- its last sighting), first and current ask, how many asks it had, how many stays, and whether it
 -- came back after leaving (re-listed; also when the stay it left was before the collector saw it).
 -- Grain: one row per listing. A full build runs in chunks of listings: its aggregate of every
--- listing's spells at once did not fit a 640 MB memory limit at 10,000,000 events.
+-- listing's spells at once did not fit a 640 MB memory limit at 10,000,000 events. Stored in group
+-- order (rewritten so at each lake move): the history routes read one group's listings.
 -- materialized: incremental
 -- chunks: 4
+-- order_by: app_id, market_hash_name, wear, doppler_phase
 -- depends_on: int_listing_spells
 -- unique_key: app_id, listing_id
 -- export: CAST(first_seen_at AS DATE)

@@ -23,8 +23,11 @@ export type CandleInterval = keyof typeof INTERVAL_SECONDS;
 /** Buckets one candles request may span (past it, a wider interval or a shorter range). */
 export const MAX_RANGE_BUCKETS = 20_000;
 
-/** Buckets one answer holds at most; `next_cursor` leads on. */
-export const MAX_PAGE_BUCKETS = 1000;
+/**
+ * Buckets one answer holds at most; `next_cursor` leads on. 90 days of 1h candles (the longest
+ * stats window) are one answer, one read of the warehouse rather than one per page.
+ */
+export const MAX_PAGE_BUCKETS = 2160;
 
 const appIdSchema = z
   .string()

@@ -411,10 +411,12 @@ async function lakeDirOf(db: Database, path: string, chosen: string | undefined)
 
 /** How a lake move or open reaches `db`: the writer's transactions and connections of its own. */
 function lakeContext(db: Database, clock: () => number, modelsDir: string): Omit<MoveContext, 'dir'> {
+  const lines = readLakeLines(modelsDir);
   return {
     clock,
     // Read afresh, as the models are: a model's `lake:` line says whether it moves.
-    relations: lakeRelationsOf(readLakeLines(modelsDir)),
+    relations: lakeRelationsOf(lines),
+    ordered: lines.filter((m) => m.lake === null && m.orderBy.length > 0),
     transaction: (work) => db.transaction(work),
     withConnection: (use) => db.withConnection(use),
   };

@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { HistoryClient, isApiError } from '../../src/client/index.js';
 import type { RunningCollector } from '../../src/collector/daemon.js';
+import { MAX_PAGE_BUCKETS } from '../../src/contract/history.js';
 import { churnUntil } from '../helpers/churn.js';
 import { startTestCollector, waitForStreamHead } from '../helpers/collector.js';
 import { ResponseChecker } from '../helpers/openapi-responses.js';
@@ -350,7 +351,8 @@ describe('price history over HTTP', () => {
 
   it('pages 1-minute candles by next_cursor without a gap or a repeat', async () => {
     const { candles, pages } = await allCandles({ interval: '1m', ...RANGE });
-    expect(pages).toBe(3);
+    expect(pages).toBe(Math.ceil(2880 / MAX_PAGE_BUCKETS));
+    expect(pages).toBeGreaterThan(1);
     expect(candles).toHaveLength(2880);
     expect(new Set(candles.map((c) => c.t)).size).toBe(2880);
     const hourly = (await allCandles({ interval: '1h', ...RANGE })).candles;

@@ -227,12 +227,16 @@ it('refuses the template names of the former chunk headers', () => {
   );
 });
 
-it('reads an order_by line as columns, and refuses one without a lake: line or that is not a list of columns', () => {
+it('reads an order_by line as columns, and refuses one of a table or that is not a list of columns', () => {
   const header = '-- materialized: incremental\n-- unique_key: t\n';
   const orderBy = (line: string, lake = '-- lake: t\n') =>
     parseModel('t', `${header}${lake}-- order_by: ${line}\nSELECT 1`).orderBy;
   expect(orderBy('app_id, market_hash_name')).toEqual(['app_id', 'market_hash_name']);
   expect(parseModel('t', `${header}SELECT 1`).orderBy).toEqual([]);
   expect(() => orderBy('app_id DESC')).toThrow(/model t \(t\.sql\): order_by lists columns, not app_id DESC/);
-  expect(() => orderBy('app_id', '')).toThrow(/model t \(t\.sql\): order_by sorts the lake's day files/);
+  // Without a lake: line, the model's table in the file is kept in that order.
+  expect(orderBy('app_id', '')).toEqual(['app_id']);
+  expect(() => parseModel('t', '-- materialized: table\n-- order_by: app_id\nSELECT 1')).toThrow(
+    /model t \(t\.sql\): order_by is for an incremental model/,
+  );
 });

@@ -21,7 +21,7 @@ import {
 } from '../../contract/history.js';
 import { groupRowsSql } from './group-rows.js';
 import type { HistoryReader } from './history-reader.js';
-import { GROUP_FILTER, groupParams, requireGroup } from './item-group.js';
+import { GROUP_FILTER, groupParams, readGroup } from './item-group.js';
 
 type CandlesQuery = z.infer<typeof candlesQuerySchema>;
 type CandlesAnswer = z.infer<typeof candlesAnswerSchema>;
@@ -108,16 +108,19 @@ export async function readCandles(
   const start = query.cursor === undefined ? from : cursorStart(query.cursor, from, to, step);
   const end = Math.min(to, start + MAX_PAGE_BUCKETS * step);
   const group = groupParams(query);
-  await requireGroup(reader, group);
-  const rows = await reader.rows(CANDLES_SQL, {
-    ...group,
-    page_start: iso(start),
-    page_end: iso(end),
-    step: step / 1000,
-    step_us: step * 1000,
-    now: iso(now),
-    currency: query.currency,
-  });
+  const read = () =>
+    reader.rows(CANDLES_SQL, {
+      ...group,
+      page_start: iso(start),
+      page_end: iso(end),
+      step: step / 1000,
+      step_us: step * 1000,
+      now: iso(now),
+      currency: query.currency,
+    });
+  const rows = await readGroup(reader, group, read, (page) =>
+    page.some((row) => Number(row.observations) > 0),
+  );
   const candles = rows.map((row) => {
     const t = Date.parse(String(row.t));
     const gap =

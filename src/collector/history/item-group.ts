@@ -34,6 +34,28 @@ export function groupParams(query: {
 }
 
 /**
+ * Runs `read` of the group, and checks that the warehouse holds the group ({@link requireGroup})
+ * only when the answer shows none of it (`seen` false) or the read failed (no model built yet): a
+ * group with an observation has a run, so an answer that has one costs no second read.
+ */
+export async function readGroup<T>(
+  reader: HistoryReader,
+  group: GroupParams,
+  read: () => Promise<T>,
+  seen: (answer: T) => boolean,
+): Promise<T> {
+  let answer: T;
+  try {
+    answer = await read();
+  } catch (error) {
+    await requireGroup(reader, group);
+    throw error;
+  }
+  if (!seen(answer)) await requireGroup(reader, group);
+  return answer;
+}
+
+/**
  * Throws 404 `not_found` unless the collector has a cheapest ask of the group: a run of it in
  * `int_minask_spells`, the table behind `fct_minask_history` (each run has a row of the view at its
  * first minute), read without the view's join (1.7 ms against 11 ms on the history bench's warehouse).

@@ -3,7 +3,8 @@
  * ending now, and the groups of a game ranked by their change or their liquidity. The cheapest ask's
  * min, max, median and mean are over the window's observations (rows of `fct_minask_history`, read
  * from the tables behind it: `group-rows.ts`), its change from the first to the last, and its
- * volatility the sample deviation of the log returns of the hourly closes (`fct_minask_hourly`). Listings appearing and leaving per day and the median
+ * volatility the sample deviation of the log returns of the hourly closes (`fct_minask_hourly`'s,
+ * rolled up from the same rows). Listings appearing and leaving per day and the median
  * lifetime of those that left come from `fct_listing_lifecycle`; the float quartiles from the live
  * listings (`fct_float_rank`). `collected` is the share of the window after the first landing and
  * outside every span of `ingest_gaps`.
@@ -17,7 +18,7 @@ import type {
 } from '../../contract/history.js';
 import { groupRowsSql } from './group-rows.js';
 import type { HistoryReader } from './history-reader.js';
-import { GROUP_FILTER, groupParams, requireGroup } from './item-group.js';
+import { GROUP_FILTER, groupParams, readGroup } from './item-group.js';
 
 /** Window lengths in ms. */
 export const WINDOW_MS = {
@@ -29,18 +30,23 @@ export const WINDOW_MS = {
 
 // Each relation is read once and its figures aggregated together: one row per part, joined.
 const STATS_SQL = `
-WITH observed AS (
+WITH group_rows AS MATERIALIZED (${groupRowsSql('$start::TIMESTAMP', '$end::TIMESTAMP')}),
+observed AS (
   SELECT min(live_min_ask_usd) AS min_usd, max(live_min_ask_usd) AS max_usd,
     median(live_min_ask_usd) AS median_usd, avg(live_min_ask_usd) AS mean_usd,
     arg_min_null(live_min_ask_usd, minute) AS first_usd, arg_max_null(live_min_ask_usd, minute) AS last_usd,
     count(*) AS observations
-  FROM (${groupRowsSql('$start::TIMESTAMP', '$end::TIMESTAMP')})
+  FROM group_rows
 ),
 hourly AS (
+  -- fct_minask_hourly's closes of the window's hours (those that start in it), each the ask at the
+  -- hour's last row, rolled up from the same rows rather than read from that model's files again.
   SELECT stddev_samp(r) AS volatility FROM (
-    SELECT ln(live_min_ask_close_usd / lag(live_min_ask_close_usd) OVER (ORDER BY hour)) AS r
-    FROM fct_minask_hourly
-    WHERE ${GROUP_FILTER} AND hour >= $start::TIMESTAMP AND hour < $end::TIMESTAMP
+    SELECT ln(close_usd / lag(close_usd) OVER (ORDER BY hour)) AS r FROM (
+      SELECT date_trunc('hour', minute) AS hour, arg_max_null(live_min_ask_usd, minute) AS close_usd
+      FROM group_rows WHERE date_trunc('hour', minute) >= $start::TIMESTAMP
+      GROUP BY wear_rank, hour
+    )
   ) WHERE r IS NOT NULL
 ),
 lives AS (
@@ -62,21 +68,17 @@ gaps AS (
   SELECT coalesce(sum(epoch_ms(least(coalesce(ended_at, $end::TIMESTAMP), $end::TIMESTAMP)) - epoch_ms(greatest(started_at, $start::TIMESTAMP))), 0) AS gap_ms
   FROM ingest_gaps WHERE started_at < $end::TIMESTAMP AND coalesce(ended_at, $end::TIMESTAMP) > $start::TIMESTAMP
 )
-SELECT * FROM observed, hourly, lives, floats, first_load, gaps`;
+SELECT *, (
+  -- The rate of the currency in force at the window's end (units per USD); null before any.
+  SELECT rate::DOUBLE FROM stg_fx_rates WHERE currency = $currency AND valid_from < $end::TIMESTAMP
+  ORDER BY valid_from DESC LIMIT 1
+) AS rate
+FROM observed, hourly, lives, floats, first_load, gaps`;
 
 /** Rounds dollars to cents and converts them at `rate` (null stays null). */
 function money(usd: unknown, rate: number | null): number | null {
   if (usd === null || usd === undefined || rate === null) return null;
   return Math.round(Number(usd) * rate * 100) / 100;
-}
-
-/** The rate of `currency` in force at `at` (units per USD); null before any. */
-async function rateAt(reader: HistoryReader, currency: string, at: number): Promise<number | null> {
-  const [row] = await reader.rows(
-    'SELECT rate::DOUBLE AS rate FROM stg_fx_rates WHERE currency = $currency AND valid_from < $at::TIMESTAMP ORDER BY valid_from DESC LIMIT 1',
-    { currency, at: new Date(at).toISOString() },
-  );
-  return (row?.rate as number | undefined) ?? null;
 }
 
 /** Answers a stats request over the window ending at `now`. */
@@ -86,15 +88,17 @@ export async function readStats(
   now: number,
 ): Promise<z.infer<typeof statsAnswerSchema>> {
   const group = groupParams(query);
-  await requireGroup(reader, group);
   const length = WINDOW_MS[query.window];
   const start = now - length;
-  const [row = {}] = await reader.rows(STATS_SQL, {
-    ...group,
-    start: new Date(start).toISOString(),
-    end: new Date(now).toISOString(),
-  });
-  const rate = await rateAt(reader, query.currency, now);
+  const read = () =>
+    reader.rows(STATS_SQL, {
+      ...group,
+      start: new Date(start).toISOString(),
+      end: new Date(now).toISOString(),
+      currency: query.currency,
+    });
+  const [row = {}] = await readGroup(reader, group, read, ([figures]) => Number(figures?.observations) > 0);
+  const rate = (row.rate as number | null) ?? null;
   const days = length / 86_400_000;
   const first = row.first_usd as number | null;
   const last = row.last_usd as number | null;

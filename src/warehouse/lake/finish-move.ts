@@ -11,6 +11,7 @@ import { recordEventRanges } from './event-ranges.js';
 import { createWholeViews, hasLake, hotTable, ident, literal, type SqlRunner } from './lake-views.js';
 import type { LakeManifest, LakeMove } from './manifest.js';
 import { hotTableOf, type LakeRelation, lakeRelation } from './relations.js';
+import type { OrderedTable } from './sort-file-tables.js';
 
 /** How a move reaches the warehouse: its writer's transactions and connections of its own. */
 export interface MoveContext {
@@ -24,6 +25,8 @@ export interface MoveContext {
   withConnection<T>(use: (connection: DuckDBConnection) => Promise<T>): Promise<T>;
   /** The relations that move: the landing tables and the models of the folder with a `lake:` line. */
   relations: readonly LakeRelation[];
+  /** The models kept in the file with an `order_by:` line: each move rewrites their table in that order. */
+  ordered: readonly OrderedTable[];
 }
 
 /** `ms` as a TIMESTAMP's text, UTC, with milliseconds. */

@@ -20,3 +20,4 @@ export {
 export { type LakeMoveSummary, moveToLake, openLake } from './move.js';
 export { markRebuilt, publishRebuilds, waitingRebuilds } from './rebuild.js';
 export { hotTableOf, type LakeRelation, lakeRelationsOf, RAW_RELATIONS } from './relations.js';
+export { type OrderedTable, sortFileTables } from './sort-file-tables.js';

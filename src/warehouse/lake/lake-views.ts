@@ -7,6 +7,7 @@
  */
 import type { DuckDBConnection } from '@duckdb/node-api';
 import type { Params } from '../../shared/database.js';
+import { filesBySchema } from './file-schemas.js';
 import { hotTableOf, type LakeRelation } from './relations.js';
 
 /** Runs SQL on the writer's transaction or on a connection of its own. */
@@ -87,17 +88,18 @@ async function wholeSql(
     bound === undefined ? '' : ` WHERE ${time} >= TIMESTAMP ${literal(bound)} OR ${time} IS NULL`;
   const inFile = `SELECT ${columns.map((c) => ident(c.name)).join(', ')} FROM main.${ident(hot)}${recent}`;
   if (files.length === 0) return inFile;
-  const read = `read_parquet([${files.map(literal).join(', ')}], union_by_name = true)`;
-  // A column the files lack (a model given a column since they were written) reads as null.
-  const present = new Set(
-    (await sql.all<{ column_name: string }>(`DESCRIBE SELECT * FROM ${read}`)).map((c) => c.column_name),
-  );
-  const typed = columns.map((c) =>
-    present.has(c.name)
-      ? `CAST(${ident(c.name)} AS ${c.type}) AS ${ident(c.name)}`
-      : `CAST(NULL AS ${c.type}) AS ${ident(c.name)}`,
-  );
-  return `${inFile}\nUNION ALL\nSELECT ${typed.join(', ')} FROM ${read}`;
+  // One read per set of columns the files have (one but for a model given a column since some were
+  // written): `union_by_name` would open every file to bind their union at each read of the view.
+  const reads = (await filesBySchema(sql, files)).map((group) => {
+    // A column the files lack reads as null.
+    const typed = columns.map((c) =>
+      group.columns.has(c.name)
+        ? `CAST(${ident(c.name)} AS ${c.type}) AS ${ident(c.name)}`
+        : `CAST(NULL AS ${c.type}) AS ${ident(c.name)}`,
+    );
+    return `SELECT ${typed.join(', ')} FROM read_parquet([${group.files.map(literal).join(', ')}])`;
+  });
+  return [inFile, ...reads].join('\nUNION ALL\n');
 }
 
 /**

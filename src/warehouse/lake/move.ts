@@ -20,6 +20,7 @@ import { connectionRunner, createWholeViews, hasLake, hotTable, type SqlRunner }
 import { type LakeFile, type LakeManifest, readLakeManifest, writeLakeManifest } from './manifest.js';
 import { publishRebuilds } from './rebuild.js';
 import type { LakeRelation } from './relations.js';
+import { sortFileTables } from './sort-file-tables.js';
 
 /** What a move did. */
 export interface LakeMoveSummary {
@@ -70,8 +71,13 @@ export async function moveToLake(context: MoveContext, before: number): Promise<
     }
   });
   crashPoint('copied');
+  // The file's tables kept in order get the rows their increments appended since in place.
+  const sorted = await sortFileTables(context);
   // No row old enough: nothing to list, and no bound to raise.
-  if (Object.values(written).every((files) => files.length === 0)) return { ...summary, moveId: null };
+  if (Object.values(written).every((files) => files.length === 0)) {
+    if (sorted.length > 0) await checkpoint(context);
+    return { ...summary, moveId: null };
+  }
   const relations = { ...manifest.relations };
   for (const [name, files] of Object.entries(written))
     relations[name] = [...(relations[name] ?? []), ...files];
@@ -83,9 +89,13 @@ export async function moveToLake(context: MoveContext, before: number): Promise<
   await writeLakeManifest(context.dir, manifest);
   crashPoint('manifest');
   await finishMove(context, manifest);
-  // Deleted rows leave free blocks that later writes reuse; a checkpoint frees them now.
-  await context.withConnection((connection) => connection.run('CHECKPOINT')).catch(() => undefined);
+  await checkpoint(context);
   return summary;
+}
+
+/** Deleted rows leave free blocks that later writes reuse; a checkpoint frees them now. */
+async function checkpoint(context: MoveContext): Promise<void> {
+  await context.withConnection((connection) => connection.run('CHECKPOINT')).catch(() => undefined);
 }
 
 /**

@@ -84,7 +84,8 @@ export interface Model {
    * The columns the lake's day files of the model are sorted by (`-- order_by: app_id,
    * market_hash_name`), so that a read of the history filtered on the leading columns skips the row
    * groups whose min/max statistics rule them out instead of reading every group's rows. The file
-   * keeps the order its SQL builds in (recent days, read by time). Empty: as stored.
+   * keeps the order its SQL builds in (recent days, read by time); a model without a `lake:` line
+   * has its table in the file rewritten in that order at each lake move instead. Empty: as stored.
    */
   orderBy: string[];
   /** The `test:` lines, as written. */
@@ -187,8 +188,8 @@ export function parseModel(name: string, text: string, file = `${name}.sql`): Mo
   const orderBy = commaList(single('order_by'));
   const badColumn = orderBy.find((column) => !new RegExp(`^${NAME}$`).test(column));
   if (badColumn !== undefined) throw refuse(`order_by lists columns, not ${badColumn}`);
-  if (orderBy.length > 0 && lake === null)
-    throw refuse("order_by sorts the lake's day files: add a lake: line");
+  if (orderBy.length > 0 && materialized !== 'incremental')
+    throw refuse('order_by is for an incremental model (a table is rebuilt whole each run: sort its SQL)');
   const deleteWhen = single('delete_when') ?? null;
   if (deleteWhen !== null && materialized !== 'incremental')
     throw refuse('delete_when is for an incremental model');

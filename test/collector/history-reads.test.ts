@@ -1,0 +1,137 @@
+/**
+ * How many reads of the warehouse a history answer costs, on a real DuckDB file with its models
+ * built: a group with data is answered by one read (its check is the answer's own observations), 90
+ * days of 1h candles are one answer, and an unknown group is still a 404, also before any model is
+ * built.
+ */
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { readCandles } from '../../src/collector/history/candles.js';
+import { HistoryReader } from '../../src/collector/history/history-reader.js';
+import { readStats } from '../../src/collector/history/stats.js';
+import { ApiError } from '../../src/contract/api-error.js';
+import { candlesQuerySchema, statsQuerySchema } from '../../src/contract/history.js';
+import { Warehouse } from '../../src/warehouse/index.js';
+import { makeTempDir, newEvent, priceRow, snapshotBatch, T0 } from '../warehouse/fixtures.js';
+
+const MINUTE = 60_000;
+const DAY = 86_400_000;
+const NOW = T0 + 2 * DAY;
+
+let dir: string;
+let cleanup: () => void;
+const clock = { now: T0 };
+let warehouse: Warehouse;
+let reader: HistoryReader;
+beforeAll(async () => {
+  ({ dir, cleanup } = makeTempDir());
+  warehouse = await Warehouse.open(join(dir, 'w.duckdb'), { clock: () => clock.now });
+  reader = new HistoryReader(warehouse);
+});
+afterAll(async () => {
+  await reader?.stop();
+  await warehouse?.close();
+  cleanup?.();
+});
+
+/** The reads `work` makes of the warehouse. */
+async function readsOf(work: () => Promise<unknown>): Promise<number> {
+  const rows = vi.spyOn(reader, 'rows');
+  try {
+    await work();
+    return rows.mock.calls.length;
+  } finally {
+    rows.mockRestore();
+  }
+}
+
+function candles(name: string, from: number) {
+  return readCandles(
+    reader,
+    candlesQuerySchema.parse({
+      market_hash_name: name,
+      interval: '1h',
+      from: new Date(from).toISOString(),
+      to: new Date(NOW).toISOString(),
+    }),
+    NOW,
+  );
+}
+
+function stats(name: string) {
+  return readStats(reader, statsQuerySchema.parse({ market_hash_name: name, window: '90d' }), NOW);
+}
+
+it('answers an unknown group 404 before any model is built', async () => {
+  await expect(candles('AK', NOW - DAY)).rejects.toMatchObject({ code: 'not_found' });
+  await expect(stats('AK')).rejects.toBeInstanceOf(ApiError);
+});
+
+describe('with the models built', () => {
+  beforeAll(async () => {
+    clock.now = T0;
+    await warehouse.write([
+      { source: 'stream', events: [newEvent('s-1', 'l-1', T0, { market_hash_name: 'AK', price_usd: 5 })] },
+    ]);
+    clock.now = T0 + MINUTE;
+    await warehouse.write([snapshotBatch(dir, 'v1', T0 + MINUTE, [priceRow('AK', 4.5, 2)])]);
+    clock.now = T0 + 2 * MINUTE;
+    await warehouse.refreshModels();
+  });
+
+  it('answers 90 days of 1h candles of a group with data in one answer and one read', async () => {
+    let answer: Awaited<ReturnType<typeof candles>>['answer'] | undefined;
+    const reads = await readsOf(async () => {
+      answer = (await candles('AK', NOW - 90 * DAY)).answer;
+    });
+    expect(answer?.candles).toHaveLength(2160);
+    expect(answer?.next_cursor).toBeNull();
+    expect(answer?.candles.find((c) => c.observations > 0)).toMatchObject({ close: 5, listed_close: 1 });
+    expect(reads).toBe(1);
+  });
+
+  it('answers the stats of a group with data in one read', async () => {
+    let answer: Awaited<ReturnType<typeof stats>> | undefined;
+    const reads = await readsOf(async () => {
+      answer = await stats('AK');
+    });
+    expect(answer).toMatchObject({ min: 5, max: 5, rate: 1 });
+    expect(reads).toBe(1);
+  });
+
+  it('still checks a group the answer shows nothing of: 404 unknown, empty buckets known', async () => {
+    await expect(candles('M4', NOW - DAY)).rejects.toMatchObject({ code: 'not_found' });
+    await expect(stats('M4')).rejects.toMatchObject({ code: 'not_found' });
+    // AK has no observation in its last day: its buckets are empty, not a 404.
+    const { answer } = await candles('AK', NOW - DAY);
+    expect(answer.candles.every((c) => c.observations === 0 && c.close === null)).toBe(true);
+  });
+  it('rolls the volatility up from its own rows: the 1h candles\u2019 closes, whatever fct_minask_hourly holds', async () => {
+    // A cheaper listing each hour, fct_minask_hourly left as it was built before them.
+    for (const [hour, price] of [
+      [1, 4],
+      [2, 3],
+      [3, 2],
+    ] as const) {
+      clock.now = T0 + hour * 3_600_000;
+      await warehouse.write([
+        {
+          source: 'stream',
+          events: [
+            newEvent(`s-h${hour}`, `l-h${hour}`, clock.now, { market_hash_name: 'AK', price_usd: price }),
+          ],
+        },
+      ]);
+    }
+    clock.now = T0 + 4 * 3_600_000;
+    await warehouse.refreshModels({ select: ['int_minask_spells', 'fct_listing_lifecycle'] });
+    const closes = (await candles('AK', NOW - 90 * DAY)).answer.candles
+      .filter((c) => c.observations > 0)
+      .map((c) => c.close as number);
+    expect(closes).toEqual([5, 4, 3, 2]);
+    const returns = closes.slice(1).map((close, i) => Math.log(close / (closes[i] as number)));
+    const mean = returns.reduce((sum, r) => sum + r, 0) / returns.length;
+    const deviation = Math.sqrt(returns.reduce((sum, r) => sum + (r - mean) ** 2, 0) / (returns.length - 1));
+    expect((await stats('AK')).volatility).toBeCloseTo(deviation, 12);
+  });
+});

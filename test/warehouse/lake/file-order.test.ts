@@ -1,0 +1,55 @@
+/**
+ * A model kept in the file with an `order_by:` line (`fct_listing_lifecycle`) has its table
+ * rewritten in that order at each lake move, the rows its increments appended since included, and
+ * the same rows after.
+ */
+import { join } from 'node:path';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { Warehouse } from '../../../src/warehouse/index.js';
+import { makeTempDir, newEvent, T0 } from '../fixtures.js';
+
+const MINUTE = 60_000;
+
+let dir: string;
+let cleanup: () => void;
+const clock = { now: T0 };
+let warehouse: Warehouse;
+beforeAll(async () => {
+  ({ dir, cleanup } = makeTempDir());
+  warehouse = await Warehouse.open(join(dir, 'w.duckdb'), { clock: () => clock.now });
+});
+afterAll(async () => {
+  await warehouse?.close();
+  cleanup?.();
+});
+
+/** The lifecycle's groups in the order its table stores them. */
+async function storedNames(): Promise<string[]> {
+  const rows = await warehouse.query('SELECT market_hash_name FROM fct_listing_lifecycle ORDER BY rowid');
+  return rows.map((r) => String(r.market_hash_name));
+}
+
+async function land(at: number, names: string[]): Promise<void> {
+  clock.now = at;
+  const events = names.map((name, i) =>
+    newEvent(`s-${at}-${i}`, `l-${at}-${i}`, at, { market_hash_name: name, price_usd: 5 + i }),
+  );
+  await warehouse.write([{ source: 'stream', events }]);
+  clock.now = at + MINUTE;
+  await warehouse.refreshModels({ select: ['fct_listing_lifecycle'] });
+}
+
+it('stores the lifecycle in group order after a move, the rows appended since included', async () => {
+  await land(T0, ['M4', 'Glock']);
+  await land(T0 + 10 * MINUTE, ['AK', 'M4']);
+  const before = await storedNames();
+  expect(before).toHaveLength(4);
+  // The increment appended its listings after those built first.
+  expect(before).not.toEqual([...before].sort());
+  const rows = await warehouse.query('SELECT * FROM fct_listing_lifecycle ORDER BY listing_id');
+
+  clock.now = T0 + 20 * MINUTE;
+  await warehouse.moveToLake(T0);
+  expect(await storedNames()).toEqual(['AK', 'Glock', 'M4', 'M4']);
+  expect(await warehouse.query('SELECT * FROM fct_listing_lifecycle ORDER BY listing_id')).toEqual(rows);
+});
