@@ -5,7 +5,8 @@
 -- by when they landed, so late rows (a catch-up, a restarted collector) fall into the right spell.
 -- `after_departure` marks the first spell of a stay that began after the listing had left (a
 -- re-listing; also after a departure of a stay the collector never saw). Item fields and the ask
--- are those of the spell's last sighting; `updated_at` is when any row of the spell last landed.
+-- are those of the spell's last sighting (`last_sighting_id`); `updated_at` is when any row of the
+-- spell last landed.
 -- A full build runs in ranges of listing ids of about 500,000 sightings each, as many as the
 -- history holds, so that the windows below sort a bounded part of it at a time (and a range reaches
 -- the stored payloads the repeats are joined to); they number narrow rows, and the item fields are
@@ -16,56 +17,79 @@
 -- unique_key: app_id, listing_id, spell
 -- chunks: per 500000 rows of stg_listing_appearances.listing_id
 -- test: unique(app_id, listing_id, spell)
--- test: not_null(app_id, listing_id, spell, stay, after_departure, started_at, last_seen_at, updated_at)
+-- test: not_null(app_id, listing_id, spell, stay, after_departure, started_at, last_seen_at, updated_at, last_sighting_id)
 -- test: expression(ended_at IS NULL OR ended_at >= last_seen_at)
 -- test: expression(spell >= stay AND stay >= 1 AND started_at <= last_seen_at AND (NOT after_departure OR stay > 1 OR spell = 1))
 WITH
 {% if is_incremental %}
-landed AS (
+landed AS MATERIALIZED (
   -- The rows landed since the last build, by listing (their raw rows found by ingested_at).
-  SELECT app_id, listing_id, seen_at AS happened_at FROM stg_listing_appearances WHERE ingested_at >= {{ since }}
+  SELECT app_id, listing_id, seen_at AS happened_at, sighting_id FROM stg_listing_appearances WHERE ingested_at >= {{ since }}
   UNION ALL
-  SELECT app_id, listing_id, left_at FROM stg_listing_departures WHERE ingested_at >= {{ since }}
+  SELECT app_id, listing_id, left_at, NULL FROM stg_listing_departures WHERE ingested_at >= {{ since }}
 ),
 touched AS (
   SELECT app_id, listing_id, min(happened_at) AS from_at FROM landed GROUP BY ALL
 ),
+last_spells AS MATERIALIZED (
+  -- Each touched listing's last built spell (none for a listing never seen before).
+  SELECT * FROM {{ this }}
+  SEMI JOIN touched USING (app_id, listing_id)
+  WHERE listing_id IN (SELECT unnest(list(DISTINCT listing_id)) FROM touched)
+  QUALIFY spell = max(spell) OVER (PARTITION BY app_id, listing_id)
+),
 carried AS MATERIALIZED (
   -- The touched listings whose last built spell is still open (no departure, no spell after it)
-  -- and ended before every row landed since: their spells go on from that one, which stands in for
-  -- their history, so only the rows landed since are read (a listing live for weeks is seen by every
-  -- sweep). The rows before its last sighting are numbered already and none landed among them.
+  -- and whose every row landed since happened after that spell's last sighting, or is that
+  -- sighting read again (the build before read up to the same load): their spells go on from that
+  -- one, which stands in for their history, so only the rows landed since are read (a listing live
+  -- for weeks is seen by every sweep). The rows before its last sighting are numbered already and
+  -- none landed among them.
   SELECT l.app_id, l.listing_id, l.spell, l.stay, l.after_departure, l.started_at, l.last_seen_at,
-    l.market_hash_name, l.wear, l.doppler_phase, l.category, l.rarity, l.ask_usd, l.updated_at
-  FROM (
-    SELECT * FROM {{ this }}
-    SEMI JOIN touched USING (app_id, listing_id)
-    WHERE listing_id IN (SELECT unnest(list(DISTINCT listing_id)) FROM touched)
-    QUALIFY spell = max(spell) OVER (PARTITION BY app_id, listing_id)
-  ) l
-  JOIN touched t ON t.app_id = l.app_id AND t.listing_id = l.listing_id
-  WHERE l.ended_at IS NULL AND t.from_at > l.last_seen_at
+    l.market_hash_name, l.wear, l.doppler_phase, l.category, l.rarity, l.ask_usd, l.updated_at, l.last_sighting_id
+  FROM last_spells l
+  JOIN landed n ON n.app_id = l.app_id AND n.listing_id = l.listing_id
+  WHERE l.ended_at IS NULL
+  GROUP BY ALL
+  HAVING bool_and(n.happened_at > l.last_seen_at OR n.sighting_id IS NOT DISTINCT FROM l.last_sighting_id)
+),
+fresh AS MATERIALIZED (
+  -- The touched listings without a spell: every sighting of theirs landed since (any earlier one
+  -- made a spell), so only those are read, with their departures.
+  SELECT app_id, listing_id FROM touched ANTI JOIN last_spells USING (app_id, listing_id)
 ),
 replayed AS MATERIALIZED (
-  -- The other touched listings (a row landed late, a departure, a re-listing): numbered again
-  -- from their whole history.
-  SELECT app_id, listing_id FROM touched ANTI JOIN carried USING (app_id, listing_id)
+  -- The other touched listings (a row landed late, a departure, a re-listing): numbered again from
+  -- their whole history.
+  SELECT app_id, listing_id FROM last_spells ANTI JOIN carried USING (app_id, listing_id)
 ),
 {% endif %}
 sightings AS MATERIALIZED (
   -- The sightings of this build: a replayed listing's every one (its ids as one list, so DuckDB
-  -- filters the raw rows by them before it types the text), a carried one's landed since, or every
-  -- one of the range (read once, for the numbering and the join below).
+  -- filters the raw rows by them before it types the text), a carried or fresh one's landed since
+  -- (a carried one's last sighting read again left out: its spell stands for it), or every one of
+  -- the range (read once, for the numbering and the join below). Only the fields a spell keeps are
+  -- typed and held (a sticker list is typed from JSON, and is the widest).
   {% if is_incremental %}
-  SELECT * FROM stg_listing_appearances
+  SELECT app_id, listing_id, seen_at, log_position, sighting_id, price_usd, ingested_at, market_hash_name, wear, doppler_phase,
+    category, rarity
+  FROM stg_listing_appearances
   SEMI JOIN replayed USING (app_id, listing_id)
   WHERE listing_id IN (SELECT unnest(list(DISTINCT listing_id)) FROM replayed)
   UNION ALL
-  SELECT * FROM stg_listing_appearances
-  SEMI JOIN carried USING (app_id, listing_id)
-  WHERE ingested_at >= {{ since }}
+  SELECT a.app_id, a.listing_id, a.seen_at, a.log_position, a.sighting_id, a.price_usd, a.ingested_at, a.market_hash_name,
+    a.wear, a.doppler_phase, a.category, a.rarity
+  FROM stg_listing_appearances a
+  SEMI JOIN (
+    SELECT app_id, listing_id, last_sighting_id FROM carried
+    UNION ALL
+    SELECT app_id, listing_id, NULL FROM fresh
+  ) c ON c.app_id = a.app_id AND c.listing_id = a.listing_id AND a.sighting_id IS DISTINCT FROM c.last_sighting_id
+  WHERE a.ingested_at >= {{ since }}
   {% else %}
-  SELECT * FROM stg_listing_appearances WHERE {{ in_chunk(listing_id) }}
+  SELECT app_id, listing_id, seen_at, log_position, sighting_id, price_usd, ingested_at, market_hash_name, wear, doppler_phase,
+    category, rarity
+  FROM stg_listing_appearances WHERE {{ in_chunk(listing_id) }}
   {% endif %}
 ),
 marks AS (
@@ -81,16 +105,18 @@ marks AS (
   SELECT app_id, listing_id, left_at, log_position, false, via, NULL, ingested_at, NULL
   FROM stg_listing_departures
   {% if is_incremental %}
-  SEMI JOIN replayed USING (app_id, listing_id)
+  -- A replayed or fresh listing's every departure (departures are not typed: cheap to read).
+  SEMI JOIN (SELECT app_id, listing_id FROM replayed UNION ALL SELECT app_id, listing_id FROM fresh) USING (app_id, listing_id)
   UNION ALL
   SELECT app_id, listing_id, left_at, log_position, false, via, NULL, ingested_at, NULL
   FROM stg_listing_departures
   SEMI JOIN carried USING (app_id, listing_id)
   WHERE ingested_at >= {{ since }}
+
   UNION ALL
-  -- A carried listing's last spell as a sighting at its last time and ask, before every row read
-  -- with it, counting as that spell and stay; '' is no sighting id.
-  SELECT app_id, listing_id, last_seen_at, NULL, true, '', ask_usd, updated_at,
+  -- A carried listing's last spell as its last sighting (at its time, ask and sighting id), before
+  -- every row read with it, counting as that spell and stay.
+  SELECT app_id, listing_id, last_seen_at, NULL, true, last_sighting_id, ask_usd, updated_at,
     {'spell': spell, 'stay': stay, 'started_at': started_at, 'after_departure': after_departure}
   FROM carried
   {% else %} WHERE {{ in_chunk(listing_id) }} {% endif %}
@@ -143,7 +169,7 @@ bounded AS (
   WINDOW w AS (PARTITION BY app_id, listing_id ORDER BY spell)
 )
 SELECT b.app_id, b.listing_id, spell, stay, after_departure, started_at, last_seen_at, ended_at, market_hash_name, wear,
-  doppler_phase, category, rarity, price_usd AS ask_usd, updated_at
+  doppler_phase, category, rarity, price_usd AS ask_usd, updated_at, b.last_sighting AS last_sighting_id
 FROM bounded b
 -- Every spell numbered above 0 has a last sighting, unique per listing (a carried spell without a
 -- sighting since, its fields as built).
@@ -152,7 +178,7 @@ JOIN (
   FROM sightings
   {% if is_incremental %}
   UNION ALL
-  SELECT app_id, listing_id, '', market_hash_name, wear, doppler_phase, category, rarity, ask_usd FROM carried
+  SELECT app_id, listing_id, last_sighting_id, market_hash_name, wear, doppler_phase, category, rarity, ask_usd FROM carried
   {% endif %}
 ) s ON s.app_id = b.app_id AND s.listing_id = b.listing_id AND s.sighting_id = b.last_sighting
 WHERE spell > 0

@@ -5,7 +5,9 @@
 -- for the groups of the listings with sightings or departures landed since its last build, the
 -- minutes from the earliest time those happened (whether a listing is live at a time, and at which
 -- ask, follows from its sightings and departures before that time alone, so a row landing late
--- changes nothing earlier than when it happened), and replaces the group's rows from there on.
+-- changes nothing earlier than when it happened), and replaces the group's rows from there on; it
+-- reads the spells once, only those not ended before the earliest of those times (the open ones
+-- and the few that ended since), not every spell of the history twice.
 -- A full build runs in chunks of groups (by a hash), each matched only against its own spells.
 -- Grain: one row per group and minute of change.
 -- materialized: incremental
@@ -17,20 +19,32 @@
 -- test: unique(app_id, market_hash_name, wear, doppler_phase, minute)
 -- test: not_null(app_id, market_hash_name, minute, listed_count, built_watermark)
 -- test: expression((listed_count = 0) = (min_ask_usd IS NULL))
-WITH affected AS (
+WITH
+{% if is_incremental %}
+landed AS MATERIALIZED (
+  -- Per listing with rows landed since the last build, the earliest time one of them happened.
+  SELECT app_id, listing_id, min(happened_at) AS happened_at
+  FROM (
+    SELECT app_id, listing_id, seen_at AS happened_at FROM stg_listing_appearances WHERE ingested_at >= {{ since }}
+    UNION ALL
+    SELECT app_id, listing_id, left_at FROM stg_listing_departures WHERE ingested_at >= {{ since }}
+  )
+  GROUP BY ALL
+),
+read_spells AS MATERIALIZED (
+  -- The spells read, once: those not ended before the minute of the earliest row landed since. A
+  -- spell that ended before it counts at no minute rebuilt, and no row landed since changes it.
+  SELECT app_id, listing_id, market_hash_name, wear, doppler_phase, started_at, ended_at, ask_usd
+  FROM int_listing_spells
+  WHERE coalesce(ended_at, TIMESTAMP 'infinity') >= (SELECT date_trunc('minute', min(happened_at)) FROM landed)
+),
+{% endif %}
+affected AS (
   -- Per group, the first minute whose live set may differ from what is built (all of them in a full build).
   {% if is_incremental %}
   SELECT s.app_id, s.market_hash_name, s.wear, s.doppler_phase, min(date_trunc('minute', n.happened_at)) AS from_minute
-  FROM int_listing_spells s
-  JOIN (
-    SELECT app_id, listing_id, min(happened_at) AS happened_at
-    FROM (
-      SELECT app_id, listing_id, seen_at AS happened_at FROM stg_listing_appearances WHERE ingested_at >= {{ since }}
-      UNION ALL
-      SELECT app_id, listing_id, left_at FROM stg_listing_departures WHERE ingested_at >= {{ since }}
-    )
-    GROUP BY ALL
-  ) n ON n.app_id = s.app_id AND n.listing_id = s.listing_id
+  FROM read_spells s
+  JOIN landed n ON n.app_id = s.app_id AND n.listing_id = s.listing_id
   GROUP BY ALL
   {% else %}
   SELECT app_id, market_hash_name, wear, doppler_phase, min(date_trunc('minute', started_at)) AS from_minute
@@ -41,7 +55,7 @@ WITH affected AS (
 ),
 spells AS (
   SELECT s.app_id, s.market_hash_name, s.wear, s.doppler_phase, s.started_at, s.ended_at, s.ask_usd, a.from_minute
-  FROM int_listing_spells s
+  FROM {% if is_incremental %}read_spells{% else %}int_listing_spells{% endif %} s
   JOIN affected a
     ON a.app_id = s.app_id AND a.market_hash_name = s.market_hash_name
     AND a.wear IS NOT DISTINCT FROM s.wear AND a.doppler_phase IS NOT DISTINCT FROM s.doppler_phase

@@ -1,8 +1,9 @@
 /**
  * `int_listing_spells` refreshed from each touched listing's last spell: a listing whose last spell
- * is still open and ended before every row landed since goes on from that spell (its history is not
- * read again), any other is numbered again from its whole history; either way the increment equals
- * a full rebuild, through random landings of sightings, departures, late rows and ties of one instant.
+ * is still open and ended before every row landed since (or whose last sighting is read again) goes
+ * on from that spell (its history is not read again), a listing never seen before reads what landed
+ * since, any other is numbered again from its whole history; either way the increment equals a full
+ * rebuild, through random landings of sightings, departures, late rows and ties of one instant.
  */
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -92,6 +93,23 @@ describe('the spells refreshed from each listing last spell', () => {
       { spell: 2, stay: 1, last: '12:01', ended_at: expect.anything() },
       { spell: 3, stay: 1, last: '12:03', ended_at: null },
     ]);
+    await expectEqualToFullBuild();
+  });
+
+  it('goes on from the last spell when the build before read up to the load landing its last sighting', async () => {
+    // The watermark is the load of the last sighting: the next increment reads that load again.
+    const at = NOON + 1_800_000;
+    await land(at + 1_000, stream('m', at, { price_usd: 10 }));
+    await land(at + 61_000, stream('m', at + 60_000, { price_usd: 12 }));
+    await land(at + 121_000, stream('m', at + 120_000, { price_usd: 14 }));
+    clock.now = at + 130_000;
+    await warehouse.refreshModels({ select: MODELS });
+    await land(at + 181_000, poll('m', at + 180_000, 'p9', { price_usd: 14 }));
+    expect(await refresh(at + 190_000)).toBe(1);
+    const [last] = await warehouse.query(
+      "SELECT spell, last_sighting_id FROM int_listing_spells WHERE listing_id = 'm' ORDER BY spell DESC LIMIT 1",
+    );
+    expect(last).toEqual({ spell: 3, last_sighting_id: 'poll:p9' });
     await expectEqualToFullBuild();
   });
 

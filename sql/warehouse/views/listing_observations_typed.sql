@@ -25,8 +25,15 @@ WITH items AS (
   JOIN raw_listing_observations d ON d.listing_id = s.listing_id AND d.via = s.same_via AND d.pass_id = s.same_pass_id
   UNION ALL
   SELECT s.app_id, s.observed_at, s.via, s.pass_id, s.page, s.item, s.load_id, s.ingested_at, s.listing_id, d.data
-  FROM raw_listing_repeats s
-  JOIN raw_listing_events d ON s.same_via = 'stream' AND d.event_id = s.same_pass_id
+  FROM (
+    -- The same no-op for a repeat of a stream event (the event is of its listing's game): estimated
+    -- as many as the events, the repeats a filter selects were the probe side, and a read of a few
+    -- listings or of an increment hashed every event landed with its text.
+    SELECT r.* FROM raw_listing_repeats r
+    SEMI JOIN (SELECT DISTINCT app_id FROM raw_listing_events) g ON g.app_id = r.app_id
+    WHERE r.same_via = 'stream'
+  ) s
+  JOIN raw_listing_events d ON d.event_id = s.same_pass_id
 )
 SELECT app_id, observed_at, via, pass_id, page, item, load_id, ingested_at, listing_id,
        {{typed_columns(listing, j, keys)}},

@@ -277,8 +277,11 @@ const LIVE_SET_CHANGES = `WITH ${MERGED_SPANS}, ${CUT_FIRSTS}, ${WINNER_FIELDS} 
 
 /**
  * The live set: the state's live listings no pending load touched, and the touched ones as merged.
- * Their loads' sources are looked up for their loads alone ({@link fewValues}), not by a join that
- * hashes every load ever landed.
+ * Their loads' sources are looked up for their loads alone, not by a join that hashes every load
+ * ever landed: a load starts when its rows land, so the join on both lets DuckDB skip the loads
+ * older than the oldest live row (those ids are random: their range skips nothing); a row of the
+ * former layout, landed at another time than its load began, looks its load up by id alone
+ * ({@link fewValues}, none usually).
  */
 const LIVE_LISTINGS = `
   WITH changes AS MATERIALIZED (SELECT * FROM live_set_changes),
@@ -286,12 +289,17 @@ const LIVE_LISTINGS = `
     SELECT * FROM live_set_state WHERE live AND listing_id NOT IN (SELECT listing_id FROM changes)
     UNION ALL BY NAME
     SELECT * FROM changes WHERE live
+  ),
+  landed_then AS MATERIALIZED (
+    SELECT s.listing_id, l.source FROM live s JOIN loads l ON l.load_id = s.load_id AND l.started_at = s.ingested_at
   )
   SELECT s.listing_id, s.app_id, ${listingColumnList('s')}, s.first_seen_at, s.last_seen_at, s.last_event_id,
-         coalesce(l.source, 'stream') AS source, s.load_id, s.ingested_at
+         coalesce(t.source, l.source, 'stream') AS source, s.load_id, s.ingested_at
   FROM live s
-  LEFT JOIN (SELECT load_id, source FROM loads WHERE load_id IN ${fewValues('load_id', 'live')}) l
-    ON l.load_id = s.load_id`;
+  LEFT JOIN landed_then t ON t.listing_id = s.listing_id
+  LEFT JOIN (SELECT load_id, source FROM loads
+             WHERE load_id IN ${fewValues('load_id', 'live ANTI JOIN landed_then USING (listing_id)')}) l
+    ON t.listing_id IS NULL AND l.load_id = s.load_id`;
 
 /** The `listed_at` of every `new` stream event of the pending loads (typed as the views type it). */
 const PENDING_LISTED = `
