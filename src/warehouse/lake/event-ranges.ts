@@ -7,7 +7,8 @@
  * other games' events (the service numbers one log for all) fall inside a range, so a range says
  * where to look, not that the event is there.
  */
-import { isTable, literal, type SqlRunner } from './lake-views.js';
+import { isTable, literal } from './lake-views.js';
+import type { SqlRunner } from './sql-runner.js';
 
 /**
  * The SQL of `source`'s rows (a relation of `raw_listing_events`' rows) with a canonical event id

@@ -5,7 +5,7 @@
  * never holds other content), so each file's columns are read once per process.
  */
 import { statSync } from 'node:fs';
-import type { SqlRunner } from './lake-views.js';
+import type { SqlRunner } from './sql-runner.js';
 
 /** Files of the same columns (names and types, in order). */
 export interface SchemaGroup {

@@ -8,10 +8,16 @@ import { join } from 'node:path';
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { crashPoint } from './crash-point.js';
 import { recordEventRanges } from './event-ranges.js';
-import { createWholeViews, hasLake, hotTable, ident, literal, type SqlRunner } from './lake-views.js';
+import { createWholeViews, hasLake, hotTable, ident, literal } from './lake-views.js';
 import type { LakeManifest, LakeMove } from './manifest.js';
 import { hotTableOf, type LakeRelation, lakeRelation } from './relations.js';
-import type { OrderedTable } from './sort-file-tables.js';
+import type { SqlRunner } from './sql-runner.js';
+
+/** A model kept in the file and the columns its table is stored in order of. */
+export interface OrderedTable {
+  name: string;
+  orderBy: readonly string[];
+}
 
 /** How a move reaches the warehouse: its writer's transactions and connections of its own. */
 export interface MoveContext {

@@ -1,15 +1,9 @@
 /** The lake: old days of the warehouse as Hive-partitioned parquet beside it, read with the file's rows. */
 export { type CrashStep, crashPoint } from './crash-point.js';
-export { type MoveContext, recordedLakeDir } from './finish-move.js';
+export { type MoveContext, type OrderedTable, recordedLakeDir } from './finish-move.js';
 export { isLakeInputError, LakeInputError } from './lake-input-error.js';
 export { type LakeStatus, readLakeStatus } from './lake-status.js';
-export {
-  connectionRunner,
-  createWholeView,
-  createWholeViews,
-  hasLake,
-  type SqlRunner,
-} from './lake-views.js';
+export { createWholeView, createWholeViews, hasLake } from './lake-views.js';
 export {
   LAKE_MANIFEST,
   type LakeFile,
@@ -20,4 +14,5 @@ export {
 export { type LakeMoveSummary, moveToLake, openLake } from './move.js';
 export { markRebuilt, publishRebuilds, waitingRebuilds } from './rebuild.js';
 export { hotTableOf, type LakeRelation, lakeRelationsOf, RAW_RELATIONS } from './relations.js';
-export { type OrderedTable, sortFileTables } from './sort-file-tables.js';
+export { sortFileTables } from './sort-file-tables.js';
+export { connectionRunner, type SqlRunner } from './sql-runner.js';

@@ -7,9 +7,10 @@ import { readdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { copyToParquet } from '../parquet-store/index.js';
 import { timestampText } from './finish-move.js';
-import { columnsOf, ident, literal, parquetColumn, type SqlRunner } from './lake-views.js';
+import { columnsOf, ident, literal, parquetColumn } from './lake-views.js';
 import type { LakeFile, LakeManifest } from './manifest.js';
 import type { LakeRelation } from './relations.js';
+import type { SqlRunner } from './sql-runner.js';
 
 /** Rows per row group of a sorted day file: a day of one item group's runs spans one or two. */
 const SORTED_ROW_GROUP = 16_384;

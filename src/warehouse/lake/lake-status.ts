@@ -1,6 +1,7 @@
 /** What the lake holds, as the warehouse file's last completed move recorded it: days, files, bytes. */
-import type { SqlRunner } from './lake-views.js';
+
 import { hasLake } from './lake-views.js';
+import type { SqlRunner } from './sql-runner.js';
 
 /** The lake's size. */
 export interface LakeStatus {

@@ -5,27 +5,9 @@
  * so a row copied to the lake but not yet deleted here is read once; the files are those of the
  * last move the file completed (`lake_files`), so files a move is writing are not read yet.
  */
-import type { DuckDBConnection } from '@duckdb/node-api';
-import type { Params } from '../../shared/database.js';
 import { filesBySchema } from './file-schemas.js';
 import { hotTableOf, type LakeRelation } from './relations.js';
-
-/** Runs SQL on the writer's transaction or on a connection of its own. */
-export interface SqlRunner {
-  all<T = Record<string, unknown>>(sql: string, params?: Params): Promise<T[]>;
-  run(sql: string, params?: Params): Promise<void>;
-}
-
-/** `connection` as a {@link SqlRunner}. */
-export function connectionRunner(connection: DuckDBConnection): SqlRunner {
-  return {
-    all: async <T>(sql: string, params?: Params) =>
-      (await connection.runAndReadAll(sql, params)).getRowObjectsJS() as T[],
-    run: async (sql: string, params?: Params) => {
-      await connection.run(sql, params);
-    },
-  };
-}
+import type { SqlRunner } from './sql-runner.js';
 
 /** A column of a table, as DuckDB names and types it. */
 export interface Column {

@@ -16,11 +16,12 @@ import { recordPendingEventRanges } from './event-ranges.js';
 import { boundOf, finishMove, type MoveContext, readBounds, recordFiles } from './finish-move.js';
 import { copyDays, removeLeftovers } from './lake-files.js';
 import { LakeInputError } from './lake-input-error.js';
-import { connectionRunner, createWholeViews, hasLake, hotTable, type SqlRunner } from './lake-views.js';
+import { createWholeViews, hasLake, hotTable } from './lake-views.js';
 import { type LakeFile, type LakeManifest, readLakeManifest, writeLakeManifest } from './manifest.js';
 import { publishRebuilds } from './rebuild.js';
 import type { LakeRelation } from './relations.js';
 import { sortFileTables } from './sort-file-tables.js';
+import { connectionRunner, type SqlRunner } from './sql-runner.js';
 
 /** What a move did. */
 export interface LakeMoveSummary {

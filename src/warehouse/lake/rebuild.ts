@@ -14,9 +14,10 @@ import { randomUUID } from 'node:crypto';
 import { crashPoint } from './crash-point.js';
 import { finishMove, type MoveContext, readBounds } from './finish-move.js';
 import { copyDays, removeLeftovers } from './lake-files.js';
-import { connectionRunner, isTable, type SqlRunner } from './lake-views.js';
+import { isTable } from './lake-views.js';
 import { type LakeFile, readLakeManifest, writeLakeManifest } from './manifest.js';
 import { hotTableOf, lakeRelation } from './relations.js';
+import { connectionRunner, type SqlRunner } from './sql-runner.js';
 
 /** Whether the file has the table of rebuilds waiting (one migrated up to an older layout has not). */
 async function hasRebuilds(sql: SqlRunner): Promise<boolean> {

@@ -9,12 +9,6 @@
 import type { MoveContext } from './finish-move.js';
 import { ident, isTable } from './lake-views.js';
 
-/** A model kept in the file and the columns its table is stored in order of. */
-export interface OrderedTable {
-  name: string;
-  orderBy: readonly string[];
-}
-
 /** Rewrites each of `context.ordered` that is built in its order, one transaction each; the names rewritten. */
 export async function sortFileTables(context: MoveContext): Promise<string[]> {
   const sorted: string[] = [];

@@ -39,17 +39,22 @@ async function land(at: number, names: string[]): Promise<void> {
   await warehouse.refreshModels({ select: ['fct_listing_lifecycle'] });
 }
 
+/** `count` group names, `first` and on in steps of 7 (mod 100). */
+function names(first: number, count: number): string[] {
+  return Array.from({ length: count }, (_, i) => `Item ${String((first + i * 7) % 100).padStart(2, '0')}`);
+}
+
 it('stores the lifecycle in group order after a move, the rows appended since included', async () => {
-  await land(T0, ['M4', 'Glock']);
-  await land(T0 + 10 * MINUTE, ['AK', 'M4']);
+  await land(T0, names(3, 12));
+  await land(T0 + 10 * MINUTE, names(5, 12));
   const before = await storedNames();
-  expect(before).toHaveLength(4);
-  // The increment appended its listings after those built first.
+  expect(before).toHaveLength(24);
+  // Built and appended in the orders the builds give (24 rows: not sorted by chance).
   expect(before).not.toEqual([...before].sort());
   const rows = await warehouse.query('SELECT * FROM fct_listing_lifecycle ORDER BY listing_id');
 
   clock.now = T0 + 20 * MINUTE;
   await warehouse.moveToLake(T0);
-  expect(await storedNames()).toEqual(['AK', 'Glock', 'M4', 'M4']);
+  expect(await storedNames()).toEqual([...before].sort());
   expect(await warehouse.query('SELECT * FROM fct_listing_lifecycle ORDER BY listing_id')).toEqual(rows);
 });
