@@ -21,14 +21,16 @@ afterAll(async () => {
 const LISTINGS = '/v1/listings';
 const SNAPSHOT = '/v1/prices/snapshot.ndjson.gz';
 
-/** How many page items landed as repeats, and how many snapshot files were downloaded, so far. */
-async function progress(warehousePath: string): Promise<{ repeats: number; files: number }> {
+/** How many page items landed as repeats, snapshot files were downloaded and pages landed, so far. */
+async function progress(warehousePath: string): Promise<{ repeats: number; files: number; pages: number }> {
   const [row] = await askCollector(
     warehousePath,
     `SELECT (SELECT count(*) FROM raw_listing_repeats) AS repeats,
-            (SELECT count(*) FROM snapshot_fetches WHERE status = 'downloaded') AS files`,
+            (SELECT count(*) FROM snapshot_fetches WHERE status = 'downloaded') AS files,
+            (SELECT count(*) FROM (SELECT via, pass_id, page FROM raw_listing_observations WHERE page IS NOT NULL
+              UNION SELECT via, pass_id, page FROM raw_listing_repeats WHERE page IS NOT NULL)) AS pages`,
   );
-  return { repeats: Number(row?.repeats ?? 0), files: Number(row?.files ?? 0) };
+  return { repeats: Number(row?.repeats ?? 0), files: Number(row?.files ?? 0), pages: Number(row?.pages ?? 0) };
 }
 
 /**
@@ -82,6 +84,10 @@ describe('what the collector received, rebuilt from the warehouse', () => {
     await holdsWarehouse(warehousePath);
     await offerNextSnapshot(t);
     await landedMore(warehousePath, beforeKill);
+    // Enough pages to check, however fast the collector went meanwhile.
+    await expect
+      .poll(async () => (await progress(warehousePath)).pages, { timeout: 90_000, interval: 250 })
+      .toBeGreaterThan(15);
     await t.sandbox('/simulator', { paused: true });
     await stopChild(collector, 'SIGTERM', children);
 
