@@ -30,7 +30,11 @@ async function progress(warehousePath: string): Promise<{ repeats: number; files
             (SELECT count(*) FROM (SELECT via, pass_id, page FROM raw_listing_observations WHERE page IS NOT NULL
               UNION SELECT via, pass_id, page FROM raw_listing_repeats WHERE page IS NOT NULL)) AS pages`,
   );
-  return { repeats: Number(row?.repeats ?? 0), files: Number(row?.files ?? 0), pages: Number(row?.pages ?? 0) };
+  return {
+    repeats: Number(row?.repeats ?? 0),
+    files: Number(row?.files ?? 0),
+    pages: Number(row?.pages ?? 0),
+  };
 }
 
 /**
