@@ -6,37 +6,26 @@
  * changes of the day before once built: the next increment still carries its listing that went live
  * then, and equals a full rebuild; a group without a run of late still finds its own changes.
  */
-import { join } from 'node:path';
-import { afterAll, beforeAll, expect, it } from 'vitest';
-import { Warehouse, type WarehouseBatch } from '../../src/warehouse/index.js';
-import { makeTempDir, modelRows, newEvent, priceRow, snapshotBatch, T0 } from './fixtures.js';
+import { expect, it } from 'vitest';
+import type { WarehouseBatch } from '../../src/warehouse/index.js';
+import { useClockedWarehouse } from './clocked-warehouse.js';
+import { modelRows, newEvent, priceRow, snapshotBatch, T0 } from './fixtures.js';
 
 const MINUTE = 60_000;
 const MODELS = ['int_live_minask_changes', 'int_minask_minutes', 'int_minask_spells'];
 /** Day 1 is the day before T0 (midnight of day 2). */
 const DAY_1 = T0 - 14 * 60 * MINUTE;
 
-let dir: string;
-let cleanup: () => void;
-const clock = { now: DAY_1 };
-let warehouse: Warehouse;
-beforeAll(async () => {
-  ({ dir, cleanup } = makeTempDir());
-  warehouse = await Warehouse.open(join(dir, 'w.duckdb'), { clock: () => clock.now });
-});
-afterAll(async () => {
-  await warehouse?.close();
-  cleanup?.();
-});
+const t = useClockedWarehouse(DAY_1);
 
 async function landAt(at: number, batch: WarehouseBatch): Promise<void> {
-  clock.now = at;
-  await warehouse.write([batch]);
+  t.clock.now = at;
+  await t.warehouse.write([batch]);
 }
 
 async function refreshAt(at: number): Promise<void> {
-  clock.now = at;
-  await warehouse.refreshModels({ select: MODELS });
+  t.clock.now = at;
+  await t.warehouse.refreshModels({ select: MODELS });
 }
 
 it('carries a group\u2019s collector figures from its stored runs, or its changes when it has none of late', async () => {
@@ -50,21 +39,21 @@ it('carries a group\u2019s collector figures from its stored runs, or its change
       newEvent('s-2', 'l-2', DAY_1, { market_hash_name: 'M4', price_usd: 9 }),
     ],
   });
-  await landAt(DAY_1 + MINUTE, snapshotBatch(dir, 'v1', DAY_1 + MINUTE, [ak, m4]));
+  await landAt(DAY_1 + MINUTE, snapshotBatch(t.dir, 'v1', DAY_1 + MINUTE, [ak, m4]));
   await refreshAt(DAY_1 + 2 * MINUTE);
   // Day 2, 00:05: the next list, without M4.
-  await landAt(T0 + 5 * MINUTE, snapshotBatch(dir, 'v2', T0 + 5 * MINUTE, [ak]));
+  await landAt(T0 + 5 * MINUTE, snapshotBatch(t.dir, 'v2', T0 + 5 * MINUTE, [ak]));
   await refreshAt(T0 + 6 * MINUTE);
   // AK's changes before day 2 are no longer read: they go.
-  await warehouse.query(
+  await t.warehouse.query(
     `DELETE FROM int_live_minask_changes WHERE market_hash_name = 'AK' AND minute < TIMESTAMP '2026-11-01'`,
   );
   // 00:10: a list of both again; both listings of day 1 are still live. M4 has no run on day 2
   // before it: its figures come from its changes.
-  await landAt(T0 + 10 * MINUTE, snapshotBatch(dir, 'v3', T0 + 10 * MINUTE, [ak, m4]));
+  await landAt(T0 + 10 * MINUTE, snapshotBatch(t.dir, 'v3', T0 + 10 * MINUTE, [ak, m4]));
   await refreshAt(T0 + 11 * MINUTE);
 
-  const rows = await warehouse.query(
+  const rows = await t.warehouse.query(
     `SELECT market_hash_name, live_min_ask_usd, live_listed_count, service_min_ask_usd FROM int_minask_spells
      WHERE TIMESTAMP '2026-11-01 00:10:00' BETWEEN minute AND last_minute ORDER BY market_hash_name`,
   );
@@ -72,7 +61,7 @@ it('carries a group\u2019s collector figures from its stored runs, or its change
     { market_hash_name: 'AK', live_min_ask_usd: 5, live_listed_count: 1, service_min_ask_usd: 1.5 },
     { market_hash_name: 'M4', live_min_ask_usd: 9, live_listed_count: 1, service_min_ask_usd: 7 },
   ]);
-  const [minute] = await warehouse.query(
+  const [minute] = await t.warehouse.query(
     `SELECT CAST(live_as_of AS VARCHAR) AS live_as_of FROM int_minask_minutes
      WHERE app_id = 730 AND minute = TIMESTAMP '2026-11-01 00:10:00'`,
   );
@@ -80,8 +69,8 @@ it('carries a group\u2019s collector figures from its stored runs, or its change
   expect(minute?.live_as_of).toBe('2026-10-31 10:00:00');
 
   // The increments equal a full rebuild (which reads the whole history again).
-  const incremental = await modelRows(warehouse, ['int_minask_spells', 'int_minask_minutes']);
-  clock.now += 1_000;
-  await warehouse.refreshModels({ select: MODELS, fullRefresh: true });
-  expect(await modelRows(warehouse, ['int_minask_spells', 'int_minask_minutes'])).toEqual(incremental);
+  const incremental = await modelRows(t.warehouse, ['int_minask_spells', 'int_minask_minutes']);
+  t.clock.now += 1_000;
+  await t.warehouse.refreshModels({ select: MODELS, fullRefresh: true });
+  expect(await modelRows(t.warehouse, ['int_minask_spells', 'int_minask_minutes'])).toEqual(incremental);
 });

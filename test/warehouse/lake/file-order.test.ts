@@ -3,40 +3,28 @@
  * rewritten in that order at each lake move, the rows its increments appended since included, and
  * the same rows after.
  */
-import { join } from 'node:path';
-import { afterAll, beforeAll, expect, it } from 'vitest';
-import { Warehouse } from '../../../src/warehouse/index.js';
-import { makeTempDir, newEvent, T0 } from '../fixtures.js';
+import { expect, it } from 'vitest';
+import { useClockedWarehouse } from '../clocked-warehouse.js';
+import { newEvent, T0 } from '../fixtures.js';
 
 const MINUTE = 60_000;
 
-let dir: string;
-let cleanup: () => void;
-const clock = { now: T0 };
-let warehouse: Warehouse;
-beforeAll(async () => {
-  ({ dir, cleanup } = makeTempDir());
-  warehouse = await Warehouse.open(join(dir, 'w.duckdb'), { clock: () => clock.now });
-});
-afterAll(async () => {
-  await warehouse?.close();
-  cleanup?.();
-});
+const t = useClockedWarehouse(T0);
 
 /** The lifecycle's groups in the order its table stores them. */
 async function storedNames(): Promise<string[]> {
-  const rows = await warehouse.query('SELECT market_hash_name FROM fct_listing_lifecycle ORDER BY rowid');
+  const rows = await t.warehouse.query('SELECT market_hash_name FROM fct_listing_lifecycle ORDER BY rowid');
   return rows.map((r) => String(r.market_hash_name));
 }
 
 async function land(at: number, names: string[]): Promise<void> {
-  clock.now = at;
+  t.clock.now = at;
   const events = names.map((name, i) =>
     newEvent(`s-${at}-${i}`, `l-${at}-${i}`, at, { market_hash_name: name, price_usd: 5 + i }),
   );
-  await warehouse.write([{ source: 'stream', events }]);
-  clock.now = at + MINUTE;
-  await warehouse.refreshModels({ select: ['fct_listing_lifecycle'] });
+  await t.warehouse.write([{ source: 'stream', events }]);
+  t.clock.now = at + MINUTE;
+  await t.warehouse.refreshModels({ select: ['fct_listing_lifecycle'] });
 }
 
 /** `count` group names, `first` and on in steps of 7 (mod 100). */
@@ -51,10 +39,10 @@ it('stores the lifecycle in group order after a move, the rows appended since in
   expect(before).toHaveLength(24);
   // Built and appended in the orders the builds give (24 rows: not sorted by chance).
   expect(before).not.toEqual([...before].sort());
-  const rows = await warehouse.query('SELECT * FROM fct_listing_lifecycle ORDER BY listing_id');
+  const rows = await t.warehouse.query('SELECT * FROM fct_listing_lifecycle ORDER BY listing_id');
 
-  clock.now = T0 + 20 * MINUTE;
-  await warehouse.moveToLake(T0);
+  t.clock.now = T0 + 20 * MINUTE;
+  await t.warehouse.moveToLake(T0);
   expect(await storedNames()).toEqual([...before].sort());
-  expect(await warehouse.query('SELECT * FROM fct_listing_lifecycle ORDER BY listing_id')).toEqual(rows);
+  expect(await t.warehouse.query('SELECT * FROM fct_listing_lifecycle ORDER BY listing_id')).toEqual(rows);
 });

@@ -5,39 +5,29 @@
  */
 import { join } from 'node:path';
 import { DuckDBInstance } from '@duckdb/node-api';
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import type { StreamEventRow } from '../../../src/warehouse/index.js';
 import { Warehouse } from '../../../src/warehouse/index.js';
-import { makeTempDir, newEvent, T0 } from '../fixtures.js';
+import { useClockedWarehouse } from '../clocked-warehouse.js';
+import { newEvent, T0 } from '../fixtures.js';
 import { DAY, dayBatches, landDays } from './lake-fixture.js';
 
-let dir: string;
-let cleanup: () => void;
-const clock = { now: T0 };
-let warehouse: Warehouse;
-beforeAll(async () => {
-  ({ dir, cleanup } = makeTempDir());
-  warehouse = await Warehouse.open(join(dir, 'w.duckdb'), { clock: () => clock.now });
-});
-afterAll(async () => {
-  await warehouse.close();
-  cleanup();
-});
+const t = useClockedWarehouse(T0);
 
 /** The stream's batches of days 0-2 of the lake fixture. */
 function streamBatches() {
-  return [0, 1, 2].flatMap((d) => dayBatches(dir, T0, d).filter((b) => b.batch.source === 'stream'));
+  return [0, 1, 2].flatMap((d) => dayBatches(t.dir, T0, d).filter((b) => b.batch.source === 'stream'));
 }
 
 /** Writes `events` as one stream batch at `at`. */
 async function writeEvents(at: number, events: StreamEventRow[]): Promise<void> {
-  clock.now = at;
-  await warehouse.write([{ source: 'stream', events }]);
+  t.clock.now = at;
+  await t.warehouse.write([{ source: 'stream', events }]);
 }
 
 /** How many times each event id is read across the file and the lake, for the ids read more than once or in `ids`. */
 async function eventCounts(ids: string[]): Promise<Record<string, number>> {
-  const rows = await warehouse.query(
+  const rows = await t.warehouse.query(
     `SELECT event_id, count(*)::INTEGER AS n FROM raw_listing_events
      WHERE event_id IN (${ids.map((id) => `'${id}'`).join(', ') || 'NULL'}) OR event_id IN (
        SELECT event_id FROM raw_listing_events GROUP BY ALL HAVING count(*) > 1)
@@ -56,24 +46,24 @@ it('lands an event moved to the lake once, whether replayed by position or by an
     newEvent('z-007', 'Z7', at),
   ];
   await writeEvents(T0 + 1000, odd(T0 + 1000));
-  await landDays(warehouse, clock, dir, 3);
-  const [{ n: landed } = { n: 0 }] = await warehouse.query(
+  await landDays(t.warehouse, t.clock, t.dir, 3);
+  const [{ n: landed } = { n: 0 }] = await t.warehouse.query(
     'SELECT count(*)::INTEGER AS n FROM raw_listing_events',
   );
-  clock.now = T0 + 3 * DAY;
-  const moved = await warehouse.moveToLake(T0 + 2 * DAY);
+  t.clock.now = T0 + 3 * DAY;
+  const moved = await t.warehouse.moveToLake(T0 + 2 * DAY);
   expect(moved.relations.raw_listing_events?.rows).toBe(13);
-  expect(await warehouse.query('SELECT * FROM lake_event_ranges ORDER BY log, day')).toEqual([
+  expect(await t.warehouse.query('SELECT * FROM lake_event_ranges ORDER BY log, day')).toEqual([
     { log: 'e0-', day: '2026-11-01', lo: 1, hi: 4 },
     { log: 'e1-', day: '2026-11-02', lo: 1, hi: 4 },
     { log: 'g-', day: '2026-11-01', lo: 1, hi: 5 },
   ]);
 
   // Every event sent again, the moved days' and the day still in the file: nothing lands.
-  for (const { batch } of streamBatches()) await warehouse.write([batch]);
+  for (const { batch } of streamBatches()) await t.warehouse.write([batch]);
   await writeEvents(T0 + 3 * DAY, odd(T0 + 3 * DAY));
   expect(await eventCounts([])).toEqual({});
-  expect(await warehouse.query('SELECT count(*)::INTEGER AS n FROM raw_listing_events')).toEqual([
+  expect(await t.warehouse.query('SELECT count(*)::INTEGER AS n FROM raw_listing_events')).toEqual([
     { n: landed },
   ]);
 
@@ -85,12 +75,12 @@ it('lands an event moved to the lake once, whether replayed by position or by an
   expect(await eventCounts(['g-3', 'z-7'])).toEqual({ 'g-3': 1, 'z-7': 1 });
 
   // A second move adds the ranges of its days; a reopen keeps them.
-  clock.now = T0 + 3 * DAY + 1000;
-  await warehouse.moveToLake(clock.now);
-  await warehouse.close();
-  warehouse = await Warehouse.open(join(dir, 'w.duckdb'), { clock: () => clock.now });
+  t.clock.now = T0 + 3 * DAY + 1000;
+  await t.warehouse.moveToLake(t.clock.now);
+  await t.warehouse.close();
+  t.warehouse = await Warehouse.open(join(t.dir, 'w.duckdb'), { clock: () => t.clock.now });
   expect(
-    await warehouse.query(
+    await t.warehouse.query(
       "SELECT * FROM lake_event_ranges WHERE log IN ('g-', 'e2-', 'z-') ORDER BY log, day",
     ),
   ).toEqual([
@@ -100,20 +90,20 @@ it('lands an event moved to the lake once, whether replayed by position or by an
     { log: 'z-', day: '2026-11-04', lo: 7, hi: 7 },
   ]);
   await writeEvents(T0 + 3 * DAY, [...odd(T0 + 3 * DAY), newEvent('g-3', 'G3', T0 + 3 * DAY)]);
-  for (const { batch } of streamBatches()) await warehouse.write([batch]);
+  for (const { batch } of streamBatches()) await t.warehouse.write([batch]);
   expect(await eventCounts([])).toEqual({});
 
   // A file that moved events before the ranges were kept reads its lake's event files once on open.
-  const ranges = await warehouse.query('SELECT * FROM lake_event_ranges ORDER BY log, day');
-  await warehouse.close();
-  const older = await (await DuckDBInstance.create(join(dir, 'w.duckdb'))).connect();
+  const ranges = await t.warehouse.query('SELECT * FROM lake_event_ranges ORDER BY log, day');
+  await t.warehouse.close();
+  const older = await (await DuckDBInstance.create(join(t.dir, 'w.duckdb'))).connect();
   await older.run(`DELETE FROM lake_event_ranges;
     CREATE TABLE lake_event_ranges_pending AS SELECT path FROM lake_files WHERE relation = 'raw_listing_events'`);
   older.closeSync();
-  warehouse = await Warehouse.open(join(dir, 'w.duckdb'), { clock: () => clock.now });
-  expect(await warehouse.query('SELECT * FROM lake_event_ranges ORDER BY log, day')).toEqual(ranges);
+  t.warehouse = await Warehouse.open(join(t.dir, 'w.duckdb'), { clock: () => t.clock.now });
+  expect(await t.warehouse.query('SELECT * FROM lake_event_ranges ORDER BY log, day')).toEqual(ranges);
   expect(
-    await warehouse.query(
+    await t.warehouse.query(
       "SELECT count(*)::INTEGER AS n FROM information_schema.tables WHERE table_name = 'lake_event_ranges_pending'",
     ),
   ).toEqual([{ n: 0 }]);

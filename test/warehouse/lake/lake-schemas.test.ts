@@ -3,52 +3,42 @@
  * `union_by_name` (which opens every file to bind their union at each read), and files of another
  * set (a column given since some were written) by a read of their own, the column they lack null.
  */
-import { join } from 'node:path';
-import { afterAll, beforeAll, expect, it } from 'vitest';
-import { Warehouse } from '../../../src/warehouse/index.js';
-import { makeTempDir, T0 } from '../fixtures.js';
+import { beforeAll, expect, it } from 'vitest';
+import { useClockedWarehouse } from '../clocked-warehouse.js';
+import { T0 } from '../fixtures.js';
 import { DAY } from './lake-fixture.js';
 
-let dir: string;
-let cleanup: () => void;
-const clock = { now: T0 };
-let warehouse: Warehouse;
+const t = useClockedWarehouse(T0);
 beforeAll(async () => {
-  ({ dir, cleanup } = makeTempDir());
-  warehouse = await Warehouse.open(join(dir, 'w.duckdb'), { clock: () => clock.now });
   // An FX answer landed on each of three days.
   for (let d = 0; d < 3; d++) {
-    clock.now = T0 + d * DAY + 3_600_000;
-    await warehouse.write([
-      { source: 'fx', fx: { updatedAt: clock.now, fetchedAt: clock.now, rates: { EUR: 0.9 + d / 100 } } },
+    t.clock.now = T0 + d * DAY + 3_600_000;
+    await t.warehouse.write([
+      { source: 'fx', fx: { updatedAt: t.clock.now, fetchedAt: t.clock.now, rates: { EUR: 0.9 + d / 100 } } },
     ]);
   }
-  clock.now = T0 + 3 * DAY;
-});
-afterAll(async () => {
-  await warehouse?.close();
-  cleanup?.();
+  t.clock.now = T0 + 3 * DAY;
 });
 
 async function viewSql(): Promise<string> {
-  const [view] = await warehouse.query("SELECT sql FROM duckdb_views() WHERE view_name = 'raw_fx_rates'");
+  const [view] = await t.warehouse.query("SELECT sql FROM duckdb_views() WHERE view_name = 'raw_fx_rates'");
   return String(view?.sql);
 }
 
 it('reads files of one set of columns in one read, and a column some files lack as null', async () => {
-  await warehouse.moveToLake(T0 + DAY);
+  await t.warehouse.moveToLake(T0 + DAY);
   expect(await viewSql()).toContain('read_parquet');
   expect(await viewSql()).not.toContain('union_by_name');
 
   // A column given since the first day's file was written.
-  await warehouse.query('ALTER TABLE raw_fx_rates__hot ADD COLUMN extra INTEGER');
-  await warehouse.query('UPDATE raw_fx_rates__hot SET extra = 7');
-  await warehouse.moveToLake(T0 + 2 * DAY);
+  await t.warehouse.query('ALTER TABLE raw_fx_rates__hot ADD COLUMN extra INTEGER');
+  await t.warehouse.query('UPDATE raw_fx_rates__hot SET extra = 7');
+  await t.warehouse.moveToLake(T0 + 2 * DAY);
   const sql = await viewSql();
   expect(sql.match(/read_parquet\(/g)).toHaveLength(2);
   expect(sql).not.toContain('union_by_name');
   expect(
-    await warehouse.query(
+    await t.warehouse.query(
       `SELECT strftime(CAST(ingested_at AS DATE), '%Y-%m-%d') AS day, count(*) AS rows, count(extra) AS filled
        FROM raw_fx_rates GROUP BY ALL ORDER BY day`,
     ),
