@@ -368,6 +368,9 @@ function memoryLimits(options: WarehouseOptions): { limit: string; fullBuild: st
   return { limit, fullBuild: options.fullBuildMemoryLimit ?? fullBuild };
 }
 
+/** DuckDB's block size for a warehouse file it creates. */
+const WAREHOUSE_BLOCK_BYTES = 65_536;
+
 /**
  * Opens the file with the warehouse's settings and migrations, turning DuckDB's lock conflict into a
  * {@link WarehouseLockedError}.
@@ -390,6 +393,12 @@ async function openDatabase(path: string, options: WarehouseOptions): Promise<Da
         // 100 MiB with it; `test/bench/README.md`).
         preserve_insertion_order: 'true',
         checkpoint_threshold: options.checkpointThreshold ?? WAREHOUSE_DEFAULTS.checkpointThreshold,
+        // A new file's blocks (an existing one keeps its own). Rows appended to a table since the last
+        // checkpoint sit in a block per column and validity mask, however few: with DuckDB's 256 KiB
+        // every table a daemon writes held 0.5 MiB per column until the next checkpoint (about 175
+        // MiB in the main job), at 64 KiB a quarter of it, and the file is smaller too
+        // (`test/bench/README.md`, "The blocks of a new warehouse").
+        default_block_size: String(WAREHOUSE_BLOCK_BYTES),
       },
       sessionSql: ["SET TimeZone = 'UTC'"],
     });
