@@ -135,7 +135,7 @@ export async function startCollector(options: CollectorOptions): Promise<Running
   if (snapshot) jobs.push(startSourceJob(snapshot, log, { cron: sources.snapshotCron }));
   const { modelsCron } = work;
   const models =
-    modelsCron === null ? null : createModelsTask(warehouse, (ms) => metrics.workDone('models', ms));
+    modelsCron === null ? null : createModelsTask(warehouse, (ms) => metrics.workDone('models', ms), writer);
   if (models && modelsCron !== null)
     jobs.push(startSourceJob(models, log, { cron: modelsCron, failure: 'model refresh failed' }));
   /** A task on a cron schedule that first runs at its first tick, not at start. */

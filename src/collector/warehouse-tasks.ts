@@ -3,8 +3,10 @@
  * the days since yesterday, and market reports. A failed run is reported, never fatal: the next
  * one retries.
  */
+
+import { untilAborted } from '../client/abortable.js';
 import { onExport } from '../warehouse/export/index.js';
-import { buildReport, exportModels, type Warehouse } from '../warehouse/index.js';
+import { type BatchWriter, buildReport, exportModels, type Warehouse } from '../warehouse/index.js';
 import { onReport } from '../warehouse/report/index.js';
 import type { SourceTask } from './source-job.js';
 import { StatusBoard } from './source-status.js';
@@ -48,13 +50,27 @@ export function createExportTask(warehouse: Warehouse, dir: string, board: Statu
 }
 
 /**
- * The model refresh task: status named `models`, `landed` counts rows of the models built;
- * `onDone` hears how long each refresh took.
+ * Longest a refresh waits for a burst to land: a backfill of hours still refreshes the models this
+ * often.
  */
-export function createModelsTask(warehouse: Warehouse, onDone?: (durationMs: number) => void): SourceTask {
+const MAX_BURST_WAIT_MS = 10 * 60_000;
+
+/**
+ * The model refresh task: status named `models`, `landed` counts rows of the models built;
+ * `onDone` hears how long each refresh took. With `landing` (the daemon's batch writer), a refresh
+ * due while a burst lands waits until it has landed (at most {@link MAX_BURST_WAIT_MS}): beside a
+ * burst, a build's open transaction kept every row landed meanwhile in memory, and took the CPU the
+ * burst lands with (`test/bench/README.md`, ingest).
+ */
+export function createModelsTask(
+  warehouse: Warehouse,
+  onDone?: (durationMs: number) => void,
+  landing?: Pick<BatchWriter, 'calm'>,
+): SourceTask {
   return {
     board: new StatusBoard('models'),
     async run(signal) {
+      if (landing) await untilAborted(calmOrLater(landing, MAX_BURST_WAIT_MS), signal);
       // A stop interrupts a build in progress: it rolls back, and the next start builds again.
       const summary = await warehouse.refreshModels({ signal });
       onDone?.(summary.durationMs);
@@ -87,4 +103,14 @@ export function createReportTask(warehouse: Warehouse, dir: string, board: Statu
       return 0;
     },
   };
+}
+
+/** Resolves once `landing` is calm, or after `ms` whatever it is doing. */
+async function calmOrLater(landing: Pick<BatchWriter, 'calm'>, ms: number): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  const later = new Promise<void>((resolve) => {
+    timer = setTimeout(resolve, ms);
+  });
+  await Promise.race([landing.calm(), later]);
+  clearTimeout(timer);
 }

@@ -154,6 +154,27 @@ describe('BatchWriter', () => {
     await writer.close();
   });
 
+  it('is calm at once without a burst, and once a burst has landed and the live set covers it', async () => {
+    const writer = new BatchWriter(warehouse, { maxRows: 100_000, maxDelayMs: 60_000, maxWriteRows: 2 });
+    await writer.calm();
+    const adds = [1, 2, 3, 4, 5].map((n) => writer.add(streamBatch(n)));
+    expect(writer.bursting).toBe(true);
+    let calmAt: { events: number; pending: number } | undefined;
+    const calm = writer.calm().then(async () => {
+      calmAt = { events: await count('raw_listing_events'), pending: await count('live_set_pending') };
+    });
+    // The same end for every caller.
+    expect(writer.calm()).toBe(writer.calm());
+    const flushed = writer.flush();
+    await adds[1];
+    expect(calmAt).toBeUndefined();
+    await flushed;
+    await calm;
+    expect(calmAt).toEqual({ events: 5, pending: 0 });
+    expect(writer.bursting).toBe(false);
+    await writer.close();
+  });
+
   it('brings the state and the counts up to date after a write while only a trickle waits', async () => {
     const writer = new BatchWriter(warehouse, {
       maxRows: 100_000,

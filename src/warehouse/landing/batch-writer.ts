@@ -63,6 +63,12 @@ export class BatchWriter {
   /** A write is in flight; size and time triggers then wait for it and take everything queued meanwhile. */
   private writing = false;
   private flushWanted = false;
+  /** Rows taken for a write and not yet committed (or failed). */
+  private takenRows = 0;
+  /** Rows the last write finished took: a burst fills its writes, its last one does not. */
+  private lastWriteRows = 0;
+  /** The end of the burst being written, one promise for every caller of {@link calm}. */
+  private burstEnd: { landed: Promise<void>; resolve: () => void } | undefined;
 
   constructor(
     private readonly warehouse: Warehouse,
@@ -89,6 +95,34 @@ export class BatchWriter {
   /** Rows queued and not yet committed. */
   get backlog(): number {
     return this.pendingRows;
+  }
+
+  /**
+   * Whether a burst is being written: half a write or more waits or is being written, or the last
+   * write took that much and more rows came since (the writes of a burst are full, and between two
+   * of them the queue may be briefly short; a burst has ended when nothing came).
+   */
+  get bursting(): boolean {
+    const half = this.maxWriteRows / 2;
+    const unwritten = this.pendingRows + this.takenRows;
+    return unwritten >= half || (this.lastWriteRows >= half && unwritten > 0);
+  }
+
+  /**
+   * Resolves once no burst is being written (at once when none is), the live set brought up to date
+   * after it: work that can wait, a model refresh say, then does not hold a transaction open beside
+   * the burst (the rows landed meanwhile stay in memory until it ends) nor take its CPU.
+   */
+  calm(): Promise<void> {
+    if (!this.bursting) return Promise.resolve();
+    if (!this.burstEnd) {
+      let resolve = () => {};
+      const landed = new Promise<void>((r) => {
+        resolve = r;
+      });
+      this.burstEnd = { landed, resolve };
+    }
+    return this.burstEnd.landed;
   }
 
   /** Resolves once fewer than `rows` rows wait to be written (a source's backpressure). */
@@ -123,6 +157,8 @@ export class BatchWriter {
    */
   private writeNext(): Promise<void> {
     const taken = this.takeForWrite();
+    const rows = taken.reduce((sum, p) => sum + countBatchRows(p.batch), 0);
+    this.takenRows += rows;
     this.writing = true;
     const flushed = this.lastFlush
       .then(() => this.warehouse.write(this.stamped(mergeBatches(taken.map((p) => p.batch)))))
@@ -137,7 +173,13 @@ export class BatchWriter {
         },
       );
     const refreshed = flushed.then(() => this.applyLanded());
-    this.lastFlush = refreshed.catch(() => undefined).finally(() => this.afterWrite(flushed));
+    this.lastFlush = refreshed
+      .catch(() => undefined)
+      .finally(() => {
+        this.takenRows -= rows;
+        this.lastWriteRows = rows;
+        this.afterWrite(flushed);
+      });
     return refreshed;
   }
 
@@ -160,6 +202,13 @@ export class BatchWriter {
   async close(): Promise<void> {
     this.closed = true;
     await this.flush();
+    this.wakeIfCalm();
+  }
+
+  private wakeIfCalm(): void {
+    if (this.bursting || !this.burstEnd) return;
+    this.burstEnd.resolve();
+    this.burstEnd = undefined;
   }
 
   /** The oldest queued batches up to `maxWriteRows` rows (at least one), removed from the queue. */
@@ -192,6 +241,7 @@ export class BatchWriter {
   private afterWrite(finished: Promise<void>): void {
     void finished.catch(() => undefined);
     this.writing = false;
+    this.wakeIfCalm();
     if (this.pending.length > 0 && (this.flushWanted || this.pendingRows >= this.maxRows)) {
       this.flushWanted = false;
       this.flushInBackground();
