@@ -12,12 +12,12 @@ import type { LakeFile, LakeManifest } from './manifest.js';
 import type { LakeRelation } from './relations.js';
 import type { SqlRunner } from './sql-runner.js';
 
-/** Rows per row group of a sorted file: a day of one item group's runs spans one or two. */
+/** Rows per row group of a sorted day file: a day of one item group's runs spans one or two. */
 const SORTED_ROW_GROUP = 16_384;
 
-/** The COPY options of a lake file, sorted (small row groups) or not. */
-export function parquetOptions(sorted: boolean): string {
-  return `FORMAT parquet, COMPRESSION zstd${sorted ? `, ROW_GROUP_SIZE ${SORTED_ROW_GROUP}` : ''}`;
+/** The COPY options of a lake file, sorted (in row groups of `rowGroup` rows) or not. */
+export function parquetOptions(sorted: boolean, rowGroup = SORTED_ROW_GROUP): string {
+  return `FORMAT parquet, COMPRESSION zstd${sorted ? `, ROW_GROUP_SIZE ${rowGroup}` : ''}`;
 }
 
 /**
