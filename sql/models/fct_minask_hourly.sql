@@ -1,5 +1,7 @@
 -- fct_minask_history rolled up to hours: per group and hour, the lowest and the closing (last
--- minute's) cheapest ask and listed count of each side, and the oldest each side's figure got.
+-- minute's) cheapest ask and listed count of each side, and the oldest each side's figure got; and
+-- the collector's own side's opening, highest, opening and highest listed count, first and last
+-- minute: what a candle of an hour or longer needs (the history endpoint reads them here).
 -- It reads fct_minask_history's rows from the two tables behind that view (the same rows, see
 -- fct_minask_history.sql), so that an increment reads only the runs that reach the hours it rolls
 -- up again: those of the minutes a build since wrote.
@@ -66,6 +68,12 @@ SELECT h.app_id, h.market_hash_name, h.wear, h.doppler_phase, date_trunc('hour',
   arg_max_null(h.live_min_ask_usd, h.minute) AS live_min_ask_close_usd,
   arg_max_null(h.live_listed_count, h.minute) AS live_listed_count_close,
   max(h.live_age_seconds) AS live_age_max_seconds,
+  arg_min_null(h.live_min_ask_usd, h.minute) AS live_min_ask_open_usd,
+  max(h.live_min_ask_usd) AS live_min_ask_high_usd,
+  arg_min_null(h.live_listed_count, h.minute) AS live_listed_count_open,
+  max(h.live_listed_count) AS live_listed_count_max,
+  min(h.minute) AS first_minute,
+  max(h.minute) AS last_minute,
   {{ watermark }} AS built_watermark
 FROM history h
 {% if is_incremental %}
@@ -80,7 +88,7 @@ UNION ALL
 -- download of its minute no longer lists it), as rows that replace them and are not written
 -- (delete_when): the group has no new row to replace the old one by.
 SELECT t.app_id, t.market_hash_name, t.wear, t.doppler_phase, t.hour, NULL, NULL, NULL, NULL, NULL, NULL, NULL,
-  NULL, NULL, {{ watermark }}
+  NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, {{ watermark }}
 FROM {{ this }} t
 SEMI JOIN hours h ON h.app_id = t.app_id AND h.hour = t.hour
 ANTI JOIN history r

@@ -17,6 +17,8 @@ export async function lakeMove(flags: Record<string, unknown>): Promise<void> {
       `a collector is running on ${config.warehouse} and moves into its own lake (its --lake); --lake applies only when none runs`,
     );
   const summary = await (await openWarehouse(config)).moveToLake({ before: config.before });
+  for (const [relation, months] of Object.entries(summary.merged ?? {}))
+    process.stdout.write(`merged the days of ${relation} into one file a month: ${months.join(', ')}\n`);
   if (summary.moveId === null) {
     process.stdout.write(`no row landed before ${summary.before} is left in the warehouse file\n`);
     return;

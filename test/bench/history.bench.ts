@@ -73,7 +73,13 @@ export async function run(): Promise<void> {
     const today = endMs - (endMs % DAY_MS);
     const moved = await warehouse.moveToLake(today - HOT_DAYS * DAY_MS);
     const rows = Object.values(moved.relations).reduce((sum, r) => sum + r.rows, 0);
-    print(`days before the last ${HOT_DAYS} moved to the lake (${rows} rows)`, seconds(started));
+    const merged = Object.entries(moved.merged).map(
+      ([relation, months]) => `${relation} ${months.join(' ')}`,
+    );
+    print(
+      `days before the last ${HOT_DAYS} moved to the lake (${rows} rows), months merged: ${merged.join(', ') || 'none'}`,
+      seconds(started),
+    );
     // The group with the most runs of unchanged figures: the most rows behind its candles.
     const [busiest] = await warehouse.query(
       `SELECT market_hash_name AS name, wear, doppler_phase AS phase, count(*) AS runs FROM int_minask_spells

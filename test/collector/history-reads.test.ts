@@ -45,12 +45,12 @@ async function readsOf(work: () => Promise<unknown>): Promise<number> {
   }
 }
 
-function candles(name: string, from: number) {
+function candles(name: string, from: number, interval = '1h') {
   return readCandles(
     reader,
     candlesQuerySchema.parse({
       market_hash_name: name,
-      interval: '1h',
+      interval,
       from: new Date(from).toISOString(),
       to: new Date(NOW).toISOString(),
     }),
@@ -106,7 +106,7 @@ describe('with the models built', () => {
     const { answer } = await candles('AK', NOW - DAY);
     expect(answer.candles.every((c) => c.observations === 0 && c.close === null)).toBe(true);
   });
-  it('rolls the volatility up from its own rows: the 1h candles\u2019 closes, whatever fct_minask_hourly holds', async () => {
+  it('rolls the volatility up from its own rows: the hours\u2019 closes, whatever fct_minask_hourly holds', async () => {
     // A cheaper listing each hour, fct_minask_hourly left as it was built before them.
     for (const [hour, price] of [
       [1, 4],
@@ -125,9 +125,11 @@ describe('with the models built', () => {
     }
     clock.now = T0 + 4 * 3_600_000;
     await warehouse.refreshModels({ select: ['int_minask_spells', 'fct_listing_lifecycle'] });
-    const closes = (await candles('AK', NOW - 90 * DAY)).answer.candles
-      .filter((c) => c.observations > 0)
-      .map((c) => c.close as number);
+    // Each hour's close is its last quarter's: 1h candles read fct_minask_hourly, left stale here.
+    const hours = new Map<number, number>();
+    for (const c of (await candles('AK', T0, '15m')).answer.candles)
+      if (c.observations > 0) hours.set(Math.floor(Date.parse(c.t) / 3_600_000), c.close as number);
+    const closes = [...hours.values()];
     expect(closes).toEqual([5, 4, 3, 2]);
     const returns = closes.slice(1).map((close, i) => Math.log(close / (closes[i] as number)));
     const mean = returns.reduce((sum, r) => sum + r, 0) / returns.length;

@@ -6,9 +6,18 @@
 
 /**
  * A step: a full build of a moved model done but not committed (`building`), the files written,
- * the manifest renamed, the deletes begun, the first replaced file removed (`removing`).
+ * the manifest renamed, the deletes begun, the first replaced file removed (`removing`); a merge of
+ * months' days after a move: its month files written, its manifest renamed, the first day file removed.
  */
-export type CrashStep = 'building' | 'copied' | 'manifest' | 'deleting' | 'removing';
+export type CrashStep =
+  | 'building'
+  | 'copied'
+  | 'manifest'
+  | 'deleting'
+  | 'removing'
+  | 'month-copied'
+  | 'month-manifest'
+  | 'month-removing';
 
 /** Kills this process with SIGKILL when `MARKET_LAKE_CRASH_AT` names `step`. */
 export function crashPoint(step: CrashStep): void {

@@ -57,7 +57,7 @@ export async function readBounds(sql: SqlRunner): Promise<Map<string, number>> {
  * Completes in the file the manifest's last entry when the file has not (one killed after its
  * manifest was written): in one transaction, deletes the rows it copied (for a move, moving a
  * model's rows into `<model>__hot` the first time and raising the bounds; for a rebuild, the
- * rebuilt days before the bound), records the files and recreates the views. Throws when the file
+ * rebuilt days before the bound; for a merge of months, none), records the files and recreates the views. Throws when the file
  * completed a move the manifest does not list (another lake than the one it moved to). Returns
  * whether it completed one.
  */
@@ -73,8 +73,9 @@ export async function finishMove(context: MoveContext, manifest: LakeManifest): 
     const last = manifest.moves.at(-1);
     if (last === undefined || done.some((m) => m.move_id === last.id)) return false;
     const before = Date.parse(last.before);
+    // A merge of months moved no row: its files hold the rows of the files they replace.
     if (last.rebuilt) await dropRebuiltDays(sql, context.relations, last.rebuilt);
-    else await dropMovedRows(sql, context.relations, last, before);
+    else if (!last.merged) await dropMovedRows(sql, context.relations, last, before);
     await recordFiles(sql, context.dir, manifest);
     await sql.run(
       'INSERT INTO lake_moves VALUES ($id, CAST($before AS TIMESTAMP), CAST($at AS TIMESTAMP), $dir)',

@@ -3,7 +3,7 @@
  * listed before, and the files no manifest lists (what a killed move or rebuild left, and the
  * generation a rebuild replaced) removed.
  */
-import { readdir, rm } from 'node:fs/promises';
+import { readdir, rm, rmdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { copyToParquet } from '../parquet-store/index.js';
 import { timestampText } from './finish-move.js';
@@ -14,6 +14,11 @@ import type { SqlRunner } from './sql-runner.js';
 
 /** Rows per row group of a sorted day file: a day of one item group's runs spans one or two. */
 const SORTED_ROW_GROUP = 16_384;
+
+/** The COPY options of a lake file, sorted (in row groups of `rowGroup` rows) or not. */
+export function parquetOptions(sorted: boolean, rowGroup = SORTED_ROW_GROUP): string {
+  return `FORMAT parquet, COMPRESSION zstd${sorted ? `, ROW_GROUP_SIZE ${rowGroup}` : ''}`;
+}
 
 /**
  * Copies the rows of `relation` in table `hot` whose time is from `from` (null: all before) up to
@@ -38,7 +43,7 @@ export async function copyDays(
   const columns = (await columnsOf(sql, hot)).map(parquetColumn).join(', ');
   // Sorted rows in small row groups: a read of one item group skips the others' by their statistics.
   const order = relation.orderBy.length > 0 ? ` ORDER BY ${relation.orderBy.map(ident).join(', ')}` : '';
-  const options = `FORMAT parquet, COMPRESSION zstd${order ? `, ROW_GROUP_SIZE ${SORTED_ROW_GROUP}` : ''}`;
+  const options = parquetOptions(order !== '');
   const files: LakeFile[] = [];
   for (const { day } of days) {
     const folder = `${relation.name}/date=${day}`;
@@ -54,8 +59,8 @@ export async function copyDays(
   return files;
 }
 
-/** The next part number of a day's folder: one past the highest the manifest lists, so none is reused. */
-function nextPart(manifest: LakeManifest, folder: string): number {
+/** The next part number of a folder: one past the highest the manifest lists, so none is reused. */
+export function nextPart(manifest: LakeManifest, folder: string): number {
   const listed = Object.values(manifest.relations)
     .flat()
     .filter((f) => f.path.startsWith(`${folder}/`))
@@ -84,12 +89,16 @@ export async function removeLeftovers(
     const days = await readdir(join(dir, name)).catch(() => [] as string[]);
     for (const day of days) {
       const parts = await readdir(join(dir, name, day)).catch(() => [] as string[]);
+      let left = parts.length;
       for (const part of parts) {
         const path = `${name}/${day}/${part}`;
         if (listed.has(path)) continue;
         await rm(join(dir, path), { force: true });
+        left -= 1;
         onRemoved();
       }
+      // A day merged into its month leaves no folder behind for a glob or a Hive table to list.
+      if (left === 0) await rmdir(join(dir, name, day)).catch(() => undefined);
     }
   }
 }

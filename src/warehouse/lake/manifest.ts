@@ -11,10 +11,15 @@ import { readManifestFile, writeManifestFile } from '../parquet-store/index.js';
 export const LAKE_MANIFEST = 'manifest.json';
 
 const lakeFileSchema = z.object({
-  /** `<relation>/date=YYYY-MM-DD/part-<n>.parquet`, relative to the lake folder, with `/`. */
+  /**
+   * `<relation>/date=YYYY-MM-DD/part-<n>.parquet` (a day), or `<relation>/month=YYYY-MM/part-<n>.parquet`
+   * (a month's days merged), relative to the lake folder, with `/`.
+   */
   path: z.string(),
-  /** The partition, `YYYY-MM-DD`. */
+  /** The day, `YYYY-MM-DD`; a month file's first day. */
   date: z.string(),
+  /** A month file's last day, `YYYY-MM-DD` (it holds the days from `date` through it); absent for a day. */
+  through: z.string().optional(),
   rows: z.number().int().nonnegative(),
   bytes: z.number().int().nonnegative(),
 });
@@ -32,6 +37,11 @@ const lakeMoveSchema = z.object({
    * generation (every day before their bound); `before` is then the last move's, unchanged.
    */
   rebuilt: z.array(z.string()).optional(),
+  /**
+   * Set on a merge's entry: the relations whose days of months already moved it merged into one
+   * file a month (the same rows); `before` is then the last move's, unchanged.
+   */
+  merged: z.array(z.string()).optional(),
 });
 /** One move (or rebuild) that wrote the lake. */
 export type LakeMove = z.infer<typeof lakeMoveSchema>;

@@ -18,6 +18,7 @@ import { copyDays, removeLeftovers } from './lake-files.js';
 import { LakeInputError } from './lake-input-error.js';
 import { createWholeViews, hasLake, hotTable } from './lake-views.js';
 import { type LakeFile, type LakeManifest, readLakeManifest, writeLakeManifest } from './manifest.js';
+import { mergeMonths } from './merge-months.js';
 import { publishRebuilds } from './rebuild.js';
 import type { LakeRelation } from './relations.js';
 import { sortFileTables } from './sort-file-tables.js';
@@ -31,6 +32,8 @@ export interface LakeMoveSummary {
   before: string;
   /** Files and rows written per relation. */
   relations: Record<string, { files: number; rows: number }>;
+  /** Per relation, the months (`YYYY-MM`) whose day files were merged into one file after the move. */
+  merged: Record<string, string[]>;
 }
 
 /**
@@ -52,7 +55,12 @@ export async function moveToLake(context: MoveContext, before: number): Promise<
   let manifest = await readLakeManifest(context.dir);
   await removeLeftovers(context.dir, manifest, context.relations);
   const moveId = randomUUID();
-  const summary: LakeMoveSummary = { moveId, before: new Date(before).toISOString(), relations: {} };
+  const summary: LakeMoveSummary = {
+    moveId,
+    before: new Date(before).toISOString(),
+    relations: {},
+    merged: {},
+  };
   const written: Record<string, LakeFile[]> = {};
   await context.withConnection(async (connection) => {
     const sql = connectionRunner(connection);
@@ -77,7 +85,8 @@ export async function moveToLake(context: MoveContext, before: number): Promise<
   // No row old enough: nothing to list, and no bound to raise.
   if (Object.values(written).every((files) => files.length === 0)) {
     if (sorted.length > 0) await checkpoint(context);
-    return { ...summary, moveId: null };
+    // A month a kill or a full build left in days is merged still.
+    return { ...summary, moveId: null, merged: await mergeMonths(context) };
   }
   const relations = { ...manifest.relations };
   for (const [name, files] of Object.entries(written))
@@ -91,7 +100,7 @@ export async function moveToLake(context: MoveContext, before: number): Promise<
   crashPoint('manifest');
   await finishMove(context, manifest);
   await checkpoint(context);
-  return summary;
+  return { ...summary, merged: await mergeMonths(context) };
 }
 
 /** Deleted rows leave free blocks that later writes reuse; a checkpoint frees them now. */
@@ -142,8 +151,9 @@ async function openLakeAt(context: MoveContext): Promise<void> {
   // A rebuild killed before its manifest (or before its copy began) is published now.
   const published = await publishRebuilds(context);
   const manifest = await readLakeManifest(context.dir);
-  // The files replaced by a rebuild finished here go now (a publish just done removed its own).
-  if (finished && published.length === 0 && manifest.moves.at(-1)?.rebuilt)
+  // The files replaced by a rebuild or merge finished here go now (a publish just done removed its own).
+  const last = manifest.moves.at(-1);
+  if (finished && published.length === 0 && (last?.rebuilt || last?.merged))
     await removeLeftovers(context.dir, manifest, context.relations);
   await context.transaction(async (sql) => {
     await recordFiles(sql, context.dir, manifest);

@@ -158,7 +158,7 @@ export function dayBatches(dir: string, start: number, d: number): { at: number;
 }
 
 /**
- * Lands `days` days of batches from T0 into `warehouse` (its clock read from `clock.now`, set to
+ * Lands `days` days of batches from `start` (T0) into `warehouse` (its clock read from `clock.now`, set to
  * each batch's time), then refreshes the models.
  */
 export async function landDays(
@@ -167,13 +167,14 @@ export async function landDays(
   dir: string,
   days: number,
   first = 0,
+  start = T0,
 ): Promise<void> {
   for (let d = first; d < first + days; d++) {
-    for (const { at, batch } of dayBatches(dir, T0, d)) {
+    for (const { at, batch } of dayBatches(dir, start, d)) {
       clock.now = at;
       await warehouse.write([batch]);
     }
   }
-  clock.now = T0 + (first + days - 1) * DAY + 8 * 3_600_000;
+  clock.now = start + (first + days - 1) * DAY + 8 * 3_600_000;
   await warehouse.refreshModels();
 }

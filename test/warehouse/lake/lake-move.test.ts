@@ -66,8 +66,15 @@ it(
     const lake = join(dir, 'lake');
     const manifest = JSON.parse(readFileSync(join(lake, 'manifest.json'), 'utf8'));
     expect(manifest.format).toBe(1);
+    // The move, then the merge of its days of the models sorted by item group into their month.
     expect(manifest.moves).toEqual([
       { id: summary.moveId, before: '2026-11-03T00:00:00.000Z', at: '2026-11-04T00:00:00.000Z' },
+      {
+        id: expect.any(String),
+        before: '2026-11-03T00:00:00.000Z',
+        at: '2026-11-04T00:00:00.000Z',
+        merged: ['fct_minask_hourly', 'int_minask_spells'],
+      },
     ]);
     expect(manifest.relations.stg_listing_events.map((f: { path: string }) => f.path)).toEqual([
       'stg_listing_events/date=2026-11-01/part-0.parquet',
@@ -82,7 +89,9 @@ it(
       bytes: number;
     }[][])
       for (const f of files) {
-        expect(f.path).toMatch(/^[a-z_]+\/date=\d{4}-\d\d-\d\d\/part-\d+\.parquet$/);
+        expect(f.path).toMatch(
+          /^[a-z_]+\/date=\d{4}-\d\d-\d\d\/part-\d+\.parquet$|^(int_minask_spells|fct_minask_hourly)\/month=2026-11\/part-0\.parquet$/,
+        );
         expect(existsSync(join(lake, f.path))).toBe(true);
       }
     expect(readdirSync(join(lake, 'raw_listing_events'))).toEqual(['date=2026-11-01', 'date=2026-11-02']);
@@ -161,10 +170,10 @@ it(
 );
 
 it(
-  'writes the day files of a model with an order_by line sorted by it',
+  'writes the lake files of a model with an order_by line sorted by it',
   async () => {
     await landDays(warehouse, clock, dir, 3);
-    // Each moved day's file, read in the order it is stored in.
+    // The moved days' file (their month's), read in the order it is stored in.
     const key = 'app_id, market_hash_name, wear, doppler_phase, minute';
     const stored = (from: string) =>
       warehouse.query(`SELECT ${key} FROM ${from}`).then((rows) => rows.map((r) => JSON.stringify(r)));
@@ -177,7 +186,7 @@ it(
     const lake = warehouse.lakeDir as string;
     await warehouse.moveToLake(T0 + 2 * DAY);
     const days = readdirSync(join(lake, 'int_minask_spells'));
-    expect(days).toHaveLength(2);
+    expect(days).toEqual(['month=2026-11']);
     for (const day of days) {
       const [file] = readdirSync(join(lake, 'int_minask_spells', day));
       const rows = await stored(`read_parquet('${join(lake, 'int_minask_spells', day, file as string)}')`);

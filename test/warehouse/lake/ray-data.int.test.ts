@@ -113,10 +113,22 @@ function lakeDaysAnswers(warehouse: Warehouse): Promise<Answers> {
   );
 }
 
-/** A relation of the lake as any reader sees it: the manifest's files, the day from the path. */
-function lakeRelation(relation: string): string {
-  const files = (manifest.relations[relation] ?? []).map((f) => `'${join(lake, f.path)}'`);
-  return `read_parquet([${files.join(', ')}], hive_partitioning = true)`;
+/**
+ * A relation of the lake as any reader sees it: the manifest's files, a day file's day from its path,
+ * a month file's from the time column (engines refuse `date=` and `month=` folders in one Hive read).
+ */
+function lakeRelation(relation: string, time: string): string {
+  const files = manifest.relations[relation] ?? [];
+  const list = (month: boolean) =>
+    files
+      .filter((f) => (f.through !== undefined) === month)
+      .map((f) => `'${join(lake, f.path)}'`)
+      .join(', ');
+  const reads = [
+    ...(list(false) ? [`SELECT * FROM read_parquet([${list(false)}], hive_partitioning = true)`] : []),
+    ...(list(true) ? [`SELECT *, CAST(${time} AS DATE) AS date FROM read_parquet([${list(true)}])`] : []),
+  ];
+  return `(${reads.join(' UNION ALL BY NAME ')})`;
 }
 
 beforeAll(async () => {
@@ -189,7 +201,7 @@ afterAll(async () => {
 });
 
 describe('the lake of a collected warehouse', () => {
-  it('holds the days before the move, one zstd parquet file per relation and day, each listed in the manifest', async () => {
+  it('holds the days before the move, one zstd parquet file per relation and day (a month for a sorted model), each listed in the manifest', async () => {
     for (const relation of [
       'stg_listing_events',
       'fct_minask_hourly',
@@ -197,18 +209,26 @@ describe('the lake of a collected warehouse', () => {
       'raw_price_snapshots',
     ]) {
       const files = manifest.relations[relation] ?? [];
+      // fct_minask_hourly is sorted by item group: its days are one file of their month.
+      const month = relation === 'fct_minask_hourly';
       expect(
-        files.map((f) => f.date),
+        files.map((f) => [f.date, f.through ?? f.date]),
         relation,
-      ).toEqual(LAKE_DAYS);
+      ).toEqual(month ? [[LAKE_DAYS[0], LAKE_DAYS.at(-1)]] : LAKE_DAYS.map((d) => [d, d]));
       for (const file of files) {
-        expect(file.path).toBe(`${relation}/date=${file.date}/part-0.parquet`);
+        expect(file.path).toBe(
+          month
+            ? `${relation}/month=${file.date.slice(0, 7)}/part-0.parquet`
+            : `${relation}/date=${file.date}/part-0.parquet`,
+        );
         expect(statSync(join(lake, file.path)).size).toBe(file.bytes);
         expect(file.rows).toBeGreaterThan(0);
       }
     }
     expect(existsSync(join(lake, 'stg_listing_events', 'date=2026-11-04'))).toBe(false);
-    expect(manifest.moves.map((m) => m.before)).toEqual([BEFORE]);
+    // The move, then the merge of its month's days of the sorted models.
+    expect(manifest.moves.map((m) => m.before)).toEqual([BEFORE, BEFORE]);
+    expect(manifest.moves.at(-1)?.merged).toContain('fct_minask_hourly');
   });
 
   it('read by DuckDB through its manifest, gives the answers of the warehouse', async () => {
@@ -216,8 +236,8 @@ describe('the lake of a collected warehouse', () => {
     try {
       const fromLake = await computeAnswers(
         warehouse,
-        lakeRelation('stg_listing_events'),
-        lakeRelation('fct_minask_hourly'),
+        lakeRelation('stg_listing_events', 'received_at'),
+        lakeRelation('fct_minask_hourly', 'hour'),
         item,
       );
       expect(fromWarehouse.listings.length).toBeGreaterThan(100);
@@ -250,9 +270,10 @@ describe('the lake read by Ray Data on a cluster of three nodes', () => {
   it('reads only the listed files of the days the partition filter keeps, on more than one node', (context) => {
     const { files_read, worked_on, nodes } = rayAnswer(context);
     const kept = ['stg_listing_events', 'fct_minask_hourly'].flatMap((relation) =>
-      (manifest.relations[relation] ?? []).filter((f) => f.date >= SINCE).map((f) => f.path),
+      (manifest.relations[relation] ?? []).filter((f) => (f.through ?? f.date) >= SINCE).map((f) => f.path),
     );
-    expect(kept).toHaveLength(4);
+    // Two days of events, and the month of fct_minask_hourly holding them.
+    expect(kept).toHaveLength(3);
     expect(files_read).toEqual(kept.sort());
     expect(worked_on.every((id) => nodes.some((n) => n.id === id))).toBe(true);
     expect(worked_on.length).toBeGreaterThanOrEqual(2);

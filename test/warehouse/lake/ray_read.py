@@ -1,8 +1,10 @@
 """Reads a market lake with Ray Data on a running Ray cluster and prints what it computed as JSON.
 
-Only the files the lake's manifest lists are read, with Hive partitioning (the day comes from the
-`date=YYYY-MM-DD` folder, typed DATE here) and a partition filter keeping the days from `--since`
-on, so the files of earlier days are never opened. Computed, over the days read:
+Only the files the lake's manifest lists are read: a day's with Hive partitioning (the day comes
+from the `date=YYYY-MM-DD` folder, typed DATE here) and a partition filter keeping the days from
+`--since` on, so the files of earlier days are never opened; a month's (`month=YYYY-MM`, the models
+sorted by item group) when its entry's last day (`through`) is not before `--since`, the day taken
+from the model's time column and its rows of earlier days left out. Computed, over the days read:
 
 - per day and item group, from `stg_listing_events`: the cheapest new listing (integer cents) and
   how many were listed;
@@ -17,6 +19,7 @@ The last line of stdout is the JSON; Ray's own messages go to stderr.
 """
 
 import argparse
+import datetime
 import json
 import logging
 import os
@@ -57,22 +60,54 @@ def wait_for_nodes(count, timeout_s=60):
         time.sleep(0.5)
 
 
-def read_relation(lake, manifest, relation, since):
-    """The relation's listed files, the days before `since` filtered out by their path alone."""
+def read_relation(lake, manifest, relation, since, time):
+    """The relation's listed files, the days before `since` left out: a day file's by its path alone,
+    a month file's by its entry's days, then by its rows' day (`time`'s)."""
     base = os.path.join(lake, relation)
-    paths = [os.path.join(lake, f["path"]) for f in manifest["relations"][relation]]
+    files = manifest["relations"][relation]
+    days = [os.path.join(lake, f["path"]) for f in files if "through" not in f]
+    months = [os.path.join(lake, f["path"]) for f in files if "through" in f and f["through"] >= since]
     day_type = {"date": str}
+    reads = []
     # A read task per file, spread over the nodes.
-    return ray.data.read_parquet(
-        paths,
-        include_paths=True,
-        override_num_blocks=len(paths),
-        ray_remote_args={"scheduling_strategy": "SPREAD"},
-        partitioning=Partitioning("hive", base_dir=base, field_types=day_type),
-        partition_filter=PathPartitionFilter.of(
-            lambda partition: partition["date"] >= since, base_dir=base, field_types=day_type
-        ),
-    )
+    if days:
+        reads.append(
+            ray.data.read_parquet(
+                days,
+                include_paths=True,
+                override_num_blocks=len(days),
+                ray_remote_args={"scheduling_strategy": "SPREAD"},
+                partitioning=Partitioning("hive", base_dir=base, field_types=day_type),
+                partition_filter=PathPartitionFilter.of(
+                    lambda partition: partition["date"] >= since, base_dir=base, field_types=day_type
+                ),
+            )
+        )
+    if months:
+        # Engines refuse date= and month= folders in one Hive read: a month file is read apart.
+        monthly = ray.data.read_parquet(
+            months,
+            include_paths=True,
+            override_num_blocks=len(months),
+            ray_remote_args={"scheduling_strategy": "SPREAD"},
+            partitioning=None,
+        )
+        reads.append(monthly.map_batches(dated_since(time, since), batch_format="pyarrow"))
+    return reads[0] if len(reads) == 1 else reads[0].union(*reads[1:])
+
+
+def dated_since(time, since):
+    """A batch of a month file with its day (`time`'s) as `date`, the days before `since` left out."""
+    first = pa.scalar(datetime.date.fromisoformat(since), pa.date32())
+
+    def batch(table):
+        # The day is the time column's, whatever a reader's partitioning added under that name.
+        if "date" in table.column_names:
+            table = table.drop_columns(["date"])
+        table = table.append_column("date", pc.cast(table[time], pa.date32()))
+        return table.filter(pc.greater_equal(table["date"], first))
+
+    return batch
 
 
 def cents(column):
@@ -137,7 +172,7 @@ def main():
     with open(os.path.join(args.lake, "manifest.json"), encoding="utf-8") as f:
         manifest = json.load(f)
 
-    events = read_relation(args.lake, manifest, "stg_listing_events", args.since)
+    events = read_relation(args.lake, manifest, "stg_listing_events", args.since, "received_at")
     events = events.map_batches(prepare_events, batch_format="pyarrow").materialize()
     listings = events.groupby(["date", *GROUP]).aggregate(Min("price_cents"), Count())
     item = events.filter(
@@ -151,7 +186,7 @@ def main():
     )
     histogram = buckets.groupby("bucket").count()
 
-    minask = read_relation(args.lake, manifest, "fct_minask_hourly", args.since)
+    minask = read_relation(args.lake, manifest, "fct_minask_hourly", args.since, "hour")
     minask = minask.map_batches(prepare_minask, batch_format="pyarrow").materialize()
     minask_days = minask.groupby(["date", "app_id", *GROUP]).aggregate(
         Min("min_ask_cents"), Max("service_listed_count_close"), Sum("minutes")
