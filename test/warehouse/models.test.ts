@@ -230,6 +230,23 @@ GROUP BY currency`,
     await warehouse.close();
   });
 
+  it("names a failed full build's own error and sets the steady memory limit back", async () => {
+    const warehouse = await Warehouse.open(join(dir, 'w.duckdb'), {
+      memoryLimit: '300MB',
+      fullBuildMemoryLimit: '200MB',
+      modelsDir: modelsDir({
+        a_typed: `-- materialized: incremental\n-- unique_key: currency\nSELECT currency, CAST(currency AS INTEGER) AS n FROM fx_rates`,
+      }),
+    });
+    await landRates(warehouse, Date.UTC(2026, 0, 1), { EUR: 0.9 });
+    await expect(warehouse.refreshModels()).rejects.toThrow(
+      /building model a_typed failed, no model changed: Conversion Error/,
+    );
+    const [setting] = await warehouse.query("SELECT current_setting('memory_limit') AS limit");
+    expect(setting?.limit).toBe('286.1 MiB');
+    await warehouse.close();
+  });
+
   it('interrupts a build in progress when its signal aborts, and changes no model', async () => {
     const warehouse = await Warehouse.open(join(dir, 'w.duckdb'), {
       modelsDir: modelsDir({

@@ -104,6 +104,8 @@ export async function runModels(
       await recordBuildTests(connection, ordered, runId, watermark);
     });
   } catch (cause) {
+    const steady = options.fullBuildMemory?.steady;
+    if (steady) await connection.run(`SET memory_limit = '${steady}'`);
     const failed = ordered[models.length]?.name ?? 'the run';
     throw new Error(`building model ${failed} failed, no model changed: ${(cause as Error).message}`, {
       cause,
@@ -157,6 +159,7 @@ async function buildModel(
     // A table rebuilt each run is small; an incremental model built whole holds the history.
     const limits = model.materialized === 'incremental' ? memory : undefined;
     if (limits) await connection.run(`SET memory_limit = '${limits.build}'`);
+    let built = false;
     try {
       // A model built in parts: the first one creates the table, the others add their rows.
       const parts = await fullBuildParts(connection, model);
@@ -168,8 +171,11 @@ async function buildModel(
             : `INSERT INTO ${target.name} SELECT * FROM (${sql})`,
         );
       }
+      built = true;
     } finally {
-      if (limits) await connection.run(`SET memory_limit = '${limits.steady}'`);
+      // A failed build left the transaction aborted, which refuses a SET (and its error would hide
+      // the build's): runModels sets the limit back after the rollback.
+      if (limits && built) await connection.run(`SET memory_limit = '${limits.steady}'`);
     }
     rows = Number(await scalar(connection, `SELECT count(*) FROM ${target.name}`));
   }
