@@ -20,49 +20,62 @@
 -- test: not_null(app_id, listing_id, spell, stay, after_departure, started_at, last_seen_at, updated_at, last_sighting_id)
 -- test: expression(ended_at IS NULL OR ended_at >= last_seen_at)
 -- test: expression(spell >= stay AND stay >= 1 AND started_at <= last_seen_at AND (NOT after_departure OR stay > 1 OR spell = 1))
+{% if is_incremental %}
+-- An increment first sets its touched listings aside, and the ids of those it replays as a
+-- constant list (`spells_replayed_ids`): a constant reaches the scan of the page items' repeats, so
+-- DuckDB builds the repeats' join on the few repeats of those listings (none, most minutes) instead
+-- of on every stored page item with its text, which it hashed before finding nothing to probe.
+CREATE OR REPLACE TEMP TABLE spells_landed AS
+  -- The rows landed since the last build (their raw rows found by ingested_at), read once: the
+  -- sightings with the fields a spell keeps, and the departures (`tie` their via).
+  SELECT app_id, listing_id, seen_at AS happened_at, log_position, true AS appears, sighting_id AS tie, price_usd,
+    ingested_at, market_hash_name, wear, doppler_phase, category, rarity
+  FROM stg_listing_appearances WHERE ingested_at >= {{ since }}
+  UNION ALL
+  SELECT app_id, listing_id, left_at, log_position, false, via, NULL, ingested_at, NULL, NULL, NULL, NULL, NULL
+  FROM stg_listing_departures WHERE ingested_at >= {{ since }};
+CREATE OR REPLACE TEMP TABLE spells_touched AS
+  -- Each touched listing, how its spells are built (`kind`), and its last built spell (none for a
+  -- listing never seen before):
+  -- - `carried`: its last spell is still open (no departure, no spell after it) and every row
+  --   landed since happened after that spell's last sighting, or is that sighting read again (the
+  --   build before read up to the same load): its spells go on from that one, which stands in for
+  --   its history, so only the rows landed since are read (a listing live for weeks is seen by
+  --   every sweep). The rows before its last sighting are numbered already and none landed among
+  --   them.
+  -- - `fresh`: no spell: every sighting of its landed since (any earlier one made a spell), so only
+  --   those are read, with its departures.
+  -- - `replayed`: any other (a row landed late, a departure, a re-listing): numbered again from its
+  --   whole history.
+  WITH last_spells AS (
+    SELECT * FROM {{ this }}
+    SEMI JOIN spells_landed USING (app_id, listing_id)
+    WHERE listing_id IN (SELECT unnest(list(DISTINCT listing_id)) FROM spells_landed)
+    QUALIFY spell = max(spell) OVER (PARTITION BY app_id, listing_id)
+  ),
+  kinds AS (
+    SELECT n.app_id, n.listing_id,
+      CASE WHEN any_value(l.listing_id) IS NULL THEN 'fresh'
+        WHEN any_value(l.ended_at) IS NULL
+          AND bool_and(n.happened_at > l.last_seen_at OR (n.appears AND n.tie = l.last_sighting_id)) THEN 'carried'
+        ELSE 'replayed' END AS kind
+    FROM spells_landed n
+    LEFT JOIN last_spells l ON l.app_id = n.app_id AND l.listing_id = n.listing_id
+    GROUP BY n.app_id, n.listing_id
+  )
+  SELECT k.kind, k.app_id, k.listing_id, l.spell, l.stay, l.after_departure, l.started_at, l.last_seen_at,
+    l.market_hash_name, l.wear, l.doppler_phase, l.category, l.rarity, l.ask_usd, l.updated_at, l.last_sighting_id
+  FROM kinds k
+  LEFT JOIN last_spells l ON l.app_id = k.app_id AND l.listing_id = k.listing_id;
+SET VARIABLE spells_replayed_ids = (
+  SELECT coalesce(list(DISTINCT listing_id), []) FROM spells_touched WHERE kind = 'replayed'
+);
+{% endif %}
 WITH
 {% if is_incremental %}
-landed AS MATERIALIZED (
-  -- The rows landed since the last build, by listing (their raw rows found by ingested_at).
-  SELECT app_id, listing_id, seen_at AS happened_at, sighting_id FROM stg_listing_appearances WHERE ingested_at >= {{ since }}
-  UNION ALL
-  SELECT app_id, listing_id, left_at, NULL FROM stg_listing_departures WHERE ingested_at >= {{ since }}
-),
-touched AS (
-  SELECT app_id, listing_id, min(happened_at) AS from_at FROM landed GROUP BY ALL
-),
-last_spells AS MATERIALIZED (
-  -- Each touched listing's last built spell (none for a listing never seen before).
-  SELECT * FROM {{ this }}
-  SEMI JOIN touched USING (app_id, listing_id)
-  WHERE listing_id IN (SELECT unnest(list(DISTINCT listing_id)) FROM touched)
-  QUALIFY spell = max(spell) OVER (PARTITION BY app_id, listing_id)
-),
-carried AS MATERIALIZED (
-  -- The touched listings whose last built spell is still open (no departure, no spell after it)
-  -- and whose every row landed since happened after that spell's last sighting, or is that
-  -- sighting read again (the build before read up to the same load): their spells go on from that
-  -- one, which stands in for their history, so only the rows landed since are read (a listing live
-  -- for weeks is seen by every sweep). The rows before its last sighting are numbered already and
-  -- none landed among them.
-  SELECT l.app_id, l.listing_id, l.spell, l.stay, l.after_departure, l.started_at, l.last_seen_at,
-    l.market_hash_name, l.wear, l.doppler_phase, l.category, l.rarity, l.ask_usd, l.updated_at, l.last_sighting_id
-  FROM last_spells l
-  JOIN landed n ON n.app_id = l.app_id AND n.listing_id = l.listing_id
-  WHERE l.ended_at IS NULL
-  GROUP BY ALL
-  HAVING bool_and(n.happened_at > l.last_seen_at OR n.sighting_id IS NOT DISTINCT FROM l.last_sighting_id)
-),
-fresh AS MATERIALIZED (
-  -- The touched listings without a spell: every sighting of theirs landed since (any earlier one
-  -- made a spell), so only those are read, with their departures.
-  SELECT app_id, listing_id FROM touched ANTI JOIN last_spells USING (app_id, listing_id)
-),
-replayed AS MATERIALIZED (
-  -- The other touched listings (a row landed late, a departure, a re-listing): numbered again from
-  -- their whole history.
-  SELECT app_id, listing_id FROM last_spells ANTI JOIN carried USING (app_id, listing_id)
-),
+carried AS (SELECT * EXCLUDE (kind) FROM spells_touched WHERE kind = 'carried'),
+fresh AS (SELECT app_id, listing_id FROM spells_touched WHERE kind = 'fresh'),
+replayed AS (SELECT app_id, listing_id FROM spells_touched WHERE kind = 'replayed'),
 {% endif %}
 sightings AS MATERIALIZED (
   -- The sightings of this build: a replayed listing's every one (its ids as one list, so DuckDB
@@ -75,17 +88,18 @@ sightings AS MATERIALIZED (
     category, rarity
   FROM stg_listing_appearances
   SEMI JOIN replayed USING (app_id, listing_id)
-  WHERE listing_id IN (SELECT unnest(list(DISTINCT listing_id)) FROM replayed)
+  -- The list is a constant: empty, the condition folds to false and DuckDB reads nothing here.
+  WHERE list_contains(getvariable('spells_replayed_ids'), listing_id) AND len(getvariable('spells_replayed_ids')) > 0
   UNION ALL
-  SELECT a.app_id, a.listing_id, a.seen_at, a.log_position, a.sighting_id, a.price_usd, a.ingested_at, a.market_hash_name,
+  SELECT a.app_id, a.listing_id, a.happened_at, a.log_position, a.tie, a.price_usd, a.ingested_at, a.market_hash_name,
     a.wear, a.doppler_phase, a.category, a.rarity
-  FROM stg_listing_appearances a
+  FROM spells_landed a
   SEMI JOIN (
     SELECT app_id, listing_id, last_sighting_id FROM carried
     UNION ALL
     SELECT app_id, listing_id, NULL FROM fresh
-  ) c ON c.app_id = a.app_id AND c.listing_id = a.listing_id AND a.sighting_id IS DISTINCT FROM c.last_sighting_id
-  WHERE a.ingested_at >= {{ since }}
+  ) c ON c.app_id = a.app_id AND c.listing_id = a.listing_id AND a.tie IS DISTINCT FROM c.last_sighting_id
+  WHERE a.appears
   {% else %}
   SELECT app_id, listing_id, seen_at, log_position, sighting_id, price_usd, ingested_at, market_hash_name, wear, doppler_phase,
     category, rarity
@@ -106,12 +120,13 @@ marks AS (
   FROM stg_listing_departures
   {% if is_incremental %}
   -- A replayed or fresh listing's every departure (departures are not typed: cheap to read).
-  SEMI JOIN (SELECT app_id, listing_id FROM replayed UNION ALL SELECT app_id, listing_id FROM fresh) USING (app_id, listing_id)
+  SEMI JOIN (SELECT app_id, listing_id FROM replayed UNION ALL SELECT app_id, listing_id FROM fresh)
+    USING (app_id, listing_id)
   UNION ALL
-  SELECT app_id, listing_id, left_at, log_position, false, via, NULL, ingested_at, NULL
-  FROM stg_listing_departures
+  SELECT app_id, listing_id, happened_at, log_position, false, tie, NULL, ingested_at, NULL
+  FROM spells_landed
   SEMI JOIN carried USING (app_id, listing_id)
-  WHERE ingested_at >= {{ since }}
+  WHERE NOT appears
 
   UNION ALL
   -- A carried listing's last spell as its last sighting (at its time, ask and sighting id), before
@@ -178,7 +193,8 @@ JOIN (
   FROM sightings
   {% if is_incremental %}
   UNION ALL
-  SELECT app_id, listing_id, last_sighting_id, market_hash_name, wear, doppler_phase, category, rarity, ask_usd FROM carried
+  SELECT app_id, listing_id, last_sighting_id, market_hash_name, wear, doppler_phase, category, rarity, ask_usd
+  FROM carried
   {% endif %}
 ) s ON s.app_id = b.app_id AND s.listing_id = b.listing_id AND s.sighting_id = b.last_sighting
 WHERE spell > 0

@@ -151,6 +151,35 @@ describe('building models', () => {
     await warehouse.close();
   });
 
+  it('runs the statements before a model query first, in full and incremental builds', async () => {
+    // The currencies touched since the last build set aside, and their count as a constant.
+    const touched = `-- Rate updates per currency touched since the last build.
+-- materialized: incremental
+-- unique_key: currency
+CREATE OR REPLACE TEMP TABLE touched_currencies AS
+  SELECT DISTINCT currency FROM fx_rates WHERE ingested_at >= {{ since }}; -- a ';' in a comment
+SET VARIABLE touched_count = (SELECT count(*) FROM touched_currencies);
+SELECT currency, count(*) AS updates, getvariable('touched_count') AS touched, 'a;b' AS text
+FROM fx_rates SEMI JOIN touched_currencies USING (currency)
+GROUP BY currency`;
+    const warehouse = await Warehouse.open(join(dir, 'w.duckdb'), { modelsDir: modelsDir({ touched }) });
+    await landRates(warehouse, Date.UTC(2026, 0, 1), { EUR: 0.9, GBP: 0.8 });
+    expect((await warehouse.refreshModels()).models[0]).toMatchObject({ mode: 'full', rows: 2 });
+    await landRates(warehouse, Date.UTC(2026, 0, 2), { EUR: 0.95 });
+    await landRates(warehouse, Date.UTC(2026, 0, 3), { USD: 1 });
+    // The increment reads from the last load the build before read (GBP's and EUR's): all three.
+    expect((await warehouse.refreshModels()).models[0]).toMatchObject({ mode: 'incremental', rows: 3 });
+    expect(await warehouse.query('SELECT * FROM touched ORDER BY currency')).toEqual([
+      { currency: 'EUR', updates: 2, touched: 3, text: 'a;b' },
+      { currency: 'GBP', updates: 1, touched: 3, text: 'a;b' },
+      { currency: 'USD', updates: 1, touched: 3, text: 'a;b' },
+    ]);
+    await warehouse.close();
+    expect(() => parseModel('v', 'CREATE TEMP TABLE t AS SELECT 1 AS x;\nSELECT x FROM t')).toThrow(
+      /model v \(v\.sql\): a view is one query/,
+    );
+  });
+
   it('rebuilds a model in full when a model it reads was rebuilt in full after it', async () => {
     const clock = { now: Date.UTC(2026, 0, 1) };
     const downstream = `-- Currencies whose rates were rebuilt.

@@ -17,6 +17,7 @@ import { createHash } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { ModelFileError } from './model-file-error.js';
+import { splitStatements } from './sql-statements.js';
 
 /** How a model is kept in the warehouse. */
 export type Materialization = 'view' | 'table' | 'incremental';
@@ -195,6 +196,8 @@ export function parseModel(name: string, text: string, file = `${name}.sql`): Mo
     throw refuse('delete_when is for an incremental model');
   const sql = lines.slice(body).join('\n').trim().replace(/;\s*$/, '');
   if (!sql) throw refuse('no SQL after the header');
+  if (materialized === 'view' && splitStatements(sql).length > 1)
+    throw refuse('a view is one query: statements before it need a table or an incremental model');
   return {
     name,
     file,

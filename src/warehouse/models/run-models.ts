@@ -10,6 +10,7 @@ import { inTransaction } from '../../shared/transaction.js';
 import { connectionRunner, crashPoint, createWholeView, hotTableOf, markRebuilt } from '../lake/index.js';
 import type { Model } from './model.js';
 import { ModelFileError } from './model-file-error.js';
+import { splitStatements } from './sql-statements.js';
 import { recordBuildTests } from './test-runs.js';
 
 /** How a run builds its models. */
@@ -164,7 +165,7 @@ async function buildModel(
       // A model built in parts: the first one creates the table, the others add their rows.
       const parts = await fullBuildParts(connection, model);
       for (const [index, part] of parts.entries()) {
-        const sql = renderModelSql(target, null, watermark, part);
+        const sql = await runStatementsBefore(connection, renderModelSql(target, null, watermark, part));
         await connection.run(
           index === 0
             ? `CREATE OR REPLACE TABLE ${target.name} AS ${sql}`
@@ -314,9 +315,8 @@ async function mergeIncrement(
   watermark: string,
 ): Promise<number> {
   const increment = `__increment_${model.name}`;
-  await connection.run(
-    `CREATE OR REPLACE TEMP TABLE ${increment} AS ${renderModelSql(model, since, watermark)}`,
-  );
+  const query = await runStatementsBefore(connection, renderModelSql(model, since, watermark));
+  await connection.run(`CREATE OR REPLACE TEMP TABLE ${increment} AS ${query}`);
   const bounds = await keyBounds(connection, model, increment);
   await connection.run(
     replacedRows(model, increment, await earliestReplaced(connection, model, increment)) + bounds,
@@ -328,6 +328,16 @@ async function mergeIncrement(
   );
   await connection.run(`DROP TABLE ${increment}`);
   return inserted.rowsChanged;
+}
+
+/**
+ * Runs the statements of a rendered model's `sql` before its query (a temp table, `SET VARIABLE`:
+ * what the query then reads as a table or a constant), in the build's transaction; returns the query.
+ */
+async function runStatementsBefore(connection: DuckDBConnection, sql: string): Promise<string> {
+  const statements = splitStatements(sql);
+  for (const statement of statements.slice(0, -1)) await connection.run(statement);
+  return statements.at(-1) ?? sql;
 }
 
 /**
