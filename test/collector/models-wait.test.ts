@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createModelsTask } from '../../src/collector/warehouse-tasks.js';
-import { Warehouse } from '../../src/warehouse/index.js';
+import { BatchWriter, Warehouse } from '../../src/warehouse/index.js';
 import { makeTempDir, newEvent, T0 } from '../warehouse/fixtures.js';
 
 let warehouse: Warehouse;
@@ -49,6 +49,28 @@ describe('the model refresh task', () => {
     expect(await run).toBeGreaterThan(0);
     expect(refreshes).toHaveLength(1);
     expect(await modelRuns()).toBeGreaterThan(0);
+  });
+
+  it("builds over a burst of the daemon's batch writer once it has landed, the live set covering it", async () => {
+    const writer = new BatchWriter(warehouse, { maxRows: 100_000, maxDelayMs: 60_000, maxWriteRows: 2 });
+    const adds = [2, 3, 4, 5, 6].map((n) =>
+      writer.add({ source: 'stream', events: [newEvent(`e${n}`, `L${n}`, T0 + n)] }),
+    );
+    const seen: Record<string, unknown>[] = [];
+    const refresh = warehouse.refreshModels.bind(warehouse);
+    warehouse.refreshModels = async (options) => {
+      const [row] = await warehouse.query(
+        'SELECT (SELECT count(*) FROM raw_listing_events) AS events, (SELECT count(*) FROM live_set_pending) AS pending',
+      );
+      if (row) seen.push(row);
+      return refresh(options);
+    };
+    const run = createModelsTask(warehouse, undefined, writer).run(new AbortController().signal);
+    await writer.flush();
+    await Promise.all(adds);
+    expect(await run).toBeGreaterThan(0);
+    expect(seen).toEqual([{ events: 6, pending: 0 }]);
+    await writer.close();
   });
 
   it('gives up waiting when stopped, building nothing', async () => {

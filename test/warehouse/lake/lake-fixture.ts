@@ -3,12 +3,12 @@
  * repeats, sweep verdicts, snapshots, minAsk lists, FX answers, the account, each with repeats),
  * its models built; and a print of every relation analysts read (rows and a checksum each).
  */
-import { writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { readdirSync, writeFileSync } from 'node:fs';
+import { join, relative } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import type { Warehouse, WarehouseBatch } from '../../../src/warehouse/index.js';
-import { RAW_RELATIONS } from '../../../src/warehouse/lake/index.js';
-import { goneEvent, newEvent, observation, T0 } from '../fixtures.js';
+import { type CrashStep, type LakeManifest, RAW_RELATIONS } from '../../../src/warehouse/lake/index.js';
+import { type ChildRun, goneEvent, newEvent, observation, startScript, T0 } from '../fixtures.js';
 
 /** One UTC day in ms. */
 export const DAY = 86_400_000;
@@ -177,4 +177,28 @@ export async function landDays(
   }
   clock.now = start + (first + days - 1) * DAY + 8 * 3_600_000;
   await warehouse.refreshModels();
+}
+
+/** Every parquet file under the lake folder `lake`, relative to it, in order. */
+export function parquetFilesIn(lake: string): string[] {
+  return readdirSync(lake, { recursive: true, encoding: 'utf8' })
+    .filter((f) => f.endsWith('.parquet'))
+    .map((f) => relative(lake, join(lake, f)))
+    .sort();
+}
+
+/** Every file `manifest` lists, relative to its lake, in order. */
+export function listedFiles(manifest: LakeManifest): string[] {
+  return Object.values(manifest.relations)
+    .flat()
+    .map((f) => f.path)
+    .sort();
+}
+
+/** How a move of the warehouse at `path` of the rows before `before` (ISO) ended, in a child killed at `step`. */
+export function killedMove(path: string, before: string, step: CrashStep): ChildRun['exited'] {
+  process.env.MARKET_LAKE_CRASH_AT = step;
+  const child = startScript('scripts/lake-move.ts', [path, before]);
+  delete process.env.MARKET_LAKE_CRASH_AT;
+  return child.exited;
 }

@@ -4,12 +4,21 @@
  * move, and a second move completes, leaving only the files its manifest lists; the events moved
  * are known still, so sent again none lands twice.
  */
-import { copyFileSync, mkdirSync, readdirSync, readFileSync } from 'node:fs';
-import { join, relative } from 'node:path';
+import { copyFileSync, mkdirSync } from 'node:fs';
+import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { Warehouse } from '../../../src/warehouse/index.js';
-import { makeTempDir, startScript, stopScripts, T0 } from '../fixtures.js';
-import { DAY, dayBatches, landDays, printRelations } from './lake-fixture.js';
+import { type CrashStep, readLakeManifest } from '../../../src/warehouse/lake/index.js';
+import { makeTempDir, stopScripts, T0 } from '../fixtures.js';
+import {
+  DAY,
+  dayBatches,
+  killedMove,
+  landDays,
+  listedFiles,
+  parquetFilesIn,
+  printRelations,
+} from './lake-fixture.js';
 
 let dir: string;
 let cleanup: () => void;
@@ -25,26 +34,14 @@ beforeAll(async () => {
 afterEach(() => stopScripts());
 afterAll(() => cleanup());
 
-/** Every parquet file under `lake`, relative to it. */
-function parquetFiles(lake: string): string[] {
-  return readdirSync(lake, { recursive: true, encoding: 'utf8' })
-    .filter((f) => f.endsWith('.parquet'))
-    .map((f) => relative(lake, join(lake, f)))
-    .sort();
-}
-
-describe.each(['copied', 'manifest', 'deleting'])('a move killed at %s', (step) => {
+describe.each<CrashStep>(['copied', 'manifest', 'deleting'])('a move killed at %s', (step) => {
   it('loses and duplicates nothing, and the next move completes', async () => {
     const folder = join(dir, step);
     const path = join(folder, 'w.duckdb');
     mkdirSync(folder);
     copyFileSync(join(dir, 'w.duckdb'), path);
 
-    const before = new Date(T0 + 2 * DAY).toISOString();
-    process.env.MARKET_LAKE_CRASH_AT = step;
-    const child = startScript('scripts/lake-move.ts', [path, before]);
-    delete process.env.MARKET_LAKE_CRASH_AT;
-    const ended = await child.exited;
+    const ended = await killedMove(path, new Date(T0 + 2 * DAY).toISOString(), step);
     expect(ended.signal, ended.stderr).toBe('SIGKILL');
 
     const warehouse = await Warehouse.open(path);
@@ -54,14 +51,10 @@ describe.each(['copied', 'manifest', 'deleting'])('a move killed at %s', (step) 
       expect(second.moveId).not.toBeNull();
       expect(await printRelations(warehouse)).toEqual(printed);
       const lake = join(folder, 'lake');
-      const manifest = JSON.parse(readFileSync(join(lake, 'manifest.json'), 'utf8'));
-      const listed = Object.values(manifest.relations as Record<string, { path: string }[]>)
-        .flat()
-        .map((f) => f.path)
-        .sort();
-      expect(parquetFiles(lake)).toEqual(listed);
+      const manifest = await readLakeManifest(lake);
+      expect(parquetFilesIn(lake)).toEqual(listedFiles(manifest));
       // Each completed move is followed by the merge of its days of the sorted models.
-      expect(manifest.moves.map((m: { merged?: string[] }) => (m.merged ? 'merge' : 'move'))).toEqual(
+      expect(manifest.moves.map((m) => (m.merged ? 'merge' : 'move'))).toEqual(
         step === 'copied' ? ['move', 'merge'] : ['move', 'move', 'merge'],
       );
       // The events moved are known still: sent again, none lands twice.

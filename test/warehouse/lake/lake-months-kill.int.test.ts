@@ -4,13 +4,13 @@
  * the next open answers every relation as before, and the next move completes it, leaving only the
  * files its manifest lists, each month in one file.
  */
-import { copyFileSync, mkdirSync, readdirSync, readFileSync } from 'node:fs';
-import { join, relative } from 'node:path';
+import { copyFileSync, mkdirSync } from 'node:fs';
+import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { Warehouse } from '../../../src/warehouse/index.js';
-import type { LakeManifest } from '../../../src/warehouse/lake/manifest.js';
-import { makeTempDir, startScript, stopScripts, T0 } from '../fixtures.js';
-import { DAY, landDays, printRelations } from './lake-fixture.js';
+import { type CrashStep, readLakeManifest } from '../../../src/warehouse/lake/index.js';
+import { makeTempDir, stopScripts, T0 } from '../fixtures.js';
+import { DAY, killedMove, landDays, listedFiles, parquetFilesIn, printRelations } from './lake-fixture.js';
 
 /** Two days of October, then the 1st of November. */
 const START = T0 - 2 * DAY;
@@ -29,15 +29,7 @@ beforeAll(async () => {
 afterEach(() => stopScripts());
 afterAll(() => cleanup());
 
-/** Every parquet file under `lake`, relative to it. */
-function parquetFiles(lake: string): string[] {
-  return readdirSync(lake, { recursive: true, encoding: 'utf8' })
-    .filter((f) => f.endsWith('.parquet'))
-    .map((f) => relative(lake, join(lake, f)))
-    .sort();
-}
-
-describe.each(['month-copied', 'month-manifest', 'month-removing'])(
+describe.each<CrashStep>(['month-copied', 'month-manifest', 'month-removing'])(
   'a merge of months killed at %s',
   (step) => {
     it('loses and duplicates nothing, and the next move completes it', async () => {
@@ -47,10 +39,7 @@ describe.each(['month-copied', 'month-manifest', 'month-removing'])(
       copyFileSync(join(dir, 'w.duckdb'), path);
 
       // Every row before the 1st of November: October's two days merge.
-      process.env.MARKET_LAKE_CRASH_AT = step;
-      const child = startScript('scripts/lake-move.ts', [path, new Date(T0).toISOString()]);
-      delete process.env.MARKET_LAKE_CRASH_AT;
-      const ended = await child.exited;
+      const ended = await killedMove(path, new Date(T0).toISOString(), step);
       expect(ended.signal, ended.stderr).toBe('SIGKILL');
 
       const warehouse = await Warehouse.open(path);
@@ -63,12 +52,8 @@ describe.each(['month-copied', 'month-manifest', 'month-removing'])(
         expect(second.merged).toEqual({ fct_minask_hourly: months, int_minask_spells: months });
         expect(await printRelations(warehouse)).toEqual(printed);
         const lake = join(folder, 'lake');
-        const manifest = JSON.parse(readFileSync(join(lake, 'manifest.json'), 'utf8')) as LakeManifest;
-        const listed = Object.values(manifest.relations)
-          .flat()
-          .map((f) => f.path)
-          .sort();
-        expect(parquetFiles(lake)).toEqual(listed);
+        const manifest = await readLakeManifest(lake);
+        expect(parquetFilesIn(lake)).toEqual(listedFiles(manifest));
         for (const relation of ['int_minask_spells', 'fct_minask_hourly'])
           expect((manifest.relations[relation] ?? []).map((f) => [f.date, f.through])).toEqual([
             ['2026-10-30', '2026-10-31'],

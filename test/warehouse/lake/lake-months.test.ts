@@ -5,13 +5,13 @@
  * outside readers read the files through the manifest, and a move with nothing new merges nothing.
  */
 import { readdirSync } from 'node:fs';
-import { join, relative } from 'node:path';
+import { join } from 'node:path';
 import { DuckDBInstance } from '@duckdb/node-api';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { Warehouse } from '../../../src/warehouse/index.js';
 import { type LakeManifest, readLakeManifest } from '../../../src/warehouse/lake/manifest.js';
 import { makeTempDir, T0 } from '../fixtures.js';
-import { DAY, landDays, printRelations } from './lake-fixture.js';
+import { DAY, landDays, listedFiles, parquetFilesIn, printRelations } from './lake-fixture.js';
 
 /** Two days of October, then the 1st of November (and later the 2nd). */
 const START = T0 - 2 * DAY;
@@ -34,21 +34,6 @@ afterAll(async () => {
   await warehouse?.close();
   cleanup();
 });
-
-/** Every parquet file under `lake`, relative to it. */
-function parquetFiles(): string[] {
-  return readdirSync(lake, { recursive: true, encoding: 'utf8' })
-    .filter((f) => f.endsWith('.parquet'))
-    .map((f) => relative(lake, join(lake, f)))
-    .sort();
-}
-
-function listed(manifest: LakeManifest): string[] {
-  return Object.values(manifest.relations)
-    .flat()
-    .map((f) => f.path)
-    .sort();
-}
 
 /** Per sorted model, its files' path and days. */
 function monthFiles(manifest: LakeManifest) {
@@ -117,7 +102,7 @@ it('merges each month moved into one sorted file a model, the manifest saying it
     '2026-10-31',
     '2026-11-01',
   ]);
-  expect(parquetFiles()).toEqual(listed(manifest));
+  expect(parquetFilesIn(lake)).toEqual(listedFiles(manifest));
   expect(readdirSync(join(lake, 'int_minask_spells')).sort()).toEqual(['month=2026-10', 'month=2026-11']);
 
   // Nothing new: no move, no merge, the same manifest.
@@ -140,7 +125,7 @@ it('merges the days moved later into their month, a month over left as it is', a
       { path: `${relation}/month=2026-11/part-1.parquet`, date: '2026-11-01', through: '2026-11-02' },
     ]),
   );
-  expect(parquetFiles()).toEqual(listed(manifest));
+  expect(parquetFilesIn(lake)).toEqual(listedFiles(manifest));
   printed = now;
 });
 

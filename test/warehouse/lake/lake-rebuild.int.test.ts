@@ -6,16 +6,16 @@
  * models leaves every relation as it was; and the run killed (SIGKILL) at each step of the build
  * and of the publishing loses and doubles nothing: the next open completes it or it rolled back.
  */
-import { cpSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { join, relative } from 'node:path';
+import { cpSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { DuckDBInstance } from '@duckdb/node-api';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { findSqlDir } from '../../../src/shared/project-root.js';
 import { Warehouse } from '../../../src/warehouse/index.js';
-import { type LakeManifest, readLakeManifest } from '../../../src/warehouse/lake/index.js';
+import { readLakeManifest } from '../../../src/warehouse/lake/index.js';
 import { runMarket } from '../../helpers/cli.js';
 import { makeTempDir, T0 } from '../fixtures.js';
-import { DAY, landDays, printRelations } from './lake-fixture.js';
+import { DAY, landDays, listedFiles, parquetFilesIn, printRelations } from './lake-fixture.js';
 
 /** The column the changed model adds. */
 const ADDED = 'event_id_length';
@@ -101,22 +101,6 @@ async function withWarehouse<T>(use: (warehouse: Warehouse) => Promise<T>): Prom
   }
 }
 
-/** Every parquet file under the lake, relative to it. */
-function parquetFiles(): string[] {
-  return readdirSync(lake(), { recursive: true, encoding: 'utf8' })
-    .filter((f) => f.endsWith('.parquet'))
-    .map((f) => relative(lake(), join(lake(), f)))
-    .sort();
-}
-
-/** Every file the manifest lists, relative to the lake. */
-function listedFiles(manifest: LakeManifest): string[] {
-  return Object.values(manifest.relations)
-    .flat()
-    .map((f) => f.path)
-    .sort();
-}
-
 /**
  * What an outside engine reads of `stg_listing_events` by the manifest alone: per day, its rows
  * and how many have the added column (null when the files lack it).
@@ -166,7 +150,7 @@ describe('a full build of a moved model', () => {
       'stg_listing_events/date=2026-11-01/part-1.parquet',
       'stg_listing_events/date=2026-11-02/part-1.parquet',
     ]);
-    expect(parquetFiles()).toEqual(listedFiles(manifest));
+    expect(parquetFilesIn(lake())).toEqual(listedFiles(manifest));
 
     await withWarehouse(async (warehouse) => {
       expect(await daysInWarehouse(warehouse)).toEqual(THREE_DAYS);
@@ -209,12 +193,13 @@ describe.each(['building', 'copied', 'manifest', 'deleting', 'removing'])(
           expect(await printRelations(warehouse)).toEqual(rebuilt);
         }
         // The open finished what the kill left, but removals cut short (the next move ends them).
-        if (step !== 'removing') expect(parquetFiles()).toEqual(listedFiles(await readLakeManifest(lake())));
+        if (step !== 'removing')
+          expect(parquetFilesIn(lake())).toEqual(listedFiles(await readLakeManifest(lake())));
         expect(await readByManifest()).toEqual(THREE_DAYS.slice(0, 2));
         await warehouse.moveToLake(T0 + 3 * DAY);
         expect(await daysInWarehouse(warehouse)).toEqual(THREE_DAYS);
       });
-      expect(parquetFiles()).toEqual(listedFiles(await readLakeManifest(lake())));
+      expect(parquetFilesIn(lake())).toEqual(listedFiles(await readLakeManifest(lake())));
       expect(await readByManifest()).toEqual(THREE_DAYS);
     }, 180_000);
   },
