@@ -170,7 +170,7 @@ it(
 );
 
 it(
-  'writes the lake files of a model with an order_by line sorted by it',
+  'writes the lake files of a model with an order_by line sorted by it, and its hot days',
   async () => {
     await landDays(warehouse, clock, dir, 3);
     // The moved days' file (their month's), read in the order it is stored in.
@@ -192,6 +192,23 @@ it(
       const rows = await stored(`read_parquet('${join(lake, 'int_minask_spells', day, file as string)}')`);
       expect(rows.length).toBeGreaterThan(1);
       expect(rows).toEqual(sorted(rows));
+    }
+    // The days left in the file too, once the move deleted the days it took (rowid: stored order).
+    for (const [model, time] of [
+      ['int_minask_spells', 'minute'],
+      ['fct_minask_hourly', 'hour'],
+    ] as const) {
+      const columns = ['app_id', 'market_hash_name', 'wear', 'doppler_phase', time];
+      const rows = (
+        await warehouse.query(`SELECT ${columns.join(', ')} FROM ${model}__hot ORDER BY rowid`)
+      ).map((r) => JSON.stringify(r));
+      expect(rows.length).toBeGreaterThan(1);
+      expect(rows, model).toEqual(
+        rows
+          .map((r) => JSON.parse(r) as Record<string, string | number | null>)
+          .sort((a, b) => compareBy(a, b, columns))
+          .map((r) => JSON.stringify(r)),
+      );
     }
   },
   SLOW,
