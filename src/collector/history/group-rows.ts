@@ -22,7 +22,10 @@ export function groupRowsSql(from: string, to: string): string {
     SELECT minute AS run_start, last_minute, wear, live_min_ask_usd, live_listed_count, service_min_ask_usd,
       dense_rank() OVER (ORDER BY wear) AS wear_rank
     FROM int_minask_spells
+    -- A run ends within its UTC day (int_minask_spells' test): one reaching the range starts on
+    -- its first day or later, which lets a range of the hot days skip the lake's files unopened.
     WHERE ${GROUP_FILTER} AND last_minute >= ${from} AND minute < ${to}
+      AND minute >= CAST(CAST(${from} AS DATE) AS TIMESTAMP)
   ),
   minutes AS (
     SELECT m.minute, m.fetched, w.wear_rank
