@@ -107,6 +107,18 @@ describe('with the models built', () => {
     const { answer } = await candles('AK', NOW - DAY);
     expect(answer.candles.every((c) => c.observations === 0 && c.close === null)).toBe(true);
   });
+  it('reads no rate for USD, the base currency: 1 at all times', async () => {
+    const rows = vi.spyOn(reader, 'rows');
+    try {
+      const { answer } = await candles('AK', NOW - 90 * DAY);
+      expect(new Set(answer.candles.map((c) => c.rate))).toEqual(new Set([1]));
+      expect((await stats('AK')).rate).toBe(1);
+      expect(rows.mock.calls.map(([sql]) => sql).filter((sql) => sql.includes('stg_fx_rates'))).toEqual([]);
+    } finally {
+      rows.mockRestore();
+    }
+  });
+
   it('parses and plans a statement once for repeated reads', async () => {
     // A statement is parsed where it is prepared: run with parameters prepares it each time.
     const texts = (calls: unknown[][]) =>

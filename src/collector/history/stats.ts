@@ -34,7 +34,7 @@ export const WINDOW_MS = {
 // multiset as their rows, so the same median and mean), only its first partial hour (and the last,
 // when the window ends mid-hour) from the rows of fct_minask_history: 2,160 rows for 90 days instead
 // of 55,000 runs joined to 130,000 minutes.
-const STATS_SQL = `
+const statsSql = (rate: string) => `
 WITH edge_rows AS (
   (${groupRowsSql('$start::TIMESTAMP', '$whole_from::TIMESTAMP')})
   UNION ALL
@@ -97,12 +97,20 @@ gaps AS (
   SELECT coalesce(sum(epoch_ms(least(coalesce(ended_at, $end::TIMESTAMP), $end::TIMESTAMP)) - epoch_ms(greatest(started_at, $start::TIMESTAMP))), 0) AS gap_ms
   FROM ingest_gaps WHERE started_at < $end::TIMESTAMP AND coalesce(ended_at, $end::TIMESTAMP) > $start::TIMESTAMP
 )
-SELECT *, (
-  -- The rate of the currency in force at the window's end (units per USD); null before any.
-  SELECT rate::DOUBLE FROM stg_fx_rates WHERE currency = $currency AND valid_from < $end::TIMESTAMP
-  ORDER BY valid_from DESC LIMIT 1
-) AS rate
+SELECT *, ${rate} AS rate
 FROM observed, middle, hourly, lives, floats, first_load, gaps`;
+
+/**
+ * The statement per currency: the rate in force at the window's end (units per USD; null before
+ * any), and for USD, the base currency, 1 (stg_fx_rates' own constant row) without reading the rates.
+ */
+const STATS_SQL = {
+  usd: statsSql('1.0::DOUBLE'),
+  other: statsSql(`(
+    SELECT rate::DOUBLE FROM stg_fx_rates WHERE currency = $currency AND valid_from < $end::TIMESTAMP
+    ORDER BY valid_from DESC LIMIT 1
+  )`),
+};
 
 const HOUR_MS = 3_600_000;
 
@@ -121,14 +129,15 @@ export async function readStats(
   const group = groupParams(query);
   const length = WINDOW_MS[query.window];
   const start = now - length;
+  const usd = query.currency === 'USD';
   const read = () =>
-    reader.rows(STATS_SQL, {
+    reader.rows(usd ? STATS_SQL.usd : STATS_SQL.other, {
       ...group,
       start: new Date(start).toISOString(),
       whole_from: new Date(Math.ceil(start / HOUR_MS) * HOUR_MS).toISOString(),
       whole_to: new Date(Math.floor(now / HOUR_MS) * HOUR_MS).toISOString(),
       end: new Date(now).toISOString(),
-      currency: query.currency,
+      ...(usd ? {} : { currency: query.currency }),
     });
   const [row = {}] = await readGroup(reader, group, read, ([figures]) => Number(figures?.observations) > 0);
   const rate = (row.rate as number | null) ?? null;
