@@ -40,7 +40,11 @@ export class HistoryReader {
     private readonly timeoutMs = 10_000,
   ) {}
 
-  /** The rows of `sql` with JSON-safe values (DECIMAL as numbers, times as ISO 8601 UTC). */
+  /**
+   * The rows of `sql` with JSON-safe values (DECIMAL as numbers, times as ISO 8601 UTC). Each kept
+   * connection keeps a statement prepared per text: `sql` is one of the routes' constant texts,
+   * every value a parameter, so the statements a connection holds stay few.
+   */
   rows(sql: string, params: ReadParams): Promise<Record<string, unknown>[]> {
     if (this.stopped) return Promise.reject(stopping());
     const read = this.withKept(async ({ connection, statements }) => {
