@@ -139,6 +139,20 @@ describe('with the models built', () => {
     }
   });
 
+  it('leaves DuckDB on one thread between reads, its connections kept', async () => {
+    const own = new HistoryReader(warehouse);
+    const threads = async () =>
+      (await warehouse.query("SELECT current_setting('threads')::INTEGER AS n"))[0]?.n;
+    try {
+      await readStats(own, statsQuerySchema.parse({ market_hash_name: 'AK', window: '90d' }), NOW);
+      // Past the moment after which work in flight gets DuckDB's second thread.
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      expect(await threads()).toBe(1);
+    } finally {
+      await own.stop();
+    }
+  });
+
   it('takes the volatility from the hours\u2019 closes', async () => {
     // A cheaper listing each hour.
     for (const [hour, price] of [

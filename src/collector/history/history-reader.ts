@@ -47,42 +47,44 @@ export class HistoryReader {
    */
   rows(sql: string, params: ReadParams): Promise<Record<string, unknown>[]> {
     if (this.stopped) return Promise.reject(stopping());
-    const read = this.withKept(async ({ connection, statements }) => {
-      let reason: ApiError | null = null;
-      const interrupt = (why: ApiError) => {
-        reason ??= why;
-        connection.interrupt();
-      };
-      const onStop = () => interrupt(stopping());
-      this.interrupts.add(onStop);
-      const timer = setTimeout(
-        () =>
-          interrupt(
-            new ApiError(
-              'market_unavailable',
-              `the history read ran longer than ${this.timeoutMs} ms; ask a shorter range`,
+    const read = this.withKept(({ connection, statements }) =>
+      this.warehouse.widened(async () => {
+        let reason: ApiError | null = null;
+        const interrupt = (why: ApiError) => {
+          reason ??= why;
+          connection.interrupt();
+        };
+        const onStop = () => interrupt(stopping());
+        this.interrupts.add(onStop);
+        const timer = setTimeout(
+          () =>
+            interrupt(
+              new ApiError(
+                'market_unavailable',
+                `the history read ran longer than ${this.timeoutMs} ms; ask a shorter range`,
+              ),
             ),
-          ),
-        this.timeoutMs,
-      );
-      await connection.run('BEGIN TRANSACTION READ ONLY');
-      try {
-        let statement = statements.get(sql);
-        if (statement === undefined) {
-          statement = await connection.prepare(sql);
-          statements.set(sql, statement);
+          this.timeoutMs,
+        );
+        await connection.run('BEGIN TRANSACTION READ ONLY');
+        try {
+          let statement = statements.get(sql);
+          if (statement === undefined) {
+            statement = await connection.prepare(sql);
+            statements.set(sql, statement);
+          }
+          statement.bind(params);
+          const reader = await statement.runAndReadAll();
+          return reader.convertRowObjects(jsonSafeConverter) as Record<string, unknown>[];
+        } catch (error) {
+          throw reason ?? error;
+        } finally {
+          clearTimeout(timer);
+          this.interrupts.delete(onStop);
+          await connection.run('ROLLBACK').catch(() => undefined);
         }
-        statement.bind(params);
-        const reader = await statement.runAndReadAll();
-        return reader.convertRowObjects(jsonSafeConverter) as Record<string, unknown>[];
-      } catch (error) {
-        throw reason ?? error;
-      } finally {
-        clearTimeout(timer);
-        this.interrupts.delete(onStop);
-        await connection.run('ROLLBACK').catch(() => undefined);
-      }
-    });
+      }),
+    );
     const settled = read.catch(() => undefined);
     this.inFlight.add(settled);
     void settled.then(() => this.inFlight.delete(settled));
@@ -108,10 +110,13 @@ export class HistoryReader {
     }
   }
 
-  /** A connection of the warehouse held open until {@link stop} lets it go. */
+  /**
+   * A connection of the warehouse held open until {@link stop} lets it go; held idle, it leaves
+   * DuckDB's threads as they are (landing runs on one), each read widening them as any long read.
+   */
   private keep(): Promise<KeptConnection> {
     return new Promise((resolve, reject) => {
-      const held = this.warehouse.withConnection(
+      const held = this.warehouse.holdConnection(
         (connection) =>
           new Promise<void>((release) => resolve({ connection, statements: new Map(), release })),
       );
