@@ -1,7 +1,11 @@
 -- fct_minask_history rolled up to hours: per group and hour, the lowest and the closing (last
 -- minute's) cheapest ask and listed count of each side, and the oldest each side's figure got; and
 -- the collector's own side's opening, highest, opening and highest listed count, first and last
--- minute: what a candle of an hour or longer needs (the history endpoint reads them here).
+-- minute: what a candle of an hour or longer needs (the history endpoint reads them here); and its
+-- asks' histogram (each ask and its rows in the hour), whose sum over whole hours is the multiset
+-- of a window's asks, so the same median and mean (the endpoint's stats read it).
+-- A full build runs in chunks of groups (by a hash of the group): the histograms' states are held
+-- in memory until the end, and 90 days of them at once did not fit in 610 MB.
 -- It reads fct_minask_history's rows from the two tables behind that view (the same rows, see
 -- fct_minask_history.sql), so that an increment reads only the runs that reach the hours it rolls
 -- up again: those of the minutes a build since wrote.
@@ -10,6 +14,7 @@
 -- depends_on: int_minask_spells, int_minask_minutes
 -- unique_key: app_id, market_hash_name, wear, doppler_phase, hour
 -- delete_when: minutes IS NULL
+-- chunks: 4
 -- lake: hour
 -- order_by: app_id, market_hash_name, wear, doppler_phase, hour
 -- export: CAST(hour AS DATE)
@@ -36,6 +41,7 @@ run_hours AS (
     AS hour
   FROM int_minask_spells s
   WHERE s.last_minute >= (SELECT min(hour) FROM hours) AND s.minute >= (SELECT CAST(CAST(min(hour) AS DATE) AS TIMESTAMP) FROM hours)
+    AND {{ in_chunk(s.market_hash_name, s.wear, s.doppler_phase) }}
 ),
 history AS (
   -- fct_minask_history's rows of those hours, as its view reads them.
@@ -74,6 +80,7 @@ SELECT h.app_id, h.market_hash_name, h.wear, h.doppler_phase, date_trunc('hour',
   max(h.live_listed_count) AS live_listed_count_max,
   min(h.minute) AS first_minute,
   max(h.minute) AS last_minute,
+  histogram(h.live_min_ask_usd) AS live_min_ask_histogram,
   {{ watermark }} AS built_watermark
 FROM history h
 {% if is_incremental %}
@@ -88,7 +95,7 @@ UNION ALL
 -- download of its minute no longer lists it), as rows that replace them and are not written
 -- (delete_when): the group has no new row to replace the old one by.
 SELECT t.app_id, t.market_hash_name, t.wear, t.doppler_phase, t.hour, NULL, NULL, NULL, NULL, NULL, NULL, NULL,
-  NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, {{ watermark }}
+  NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, {{ watermark }}
 FROM {{ this }} t
 SEMI JOIN hours h ON h.app_id = t.app_id AND h.hour = t.hour
 ANTI JOIN history r

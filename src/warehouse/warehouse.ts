@@ -331,6 +331,21 @@ export class Warehouse {
     return this.threads.widened(() => this.db.withConnection(use));
   }
 
+  /**
+   * Runs `use` with a connection of its own held as long as `use` runs, without giving DuckDB its
+   * second thread meanwhile: for a connection kept idle between reads, each of which runs in
+   * {@link widened}. `close` waits for it.
+   */
+  holdConnection<T>(use: (connection: DuckDBConnection) => Promise<T>): Promise<T> {
+    if (this.closed) return Promise.reject(new Error(`the warehouse ${this.path} is closed`));
+    return this.db.withConnection(use);
+  }
+
+  /** Runs `use` as work that gives DuckDB its second thread once it has run a moment. */
+  widened<T>(use: () => Promise<T>): Promise<T> {
+    return this.threads.widened(use);
+  }
+
   /** Waits for the write and the reads in progress, then closes the file. */
   async close(): Promise<void> {
     if (this.closed) return;

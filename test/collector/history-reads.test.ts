@@ -5,6 +5,7 @@
  * built.
  */
 import { join } from 'node:path';
+import { DuckDBConnection } from '@duckdb/node-api';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { readCandles } from '../../src/collector/history/candles.js';
 import { HistoryReader } from '../../src/collector/history/history-reader.js';
@@ -106,8 +107,54 @@ describe('with the models built', () => {
     const { answer } = await candles('AK', NOW - DAY);
     expect(answer.candles.every((c) => c.observations === 0 && c.close === null)).toBe(true);
   });
-  it('rolls the volatility up from its own rows: the hours\u2019 closes, whatever fct_minask_hourly holds', async () => {
-    // A cheaper listing each hour, fct_minask_hourly left as it was built before them.
+  it('reads no rate for USD, the base currency: 1 at all times', async () => {
+    const rows = vi.spyOn(reader, 'rows');
+    try {
+      const { answer } = await candles('AK', NOW - 90 * DAY);
+      expect(new Set(answer.candles.map((c) => c.rate))).toEqual(new Set([1]));
+      expect((await stats('AK')).rate).toBe(1);
+      expect(rows.mock.calls.map(([sql]) => sql).filter((sql) => sql.includes('stg_fx_rates'))).toEqual([]);
+    } finally {
+      rows.mockRestore();
+    }
+  });
+
+  it('parses and plans a statement once for repeated reads', async () => {
+    // A statement is parsed where it is prepared: run with parameters prepares it each time.
+    const texts = (calls: unknown[][]) =>
+      calls.filter(([sql]) => String(sql).includes('FROM fct_float_rank'));
+    const prepare = vi.spyOn(DuckDBConnection.prototype, 'prepare');
+    const run = vi.spyOn(DuckDBConnection.prototype, 'run');
+    const own = new HistoryReader(warehouse);
+    const query = statsQuerySchema.parse({ market_hash_name: 'AK', window: '90d' });
+    try {
+      const answers = [];
+      for (let i = 0; i < 3; i++) answers.push(await readStats(own, query, NOW));
+      expect(answers[2]).toEqual(answers[0]);
+      expect(texts(prepare.mock.calls).length + texts(run.mock.calls).length).toBe(1);
+    } finally {
+      prepare.mockRestore();
+      run.mockRestore();
+      await own.stop();
+    }
+  });
+
+  it('leaves DuckDB on one thread between reads, its connections kept', async () => {
+    const own = new HistoryReader(warehouse);
+    const threads = async () =>
+      (await warehouse.query("SELECT current_setting('threads')::INTEGER AS n"))[0]?.n;
+    try {
+      await readStats(own, statsQuerySchema.parse({ market_hash_name: 'AK', window: '90d' }), NOW);
+      // Past the moment after which work in flight gets DuckDB's second thread.
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      expect(await threads()).toBe(1);
+    } finally {
+      await own.stop();
+    }
+  });
+
+  it('takes the volatility from the hours\u2019 closes', async () => {
+    // A cheaper listing each hour.
     for (const [hour, price] of [
       [1, 4],
       [2, 3],
@@ -124,8 +171,8 @@ describe('with the models built', () => {
       ]);
     }
     clock.now = T0 + 4 * 3_600_000;
-    await warehouse.refreshModels({ select: ['int_minask_spells', 'fct_listing_lifecycle'] });
-    // Each hour's close is its last quarter's: 1h candles read fct_minask_hourly, left stale here.
+    await warehouse.refreshModels();
+    // Each hour's close is its last quarter's.
     const hours = new Map<number, number>();
     for (const c of (await candles('AK', T0, '15m')).answer.candles)
       if (c.observations > 0) hours.set(Math.floor(Date.parse(c.t) / 3_600_000), c.close as number);

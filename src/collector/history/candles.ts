@@ -62,8 +62,21 @@ figures AS (
   GROUP BY t
 )`;
 
-/** The candles of a page, their figures from `figures` (one of the two above). */
-const candlesSql = (figures: string) => `
+/** Each bucket's rate of the asked currency: the one in force at its close. */
+const RATES = `rates AS (
+  SELECT b.t, r.rate FROM buckets b
+  ASOF LEFT JOIN (SELECT rate, valid_from FROM stg_fx_rates WHERE currency = $currency) r
+    ON b.t + to_seconds($step::BIGINT) > r.valid_from
+)`;
+
+/**
+ * The same for USD, the base currency: 1 at all times (stg_fx_rates' own constant row), without
+ * reading the rates (4-5 ms of a 90-day page, node, 1 thread).
+ */
+const USD_RATES = 'rates AS (SELECT t, 1.0::DOUBLE AS rate FROM buckets)';
+
+/** The candles of a page, their figures from `figures` (one of the two above), their rates from `rates`. */
+const candlesSql = (figures: string, rates: string) => `
 WITH buckets AS (
   SELECT unnest(range($page_start::TIMESTAMP, $page_end::TIMESTAMP, to_seconds($step::BIGINT))) AS t
 ),
@@ -90,11 +103,7 @@ gaps AS (
     AND coalesce(g.ended_at, $now::TIMESTAMP) > b.t
   GROUP BY b.t
 ),
-rates AS (
-  SELECT b.t, r.rate FROM buckets b
-  ASOF LEFT JOIN (SELECT rate, valid_from FROM stg_fx_rates WHERE currency = $currency) r
-    ON b.t + to_seconds($step::BIGINT) > r.valid_from
-)
+${rates}
 SELECT b.t, f.observations, f.first_observed_at, f.last_observed_at,
   CAST(round(f.open * r.rate, 2) AS DECIMAL(18, 2)) AS open,
   CAST(round(f.high * r.rate, 2) AS DECIMAL(18, 2)) AS high,
@@ -113,8 +122,11 @@ ORDER BY b.t`;
 
 const HOUR_MS = 3_600_000;
 
-/** Per interval: whole hours read `fct_minask_hourly`, shorter ones the minutes. */
-const CANDLES_SQL = { minutes: candlesSql(MINUTE_FIGURES), hours: candlesSql(HOURLY_FIGURES) };
+/** Per interval: whole hours read `fct_minask_hourly`, shorter ones the minutes; then per currency. */
+const CANDLES_SQL = {
+  minutes: { usd: candlesSql(MINUTE_FIGURES, USD_RATES), other: candlesSql(MINUTE_FIGURES, RATES) },
+  hours: { usd: candlesSql(HOURLY_FIGURES, USD_RATES), other: candlesSql(HOURLY_FIGURES, RATES) },
+};
 
 /** Answers a candles request: one page of buckets from the cursor (or `from`) on. */
 export async function readCandles(
@@ -138,17 +150,23 @@ export async function readCandles(
   const start = query.cursor === undefined ? from : cursorStart(query.cursor, from, to, step);
   const end = Math.min(to, start + MAX_PAGE_BUCKETS * step);
   const group = groupParams(query);
+  const usd = query.currency === 'USD';
   const read = () =>
     // A page of whole hours (a range's end mid-hour cuts its last hour short: that page reads minutes).
-    reader.rows(step % HOUR_MS === 0 && end % HOUR_MS === 0 ? CANDLES_SQL.hours : CANDLES_SQL.minutes, {
-      ...group,
-      page_start: iso(start),
-      page_end: iso(end),
-      step: step / 1000,
-      step_us: step * 1000,
-      now: iso(now),
-      currency: query.currency,
-    });
+    reader.rows(
+      (step % HOUR_MS === 0 && end % HOUR_MS === 0 ? CANDLES_SQL.hours : CANDLES_SQL.minutes)[
+        usd ? 'usd' : 'other'
+      ],
+      {
+        ...group,
+        page_start: iso(start),
+        page_end: iso(end),
+        step: step / 1000,
+        step_us: step * 1000,
+        now: iso(now),
+        ...(usd ? {} : { currency: query.currency }),
+      },
+    );
   const rows = await readGroup(reader, group, read, (page) =>
     page.some((row) => Number(row.observations) > 0),
   );

@@ -1,13 +1,14 @@
 /**
  * `GET /v1/history/stats` and `GET /v1/history/movers`: figures of one item group over a window
  * ending now, and the groups of a game ranked by their change or their liquidity. The cheapest ask's
- * min, max, median and mean are over the window's observations (rows of `fct_minask_history`, read
- * from the tables behind it: `group-rows.ts`), its change from the first to the last, and its
- * volatility the sample deviation of the log returns of the hourly closes (`fct_minask_hourly`'s,
- * rolled up from the same rows). Listings appearing and leaving per day and the median
- * lifetime of those that left come from `fct_listing_lifecycle`; the float quartiles from the live
- * listings (`fct_float_rank`). `collected` is the share of the window after the first landing and
- * outside every span of `ingest_gaps`.
+ * min, max, median and mean are over the window's observations (rows of `fct_minask_history`: its
+ * whole hours rolled up in `fct_minask_hourly`, their asks' histograms; its partial first and last
+ * hours read from the tables behind the view, `group-rows.ts`), its change from the first to the
+ * last, and its volatility the sample deviation of the log returns of the hourly closes. Listings
+ * appearing and leaving per day and the median lifetime of those that left come from
+ * `fct_listing_lifecycle`; the float quartiles from the live listings (`fct_float_rank`).
+ * `collected` is the share of the window after the first landing and outside every span of
+ * `ingest_gaps`.
  */
 import type { z } from 'zod';
 import type {
@@ -28,25 +29,53 @@ export const WINDOW_MS = {
   '90d': 90 * 86_400_000,
 } as const;
 
-// Each relation is read once and its figures aggregated together: one row per part, joined.
-const STATS_SQL = `
-WITH group_rows AS MATERIALIZED (${groupRowsSql('$start::TIMESTAMP', '$end::TIMESTAMP')}),
+// Each relation is read once and its figures aggregated together: one row per part, joined. The
+// window's whole hours are read from fct_minask_hourly (their asks' histograms hold the same
+// multiset as their rows, so the same median and mean), only its first partial hour (and the last,
+// when the window ends mid-hour) from the rows of fct_minask_history: 2,160 rows for 90 days instead
+// of 55,000 runs joined to 130,000 minutes.
+const statsSql = (rate: string) => `
+WITH edge_rows AS (
+  (${groupRowsSql('$start::TIMESTAMP', '$whole_from::TIMESTAMP')})
+  UNION ALL
+  (${groupRowsSql('$whole_to::TIMESTAMP', '$end::TIMESTAMP')})
+),
+hours AS MATERIALIZED (
+  -- Per wear and hour the figures of its rows: fct_minask_hourly's for the whole hours, the same
+  -- rolled up from the rows for the partial ones.
+  SELECT wear, hour, minutes, live_min_ask_low_usd AS low_usd, live_min_ask_high_usd AS high_usd,
+    live_min_ask_open_usd AS open_usd, live_min_ask_close_usd AS close_usd, first_minute, last_minute,
+    live_min_ask_histogram AS asks
+  FROM fct_minask_hourly
+  WHERE ${GROUP_FILTER} AND hour >= $whole_from::TIMESTAMP AND hour < $whole_to::TIMESTAMP
+  UNION ALL
+  SELECT wear, date_trunc('hour', minute), count(*), min(live_min_ask_usd), max(live_min_ask_usd),
+    arg_min_null(live_min_ask_usd, minute), arg_max_null(live_min_ask_usd, minute), min(minute), max(minute),
+    histogram(live_min_ask_usd)
+  FROM edge_rows GROUP BY wear_rank, wear, date_trunc('hour', minute)
+),
 observed AS (
-  SELECT min(live_min_ask_usd) AS min_usd, max(live_min_ask_usd) AS max_usd,
-    median(live_min_ask_usd) AS median_usd, avg(live_min_ask_usd) AS mean_usd,
-    arg_min_null(live_min_ask_usd, minute) AS first_usd, arg_max_null(live_min_ask_usd, minute) AS last_usd,
-    count(*) AS observations
-  FROM group_rows
+  SELECT min(low_usd) AS min_usd, max(high_usd) AS max_usd,
+    arg_min_null(open_usd, first_minute) AS first_usd, arg_max_null(close_usd, last_minute) AS last_usd,
+    CAST(coalesce(sum(minutes), 0) AS BIGINT) AS observations
+  FROM hours
+),
+asks AS (
+  SELECT e.key AS ask, sum(e.value) AS n FROM (SELECT unnest(map_entries(asks)) AS e FROM hours) GROUP BY ask
+),
+middle AS (
+  -- median() and avg() of the asks, each counted as often as the histograms say: the median of the
+  -- asks at the two middle ranks (the same interpolation as over the whole multiset), and the
+  -- mean as avg() of a DECIMAL computes it (the exact sum of the cents over the count).
+  SELECT list_median([min(ask) FILTER (WHERE upto > (total - 1) // 2), min(ask) FILTER (WHERE upto > total // 2)])
+      AS median_usd,
+    CAST(sum(CAST(ask * 100 AS BIGINT) * n) AS DOUBLE) / nullif(CAST(sum(n) * 100 AS DOUBLE), 0) AS mean_usd
+  FROM (SELECT ask, n, sum(n) OVER (ORDER BY ask ROWS UNBOUNDED PRECEDING) AS upto, sum(n) OVER () AS total FROM asks)
 ),
 hourly AS (
-  -- fct_minask_hourly's closes of the window's hours (those that start in it), each the ask at the
-  -- hour's last row, rolled up from the same rows rather than read from that model's files again.
+  -- fct_minask_hourly's closes of the window's hours (those that start in it).
   SELECT stddev_samp(r) AS volatility FROM (
-    SELECT ln(close_usd / lag(close_usd) OVER (ORDER BY hour)) AS r FROM (
-      SELECT date_trunc('hour', minute) AS hour, arg_max_null(live_min_ask_usd, minute) AS close_usd
-      FROM group_rows WHERE date_trunc('hour', minute) >= $start::TIMESTAMP
-      GROUP BY wear_rank, hour
-    )
+    SELECT ln(close_usd / lag(close_usd) OVER (ORDER BY hour)) AS r FROM hours WHERE hour >= $start::TIMESTAMP
   ) WHERE r IS NOT NULL
 ),
 lives AS (
@@ -68,12 +97,22 @@ gaps AS (
   SELECT coalesce(sum(epoch_ms(least(coalesce(ended_at, $end::TIMESTAMP), $end::TIMESTAMP)) - epoch_ms(greatest(started_at, $start::TIMESTAMP))), 0) AS gap_ms
   FROM ingest_gaps WHERE started_at < $end::TIMESTAMP AND coalesce(ended_at, $end::TIMESTAMP) > $start::TIMESTAMP
 )
-SELECT *, (
-  -- The rate of the currency in force at the window's end (units per USD); null before any.
-  SELECT rate::DOUBLE FROM stg_fx_rates WHERE currency = $currency AND valid_from < $end::TIMESTAMP
-  ORDER BY valid_from DESC LIMIT 1
-) AS rate
-FROM observed, hourly, lives, floats, first_load, gaps`;
+SELECT *, ${rate} AS rate
+FROM observed, middle, hourly, lives, floats, first_load, gaps`;
+
+/**
+ * The statement per currency: the rate in force at the window's end (units per USD; null before
+ * any), and for USD, the base currency, 1 (stg_fx_rates' own constant row) without reading the rates.
+ */
+const STATS_SQL = {
+  usd: statsSql('1.0::DOUBLE'),
+  other: statsSql(`(
+    SELECT rate::DOUBLE FROM stg_fx_rates WHERE currency = $currency AND valid_from < $end::TIMESTAMP
+    ORDER BY valid_from DESC LIMIT 1
+  )`),
+};
+
+const HOUR_MS = 3_600_000;
 
 /** Rounds dollars to cents and converts them at `rate` (null stays null). */
 function money(usd: unknown, rate: number | null): number | null {
@@ -90,12 +129,15 @@ export async function readStats(
   const group = groupParams(query);
   const length = WINDOW_MS[query.window];
   const start = now - length;
+  const usd = query.currency === 'USD';
   const read = () =>
-    reader.rows(STATS_SQL, {
+    reader.rows(usd ? STATS_SQL.usd : STATS_SQL.other, {
       ...group,
       start: new Date(start).toISOString(),
+      whole_from: new Date(Math.ceil(start / HOUR_MS) * HOUR_MS).toISOString(),
+      whole_to: new Date(Math.floor(now / HOUR_MS) * HOUR_MS).toISOString(),
       end: new Date(now).toISOString(),
-      currency: query.currency,
+      ...(usd ? {} : { currency: query.currency }),
     });
   const [row = {}] = await readGroup(reader, group, read, ([figures]) => Number(figures?.observations) > 0);
   const rate = (row.rate as number | null) ?? null;

@@ -79,7 +79,11 @@ async function wholeSql(
         ? `CAST(${ident(c.name)} AS ${c.type}) AS ${ident(c.name)}`
         : `CAST(NULL AS ${c.type}) AS ${ident(c.name)}`,
     );
-    return `SELECT ${typed.join(', ')} FROM read_parquet([${group.files.map(literal).join(', ')}])`;
+    // Every row of the files is before the bound: said here, a read of the hot days alone (a filter
+    // from the bound on) is planned without opening a file (1.4 ms instead of 5.4 for 83 day files
+    // of int_minask_minutes, python duckdb, 1 thread).
+    const before = bound === undefined ? '' : ` WHERE ${time} < TIMESTAMP ${literal(bound)}`;
+    return `SELECT ${typed.join(', ')} FROM read_parquet([${group.files.map(literal).join(', ')}])${before}`;
   });
   return [inFile, ...reads].join('\nUNION ALL\n');
 }

@@ -80,11 +80,10 @@ export async function moveToLake(context: MoveContext, before: number): Promise<
     }
   });
   crashPoint('copied');
-  // The file's tables kept in order get the rows their increments appended since in place.
-  const sorted = await sortFileTables(context);
   // No row old enough: nothing to list, and no bound to raise.
   if (Object.values(written).every((files) => files.length === 0)) {
-    if (sorted.length > 0) await checkpoint(context);
+    // The file's tables kept in order get the rows their increments appended since in place.
+    if ((await sortFileTables(context)).length > 0) await checkpoint(context);
     // A month a kill or a full build left in days is merged still.
     return { ...summary, moveId: null, merged: await mergeMonths(context) };
   }
@@ -99,6 +98,8 @@ export async function moveToLake(context: MoveContext, before: number): Promise<
   await writeLakeManifest(context.dir, manifest);
   crashPoint('manifest');
   await finishMove(context, manifest);
+  // As above, once the moved days left the hot tables.
+  await sortFileTables(context);
   await checkpoint(context);
   return { ...summary, merged: await mergeMonths(context) };
 }
