@@ -9,4 +9,5 @@ export { newPlatformId, STEAM_ID_BASE } from './core/platform-ids.js';
 export { ALL_APP_IDS } from './market/games.js';
 export { hasPrivateInventory } from './platform/trade-urls.js';
 export { type RunningService, startService } from './service.js';
-export { loadAccounts, openServiceDatabase } from './stored-accounts.js';
+export { openServiceDatabase } from './service-database.js';
+export { loadAccounts } from './stored-accounts.js';

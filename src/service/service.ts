@@ -5,9 +5,8 @@
  */
 import type { FastifyInstance } from 'fastify';
 import { closeWithin } from '../shared/close-within.js';
-import { Database } from '../shared/database.js';
+import type { Database } from '../shared/database.js';
 import { FailedAuthGuard } from '../shared/failed-auth.js';
-import { projectPath } from '../shared/project-root.js';
 import { Accounts } from './accounts/accounts.js';
 import { accountsFeature } from './accounts/accounts-feature.js';
 import { type AdjustableClock, createClock } from './core/clock.js';
@@ -32,6 +31,7 @@ import { openFeatures } from './open-features.js';
 import type { P2P } from './p2p/p2p.js';
 import { Platform } from './platform/platform.js';
 import { platformFeature } from './platform/platform-feature.js';
+import { openServiceDatabase } from './service-database.js';
 import { SERVICE_DEFAULTS, type ServiceOptions } from './service-options.js';
 import { MarketChurn } from './sim/churn.js';
 import { catalogueSeeder } from './sim/generator.js';
@@ -91,7 +91,7 @@ export async function openService(options: ServiceOptions = {}): Promise<OpenSer
   const clock = options.clock ?? createClock();
   if (options.webhooks?.allowLoopback && !options.sandbox)
     throw new Error('the webhook loopback allowance is for the sandbox only');
-  const db = await Database.open(options.dbPath ?? SERVICE_DEFAULTS.dbPath, projectPath('sql', 'service'));
+  const db = await openServiceDatabase(options.dbPath ?? SERVICE_DEFAULTS.dbPath);
   try {
     await restoreClock(db, clock);
     const parts = await openParts(db, clock, options);

@@ -2,15 +2,9 @@
  * The accounts and keys of a service database that no server holds: what `market keys` manages,
  * opened the way the service opens its own file.
  */
-import { Database } from '../shared/database.js';
-import { projectPath } from '../shared/project-root.js';
+import type { Database } from '../shared/database.js';
 import { Accounts } from './accounts/accounts.js';
 import { UnitOfWorkRunner } from './core/unit-of-work.js';
-
-/** Opens (and migrates) the service database at `file`; fails when a server holds it. */
-export function openServiceDatabase(file: string): Promise<Database> {
-  return Database.open(file, projectPath('sql', 'service'));
-}
 
 /** The accounts and keys stored in `db`, loaded, each change written through a unit of work of its own. */
 export async function loadAccounts(db: Database): Promise<Accounts> {

@@ -18,7 +18,7 @@ import { type ControlFile, controlFileOf } from '../../src/collector/control/pro
 import { projectPath } from '../../src/shared/project-root.js';
 import { waitForLine } from '../helpers/cli.js';
 import { print } from './fixtures.js';
-import { anonymousMiB, buildCli, rssMiB } from './service-process.js';
+import { anonymousMiB, buildCli, rssMiB, startScriptNodeFlags } from './service-process.js';
 
 const MINUTES = Number(process.env.BENCH_MINUTES ?? 60);
 const SAMPLE_MS = Number(process.env.BENCH_SAMPLE_SECONDS ?? 60) * 1000;
@@ -67,11 +67,15 @@ export async function run(): Promise<void> {
   }
 }
 
-/** `market run` on `dir` (a free port, the control endpoint's too), its log in `dir/run.log`. */
+/**
+ * `market run` on `dir` (a free port, the control endpoint's too) with the Node flags `npm start`
+ * gives it, its log in `dir/run.log`.
+ */
 function spawnMainJob(dir: string, warehouse: string): ChildProcess {
   const job = spawn(
     process.execPath,
     [
+      ...startScriptNodeFlags(),
       projectPath('.build', 'src', 'cli', 'main.js'),
       'run',
       ...['--port', '0', '--db', join(dir, 'market.duckdb'), '--warehouse', warehouse],
