@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { type RunningService, startService } from '../../src/service/service.js';
 import { projectPath } from '../../src/shared/project-root.js';
 import { spawnMarket, waitForLine } from '../helpers/cli.js';
+import { shebangLaunch } from '../helpers/launch-line.js';
 
 /** A started service process. */
 export interface ServiceProcess {
@@ -77,43 +78,25 @@ function statCpuMs(path: string): number {
 
 /**
  * Spawns `market <args>` from the build (`npm run build` first; its output is not read, so it goes
- * nowhere) with the Node flags its shebang gives it, as `market` (npm link) starts, then those of
+ * nowhere) with the environment and Node flags its shebang gives it, as `market` (npm link) starts, then those of
  * BENCH_COLLECTOR_NODE_OPTIONS (e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`).
  */
 export function spawnBuiltMarket(args: string[]): ChildProcess {
+  const launch = shebangLaunch();
   return spawn(
     process.execPath,
     [
-      ...builtMarketNodeFlags(),
+      ...launch.nodeFlags,
       ...envWords('BENCH_COLLECTOR_NODE_OPTIONS'),
       projectPath('.build', 'src', 'cli', 'main.js'),
       ...args,
     ],
     {
       cwd: projectPath(),
+      env: { ...process.env, ...launch.env },
       stdio: ['ignore', 'ignore', 'inherit'],
     },
   );
-}
-
-/** The Node flags of the built `market`'s shebang (`#!/usr/bin/env -S node <flags>`). */
-export function builtMarketNodeFlags(): string[] {
-  const [shebang = ''] = readFileSync(projectPath('.build', 'src', 'cli', 'main.js'), 'utf8').split('\n', 1);
-  return nodeFlagsOf(shebang.replace(/^#!\S*env( -S)? /, ''));
-}
-
-/** The Node flags `npm start` runs the main job with (package.json's `start` script). */
-export function startScriptNodeFlags(): string[] {
-  const pkg = JSON.parse(readFileSync(projectPath('package.json'), 'utf8')) as { scripts: { start: string } };
-  return nodeFlagsOf(pkg.scripts.start.replace(/^exec /, ''));
-}
-
-/** The flags between `node` and the script in a command line (`node --a=1 path.js …`). */
-function nodeFlagsOf(command: string): string[] {
-  const [node, ...words] = command.split(' ').filter(Boolean);
-  if (node !== 'node') throw new Error(`not a node command: ${command}`);
-  const script = words.findIndex((word) => !word.startsWith('-'));
-  return script === -1 ? words : words.slice(0, script);
 }
 
 /** The space-separated words of an environment variable (none when unset). */

@@ -17,8 +17,9 @@ import { join } from 'node:path';
 import { type ControlFile, controlFileOf } from '../../src/collector/control/protocol.js';
 import { projectPath } from '../../src/shared/project-root.js';
 import { waitForLine } from '../helpers/cli.js';
+import { startScriptLaunch } from '../helpers/launch-line.js';
 import { print } from './fixtures.js';
-import { anonymousMiB, buildCli, rssMiB, startScriptNodeFlags } from './service-process.js';
+import { anonymousMiB, buildCli, rssMiB } from './service-process.js';
 
 const MINUTES = Number(process.env.BENCH_MINUTES ?? 60);
 const SAMPLE_MS = Number(process.env.BENCH_SAMPLE_SECONDS ?? 60) * 1000;
@@ -68,20 +69,21 @@ export async function run(): Promise<void> {
 }
 
 /**
- * `market run` on `dir` (a free port, the control endpoint's too) with the Node flags `npm start`
- * gives it, its log in `dir/run.log`.
+ * `market run` on `dir` (a free port, the control endpoint's too) with the environment and Node
+ * flags `npm start` gives it, its log in `dir/run.log`.
  */
 function spawnMainJob(dir: string, warehouse: string): ChildProcess {
+  const launch = startScriptLaunch();
   const job = spawn(
     process.execPath,
     [
-      ...startScriptNodeFlags(),
+      ...launch.nodeFlags,
       projectPath('.build', 'src', 'cli', 'main.js'),
       'run',
       ...['--port', '0', '--db', join(dir, 'market.duckdb'), '--warehouse', warehouse],
       ...['--log-format', 'json'],
     ],
-    { cwd: projectPath(), stdio: ['ignore', 'pipe', 'pipe'] },
+    { cwd: projectPath(), env: { ...process.env, ...launch.env }, stdio: ['ignore', 'pipe', 'pipe'] },
   );
   job.stderr?.pipe(createWriteStream(join(dir, 'run.log')));
   return job;

@@ -16,6 +16,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { projectPath } from '../../src/shared/project-root.js';
 import { COMPILED_MAIN } from '../helpers/build-cli.js';
 import { waitForLine } from '../helpers/cli.js';
+import { shebangLaunch, startScriptLaunch } from '../helpers/launch-line.js';
 
 let dir: string;
 
@@ -52,6 +53,29 @@ function descendants(pid: number): number[] {
 /** The words of a process' command line, from /proc. */
 function commandLine(pid: number): string[] {
   return readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').filter(Boolean);
+}
+
+/** A process' environment, from /proc. */
+function environment(pid: number): Record<string, string> {
+  const pairs = readFileSync(`/proc/${pid}/environ`, 'utf8').split('\0').filter(Boolean);
+  return Object.fromEntries(
+    pairs.map((pair) => [pair.slice(0, pair.indexOf('=')), pair.slice(pair.indexOf('=') + 1)]),
+  );
+}
+
+/**
+ * What the main job's node was launched with, as `npm start` and the bin's shebang must give it:
+ * V8 and glibc read both only when a process starts (`src/cli/main.ts`; test/bench/README.md, "soak").
+ */
+function expectDaemonLaunch(pid: number): void {
+  const words = commandLine(pid);
+  expect(
+    words.slice(
+      1,
+      words.findIndex((word) => word.endsWith('main.js')),
+    ),
+  ).toEqual(['--max-semi-space-size=2']);
+  expect(environment(pid)).toMatchObject({ MALLOC_ARENA_MAX: '2', MALLOC_MMAP_THRESHOLD_: '131072' });
 }
 
 function isRunning(pid: number): boolean {
@@ -139,7 +163,7 @@ describe('npm start', () => {
   }, 120_000);
 
   it.each(['SIGINT', 'SIGTERM'] as const)(
-    'runs the job with a small young generation, and stops everything on %s to npm itself, and says so',
+    'runs the job as it must be launched, and stops everything on %s to npm itself, and says so',
     async (signal) => {
       const { npm, db, warehouse } = startNpm(signal);
       let stderr = '';
@@ -151,11 +175,8 @@ describe('npm start', () => {
         await waitForLine(npm, /^stop with Ctrl-C/);
         below = descendants(npm.pid as number);
         expect(below.length).toBeGreaterThan(0);
-        // V8 takes its semi-space size only at start (v8.setFlagsFromString later changes nothing):
-        // the job's node runs with it, 2 MiB instead of 16 (test/bench/README.md, "soak").
-        const job = below.map(commandLine).find((words) => words.includes('run')) ?? [];
-        const script = job.findIndex((word) => word.endsWith('main.js'));
-        expect(job.slice(1, script)).toEqual(['--max-semi-space-size=2']);
+        const job = below.find((pid) => commandLine(pid).includes('run'));
+        expectDaemonLaunch(job as number);
         const exited = once(npm, 'exit');
         npm.kill(signal);
         await exited;
@@ -173,6 +194,38 @@ describe('npm start', () => {
     },
     90_000,
   );
+});
+
+describe("the bin's shebang", () => {
+  it('launches as npm start does: the same environment and Node flags, in effect in the running job', async () => {
+    expect(shebangLaunch()).toEqual(startScriptLaunch());
+    // As the kernel runs `market` once npm links it: the interpreter, the shebang's rest as one
+    // word, then the file and its arguments.
+    const [shebang = ''] = readFileSync(COMPILED_MAIN, 'utf8').split('\n', 1);
+    const [interpreter = '', ...rest] = shebang.slice(2).split(' ');
+    const db = join(dir, 'shebang.duckdb');
+    const { INIT_CWD: _shellFolder, ...env } = process.env;
+    const job = spawn(interpreter, [rest.join(' '), COMPILED_MAIN, 'run'], {
+      cwd: projectPath(),
+      env: {
+        ...env,
+        MARKET_PORT: '0',
+        MARKET_DB: db,
+        MARKET_WAREHOUSE: join(dir, 'shebang-warehouse.duckdb'),
+        MARKET_LISTINGS: '200',
+      },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    try {
+      await waitForLine(job, /^stop with Ctrl-C/);
+      // env executes node in its own place: the process spawned is the job.
+      expectDaemonLaunch(job.pid as number);
+    } finally {
+      const exited = once(job, 'exit');
+      job.kill('SIGINT');
+      await exited;
+    }
+  }, 90_000);
 });
 
 describe('market run on its default paths, in a clone', () => {
