@@ -78,8 +78,8 @@ function statCpuMs(path: string): number {
 
 /**
  * Spawns `market <args>` from the build (`npm run build` first; its output is not read, so it goes
- * nowhere) with the environment and Node flags its shebang gives it, as `market` (npm link) starts, then those of
- * BENCH_COLLECTOR_NODE_OPTIONS (e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`).
+ * nowhere) with the environment and Node flags its shebang gives it, as `market` (npm link)
+ * starts, then the flags of BENCH_COLLECTOR_NODE_OPTIONS (e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`).
  */
 export function spawnBuiltMarket(args: string[]): ChildProcess {
   const launch = shebangLaunch();
