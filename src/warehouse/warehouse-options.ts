@@ -11,6 +11,7 @@ export const WAREHOUSE_DEFAULTS: {
   memoryLimit: string;
   fullBuildMemoryLimit: string;
   checkpointThreshold: string;
+  departedKeptMs: number;
 } = {
   /** Enough to build the models over about a million listing events; raise it for longer histories. */
   memoryLimit: '1GB',
@@ -21,4 +22,9 @@ export const WAREHOUSE_DEFAULTS: {
   fullBuildMemoryLimit: '640MB',
   /** Four times DuckDB's own: a stream burst then checkpoints every 40,000 events or so, not every 10,000. */
   checkpointThreshold: '64MB',
+  /**
+   * An hour: far longer than a page item or a verdict takes to land after it was read, so the
+   * history is read for a late one only when something landed abnormally late.
+   */
+  departedKeptMs: 3_600_000,
 };

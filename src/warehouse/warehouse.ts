@@ -74,6 +74,12 @@ export interface WarehouseOptions {
    */
   checkpointThreshold?: string;
   /**
+   * How long the live set's state keeps a listing that left, in ms of its happenings' times: after
+   * that its row goes, and a sighting or departure landing older than that has the listing's
+   * departures read from the history instead (see `live-set.ts`). @default {@link WAREHOUSE_DEFAULTS} (an hour)
+   */
+  departedKeptMs?: number;
+  /**
    * The lake folder: the old days moved out of the file (see {@link Warehouse.moveToLake}), read
    * with the file's rows by every view and model. @default the folder the file last moved to, else
    * `lake` beside the warehouse file (none for `:memory:`)
@@ -129,6 +135,8 @@ export class Warehouse {
     readonly lakeDir: string | null,
     /** DuckDB's memory limit, and the one of a full build (see {@link WarehouseOptions}). */
     private readonly memory: { limit: string; fullBuild: string },
+    /** How long the live set's state keeps a listing that left (see {@link WarehouseOptions}). */
+    private readonly departedKeptMs: number,
   ) {}
 
   /**
@@ -161,6 +169,7 @@ export class Warehouse {
         liveSet,
         lakeDir,
         memoryLimits(options),
+        options.departedKeptMs ?? WAREHOUSE_DEFAULTS.departedKeptMs,
       );
       // What landed before (a migrated file, a crash between a landing and its refresh) is applied now.
       await warehouse.applyLanded();
@@ -217,7 +226,7 @@ export class Warehouse {
   applyLanded(): Promise<void> {
     if (this.readOnly || !this.liveSet) return Promise.resolve();
     if (this.closed) return Promise.reject(new Error(`the warehouse ${this.path} is closed`));
-    return this.db.transaction(applyPendingLoads);
+    return this.db.transaction((db) => applyPendingLoads(db, this.departedKeptMs));
   }
 
   /** Runs ad hoc SQL on committed data and returns its rows with JSON-safe values (see `jsonSafeConverter`). */

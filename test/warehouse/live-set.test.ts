@@ -13,12 +13,14 @@ import {
 } from './fixtures.js';
 
 let warehouse: Warehouse;
+let temp: string;
 let cleanup: () => void;
 
 beforeEach(async () => {
-  const temp = makeTempDir();
-  cleanup = temp.cleanup;
-  warehouse = await Warehouse.open(join(temp.dir, 'wh.duckdb'));
+  const made = makeTempDir();
+  temp = made.dir;
+  cleanup = made.cleanup;
+  warehouse = await Warehouse.open(join(temp, 'wh.duckdb'));
 });
 
 afterEach(async () => {
@@ -34,6 +36,7 @@ async function liveFromHistory(): Promise<Record<string, unknown>[]> {
     await connection.run('BEGIN TRANSACTION');
     try {
       await connection.run('DELETE FROM live_set_state');
+      await connection.run('UPDATE live_set_horizon SET pruned_before = NULL');
       await connection.run('DELETE FROM live_set_pending');
       await connection.run('INSERT INTO live_set_pending SELECT load_id, started_at FROM loads');
       const reader = await connection.runAndReadAll(LIVE);
@@ -194,32 +197,80 @@ describe('live_listings over the live set state', () => {
   }, 120_000);
 
   it('equals the live set computed from the whole history after any sequence of landings and refreshes', async () => {
-    const next = random(7);
-    const pick = <T>(items: readonly T[]): T => items[Math.floor(next() * items.length)] as T;
-    const ids = ['A', 'B', 'C'];
-    // Few distinct instants, so sightings and departures often share one and the tie rules decide.
-    const at = () => T0 + Math.floor(next() * 12) * 10;
-    let position = 0;
-    for (let step = 0; step < 30; step++) {
-      const batch: WarehouseBatch = { source: pick(['stream', 'poll:730', 'sweep:730']) };
-      if (batch.source === 'stream') {
-        batch.events = Array.from({ length: 1 + Math.floor(next() * 3) }, () => {
-          const id = `s-${++position}`;
-          return next() < 0.8
-            ? newEvent(id, pick(ids), at(), { price_usd: position })
-            : goneEvent(id, pick(ids), at());
-        });
-      } else if (next() < 0.8) {
-        // Two asks only, so many items repeat their listing's last text (after a stream event too).
-        batch.observations = [
-          observation(pick(ids), at(), `pass-${step}`, { price_usd: pick([1000, 1001]) }),
-        ];
-      } else {
-        batch.gone = [verdict(pick(ids), at())];
-      }
-      await warehouse.write([batch]);
-      if (next() < 0.4) await warehouse.applyLanded();
-      expect(await live(), `after step ${step}`).toEqual(await liveFromHistory());
-    }
+    await landRandomly(7);
+  }, 180_000);
+
+  it('drops a departure behind the horizon from the state, and a sighting landing older than it looks it up', async () => {
+    await warehouse.close();
+    warehouse = await Warehouse.open(join(temp, 'short-horizon.duckdb'), { departedKeptMs: 20 });
+    const ids = async () =>
+      (
+        await warehouse.query(
+          'SELECT listing_id, epoch_ms(first_seen_at) AS at FROM live_listings ORDER BY 1',
+        )
+      ).map((r) => [r.listing_id, Number(r.at)]);
+    await warehouse.write([{ source: 'stream', events: [newEvent('s-1', 'A', T0 + 100)] }]);
+    await warehouse.applyLanded();
+    // A leaves; B, seen much later, raises the horizon past A's departure: A's row goes.
+    await warehouse.write([
+      { source: 'stream', events: [goneEvent('s-2', 'A', T0 + 200), newEvent('s-3', 'B', T0 + 1000)] },
+    ]);
+    await warehouse.applyLanded();
+    const state = await warehouse.query('SELECT listing_id FROM live_set_state ORDER BY listing_id');
+    expect(state).toEqual([{ listing_id: 'B' }]);
+    const [horizon] = await warehouse.query('SELECT epoch_ms(pruned_before) AS at FROM live_set_horizon');
+    expect(Number(horizon?.at)).toBe(T0 + 980);
+    // A page item of A read before it left lands now: it must not revive A, pending or applied.
+    await warehouse.write([{ source: 'poll:730', observations: [observation('A', T0 + 150, 'p1')] }]);
+    expect(await ids()).toEqual([['B', T0 + 1000]]);
+    await warehouse.applyLanded();
+    expect(await ids()).toEqual([['B', T0 + 1000]]);
+    // One read after it left, older than the horizon too, starts a stay there.
+    await warehouse.write([{ source: 'poll:730', observations: [observation('A', T0 + 250, 'p2')] }]);
+    await warehouse.applyLanded();
+    expect(await ids()).toEqual([
+      ['A', T0 + 250],
+      ['B', T0 + 1000],
+    ]);
+    expect(await live()).toEqual(await liveFromHistory());
+  });
+
+  it('equals the live set from the whole history with a horizon so short that most departures are dropped', async () => {
+    await warehouse.close();
+    warehouse = await Warehouse.open(join(temp, 'short-horizon.duckdb'), { departedKeptMs: 20 });
+    await landRandomly(11);
   }, 180_000);
 });
+
+/**
+ * Lands 30 random batches of three listings' sightings and departures (stream events, page items,
+ * sweep verdicts) at few distinct instants, applying the loads now and then, and checks after each
+ * that the live set equals the one the whole history gives.
+ */
+async function landRandomly(seed: number): Promise<void> {
+  const next = random(seed);
+  const pick = <T>(items: readonly T[]): T => items[Math.floor(next() * items.length)] as T;
+  const ids = ['A', 'B', 'C'];
+  // Few distinct instants, so sightings and departures often share one and the tie rules decide.
+  const at = () => T0 + Math.floor(next() * 12) * 10;
+  let position = 0;
+  for (let step = 0; step < 30; step++) {
+    const batch: WarehouseBatch = { source: pick(['stream', 'poll:730', 'sweep:730']) };
+    if (batch.source === 'stream') {
+      batch.events = Array.from({ length: 1 + Math.floor(next() * 3) }, () => {
+        const id = `s-${++position}`;
+        return next() < 0.8
+          ? newEvent(id, pick(ids), at(), { price_usd: position })
+          : goneEvent(id, pick(ids), at());
+      });
+    } else if (next() < 0.8) {
+      // Two asks only, so many items repeat their listing's last text (after a stream event too).
+      batch.observations = [observation(pick(ids), at(), `pass-${step}`, { price_usd: pick([1000, 1001]) })];
+    } else {
+      batch.gone = [verdict(pick(ids), at())];
+    }
+    await warehouse.write([batch]);
+    if (next() < 0.4) await warehouse.applyLanded();
+    expect(await live(), `after step ${step}`).toEqual(await liveFromHistory());
+  }
+}

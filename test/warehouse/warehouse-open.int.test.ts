@@ -30,6 +30,7 @@ const WAREHOUSE_TABLES = [
   'listing_payload_marks',
   'live_listings',
   'live_set_changes',
+  'live_set_horizon',
   'live_set_marks',
   'live_set_pending',
   'live_set_state',
@@ -123,6 +124,7 @@ describe('Warehouse.open', () => {
       '023_lake_rebuilds.sql',
       '024_lake_event_ranges.sql',
       '025_landing_hot.sql',
+      '026_live_set_horizon.sql',
     ]);
     await again.close();
   });

@@ -103,16 +103,40 @@ const TAIL = `
 /** The state rows of the listings of `tail`. */
 const PRIOR = 'SELECT * FROM live_set_state WHERE listing_id IN (SELECT listing_id FROM tail)';
 
+/** The live set's horizon: the state no longer holds a departure before it (see {@link pruneSteps}). */
+const PRUNED_BEFORE = '(SELECT max(pruned_before) FROM live_set_horizon)';
+
+/**
+ * The departures, from the whole history (the lake's days too), of the listings with a happening of
+ * `tail` at or before the horizon: the state may have dropped such a listing's departure, which that
+ * happening could precede. None read when no happening is that old ({@link fewValues}), as in a
+ * stream read in order.
+ */
+const PRUNED_DEPARTURES = `
+  pruned_departures AS (
+    SELECT listing_id, app_id, departure, happened_at, pos, NULL, NULL, NULL, NULL, NULL, 'left'
+    FROM (${happenings(
+      'raw_listing_events',
+      observationSightings('raw_listing_observations', 'raw_listing_repeats'),
+      'listing_gone',
+    )}) AS a(${HAPPENING})
+    WHERE departure AND listing_id IN ${fewValues('listing_id', `tail WHERE happened_at <= ${PRUNED_BEFORE}`)}
+  )`;
+
 /**
  * `spans`, the state of every listing of `tail` without the winner's fields: the `prior` state's
- * stand-ins and the pending happenings merged by the rules above, with `kept_first` and
+ * stand-ins, the departures it dropped that a happening could precede, and the pending happenings
+ * merged by the rules above, with `kept_first` and
  * `kept_winner` saying which of the prior stay's stand-ins are still in the stay.
  */
 const SPANS = `
+  ${PRUNED_DEPARTURES},
   merged AS (
     SELECT * FROM tail
     UNION ALL
     SELECT * FROM (${PRIOR_HAPPENINGS}) AS p(${HAPPENING})
+    UNION ALL
+    SELECT * FROM pruned_departures
   ),
   departed AS (
     SELECT listing_id, happened_at AS left_at, pos AS left_pos FROM merged WHERE departure
@@ -381,10 +405,37 @@ const STORE_CHANGES: readonly string[] = [
   'DELETE FROM live_set_state WHERE listing_id IN (SELECT listing_id FROM _live_changes EXCEPT SELECT listing_id FROM _live_same)',
   'INSERT INTO live_set_state BY NAME SELECT * FROM _live_changes WHERE listing_id NOT IN (SELECT listing_id FROM _live_same)',
   'DELETE FROM live_set_pending WHERE load_id IN (SELECT load_id FROM _live_pending)',
-  ...['_live_same', '_live_changes', '_live_spans', '_live_prior', '_live_tail', '_live_pending'].map(
-    (t) => `DROP TABLE ${t}`,
-  ),
 ];
+
+/** The temp tables of an apply, dropped at its end. */
+const DROP_STEPS: readonly string[] = [
+  '_live_same',
+  '_live_changes',
+  '_live_spans',
+  '_live_prior',
+  '_live_tail',
+  '_live_pending',
+].map((t) => `DROP TABLE ${t}`);
+
+/**
+ * The horizon raised to the newest happening applied (or its landing, if sooner: a clock ahead
+ * does not raise it) less `keptMs`, and the state's rows that say only that a listing left before
+ * it dropped: the state holds the live listings and the recent departures, so what an apply reads
+ * and rewrites follows the market's churn, not every listing ever seen. Exact all the same: a
+ * happening at or before the horizon has its listing's departures read from the history
+ * ({@link PRUNED_DEPARTURES}).
+ */
+function pruneSteps(keptMs: number): string[] {
+  return [
+    `UPDATE live_set_horizon SET pruned_before = greatest(coalesce(pruned_before, t.mark), t.mark)
+     FROM (SELECT least(max(happened_at), max(ingested_at)) - to_milliseconds(${Math.max(0, Math.floor(keptMs))}) AS mark
+           FROM _live_tail) t
+     WHERE t.mark IS NOT NULL`,
+    `DELETE FROM live_set_state
+     WHERE NOT live AND left_at < ${PRUNED_BEFORE}
+       AND first_seen_at IS NULL AND last_seen_at IS NULL AND last_event_id IS NULL`,
+  ];
+}
 
 /**
  * Brings the state up to date with the pending loads, inside the open transaction of `db` (the
@@ -392,11 +443,11 @@ const STORE_CHANGES: readonly string[] = [
  * via (`payload-checks.ts`), the changes applied, the newest `listed_at` per game raised, the loads
  * no longer pending. The history is read only when a late departure cut a stay short.
  */
-export async function applyPendingLoads(db: Pick<Database, 'run'>): Promise<void> {
+export async function applyPendingLoads(db: Pick<Database, 'run'>, keptMs: number): Promise<void> {
   await db.run('CREATE OR REPLACE TEMP TABLE _live_pending AS SELECT * FROM live_set_pending');
   // Read in place: a copy would hold every pending payload's text at once.
   for (const sql of countPayloadsSql(`(${PENDING_PAYLOADS})`)) await db.run(sql);
   for (const sql of SPANS_STEPS) await db.run(sql);
   await db.run(CHANGES_STEP);
-  for (const sql of STORE_CHANGES) await db.run(sql);
+  for (const sql of [...STORE_CHANGES, ...pruneSteps(keptMs), ...DROP_STEPS]) await db.run(sql);
 }
