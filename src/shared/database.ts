@@ -137,6 +137,16 @@ export class Database {
   }
 
   /**
+   * Runs `work` on the writer connection outside any transaction, after every earlier write has
+   * finished and before any later one starts.
+   */
+  betweenWrites<T>(work: (db: Database) => Promise<T>): Promise<T> {
+    const next = this.queue.then(() => work(this));
+    this.queue = next.catch(() => undefined);
+    return next;
+  }
+
+  /**
    * Runs `use` with a connection of its own (with the session statements), closed afterwards;
    * `close` waits for it. For reads at length that must not hold up the reader connection.
    */

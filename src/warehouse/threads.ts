@@ -40,6 +40,11 @@ export class WarehouseThreads {
     }
   }
 
+  /** Whether any work run through {@link widened} is in flight. */
+  get busy(): boolean {
+    return this.wideWork > 0;
+  }
+
   /**
    * Resolves once the work in flight has ended and the thread count it asked for is set. The file
    * closes after this: a change of the thread count on a connection that is closing crashes DuckDB.

@@ -12,6 +12,7 @@ export const WAREHOUSE_DEFAULTS: {
   fullBuildMemoryLimit: string;
   checkpointThreshold: string;
   departedKeptMs: number;
+  cachedBlocksKept: number;
 } = {
   /** Enough to build the models over about a million listing events; raise it for longer histories. */
   memoryLimit: '1GB',
@@ -27,4 +28,6 @@ export const WAREHOUSE_DEFAULTS: {
    * history is read for a late one only when something landed abnormally late.
    */
   departedKeptMs: 3_600_000,
+  /** 64 MiB: about what an apply reads of the file (the live set's state), so the next one finds it. */
+  cachedBlocksKept: 64 * 2 ** 20,
 };

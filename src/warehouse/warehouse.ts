@@ -80,6 +80,11 @@ export interface WarehouseOptions {
    */
   departedKeptMs?: number;
   /**
+   * Bytes of the file's blocks DuckDB keeps cached after an apply or a refresh (see
+   * `trimCachedBlocks`). @default {@link WAREHOUSE_DEFAULTS} (64 MiB)
+   */
+  cachedBlocksKept?: number;
+  /**
    * The lake folder: the old days moved out of the file (see {@link Warehouse.moveToLake}), read
    * with the file's rows by every view and model. @default the folder the file last moved to, else
    * `lake` beside the warehouse file (none for `:memory:`)
@@ -113,6 +118,8 @@ const openPaths = new Set<string>();
  */
 export class Warehouse {
   private modelQueue: Promise<unknown> = Promise.resolve();
+  /** While the cached blocks are trimmed: reads and builds wait for it (see `trimCachedBlocks`). */
+  private trimming: Promise<void> | null = null;
   private closed = false;
   private readonly threads = new WarehouseThreads((threads) => this.db.read(`SET threads = ${threads}`));
 
@@ -135,8 +142,8 @@ export class Warehouse {
     readonly lakeDir: string | null,
     /** DuckDB's memory limit, and the one of a full build (see {@link WarehouseOptions}). */
     private readonly memory: { limit: string; fullBuild: string },
-    /** How long the live set's state keeps a listing that left (see {@link WarehouseOptions}). */
-    private readonly departedKeptMs: number,
+    /** How long the live set's state keeps a listing that left, and the cached blocks kept (see {@link WarehouseOptions}). */
+    private readonly kept: { departedMs: number; cachedBlocks: number },
   ) {}
 
   /**
@@ -169,7 +176,10 @@ export class Warehouse {
         liveSet,
         lakeDir,
         memoryLimits(options),
-        options.departedKeptMs ?? WAREHOUSE_DEFAULTS.departedKeptMs,
+        {
+          departedMs: options.departedKeptMs ?? WAREHOUSE_DEFAULTS.departedKeptMs,
+          cachedBlocks: options.cachedBlocksKept ?? WAREHOUSE_DEFAULTS.cachedBlocksKept,
+        },
       );
       // What landed before (a migrated file, a crash between a landing and its refresh) is applied now.
       await warehouse.applyLanded();
@@ -226,7 +236,45 @@ export class Warehouse {
   applyLanded(): Promise<void> {
     if (this.readOnly || !this.liveSet) return Promise.resolve();
     if (this.closed) return Promise.reject(new Error(`the warehouse ${this.path} is closed`));
-    return this.db.transaction((db) => applyPendingLoads(db, this.departedKeptMs));
+    return this.db
+      .transaction((db) => applyPendingLoads(db, this.kept.departedMs))
+      .then(() => this.trimCachedBlocks().catch(() => undefined));
+  }
+
+  /**
+   * Evicts the file's blocks DuckDB keeps cached beyond `cachedBlocksKept`, when nothing
+   * else runs on the file. A checkpoint leaves every block it wrote cached, and DuckDB evicts them
+   * only when its limit needs the room, so without this the cache grew with all the daemon had
+   * written, up to the limit (`test/bench/README.md`). Lowering the limit is DuckDB's way to evict
+   * (`BufferPool::SetLimit`); it is raised back at once, and no read, build or write runs between:
+   * one would find the lower limit and could fail. A block evicted is read again from the OS's
+   * page cache when next needed.
+   */
+  private trimCachedBlocks(): Promise<void> {
+    return this.db.betweenWrites(async (db) => {
+      if (this.closed || this.threads.busy) return;
+      let release = () => {};
+      this.trimming = new Promise((resolve) => {
+        release = resolve;
+      });
+      try {
+        const [usage] = await db.all<{ cached: number | null; used: number | null }>(
+          `SELECT sum(memory_usage_bytes) FILTER (WHERE tag = 'BASE_TABLE')::DOUBLE AS cached,
+                  sum(memory_usage_bytes)::DOUBLE AS used FROM duckdb_memory()`,
+        );
+        const cached = Number(usage?.cached ?? 0);
+        if (cached <= this.kept.cachedBlocks) return;
+        const others = Number(usage?.used ?? 0) - cached;
+        // Fails, leaving the limit as it was, when the blocks cannot all be evicted (some in use).
+        await db
+          .run(`SET memory_limit = '${Math.ceil((others + this.kept.cachedBlocks) / 2 ** 20)}MiB'`)
+          .catch(() => undefined);
+        await db.run(`SET memory_limit = '${this.memory.limit}'`);
+      } finally {
+        this.trimming = null;
+        release();
+      }
+    });
   }
 
   /** Runs ad hoc SQL on committed data and returns its rows with JSON-safe values (see `jsonSafeConverter`). */
@@ -285,6 +333,8 @@ export class Warehouse {
       );
       // A full build of a model that moved wrote the lake's days again: they replace its files now.
       if (this.lakeDir !== null) await publishRebuilds(this.lakeContextAt(this.lakeDir));
+      // After the writes queued meanwhile, which the refresh does not wait for.
+      void this.trimCachedBlocks().catch(() => undefined);
       return summary;
     });
     this.modelQueue = next.catch(() => undefined);
@@ -335,8 +385,9 @@ export class Warehouse {
    * Runs `use` with a connection of its own (session time zone UTC), closed afterwards; `close`
    * waits for it. For work that reads committed data at length, or builds models.
    */
-  withConnection<T>(use: (connection: DuckDBConnection) => Promise<T>): Promise<T> {
-    if (this.closed) return Promise.reject(new Error(`the warehouse ${this.path} is closed`));
+  async withConnection<T>(use: (connection: DuckDBConnection) => Promise<T>): Promise<T> {
+    if (this.closed) throw new Error(`the warehouse ${this.path} is closed`);
+    await this.trimming;
     return this.threads.widened(() => this.db.withConnection(use));
   }
 
@@ -351,7 +402,8 @@ export class Warehouse {
   }
 
   /** Runs `use` as work that gives DuckDB its second thread once it has run a moment. */
-  widened<T>(use: () => Promise<T>): Promise<T> {
+  async widened<T>(use: () => Promise<T>): Promise<T> {
+    await this.trimming;
     return this.threads.widened(use);
   }
 
