@@ -126,8 +126,8 @@ const PRUNED_DEPARTURES = `
 /**
  * `spans`, the state of every listing of `tail` without the winner's fields: the `prior` state's
  * stand-ins, the departures it dropped that a happening could precede, and the pending happenings
- * merged by the rules above, with `kept_first` and
- * `kept_winner` saying which of the prior stay's stand-ins are still in the stay.
+ * merged by the rules above, with `kept_first` and `kept_winner` saying which of the prior stay's
+ * stand-ins are still in the stay.
  */
 const SPANS = `
   ${PRUNED_DEPARTURES},
