@@ -385,10 +385,9 @@ export class Warehouse {
    * Runs `use` with a connection of its own (session time zone UTC), closed afterwards; `close`
    * waits for it. For work that reads committed data at length, or builds models.
    */
-  async withConnection<T>(use: (connection: DuckDBConnection) => Promise<T>): Promise<T> {
-    if (this.closed) throw new Error(`the warehouse ${this.path} is closed`);
-    await this.trimming;
-    return this.threads.widened(() => this.db.withConnection(use));
+  withConnection<T>(use: (connection: DuckDBConnection) => Promise<T>): Promise<T> {
+    if (this.closed) return Promise.reject(new Error(`the warehouse ${this.path} is closed`));
+    return this.afterTrim(() => this.threads.widened(() => this.db.withConnection(use)));
   }
 
   /**
@@ -402,9 +401,17 @@ export class Warehouse {
   }
 
   /** Runs `use` as work that gives DuckDB its second thread once it has run a moment. */
-  async widened<T>(use: () => Promise<T>): Promise<T> {
-    await this.trimming;
-    return this.threads.widened(use);
+  widened<T>(use: () => Promise<T>): Promise<T> {
+    return this.afterTrim(() => this.threads.widened(use));
+  }
+
+  /**
+   * Starts `work` once no trim of the cached blocks runs, at once when none does: started in the
+   * same tick as the check, it counts as busy before a trim can look, so none runs beside it.
+   */
+  private async afterTrim<T>(work: () => Promise<T>): Promise<T> {
+    while (this.trimming !== null) await this.trimming;
+    return work();
   }
 
   /** Waits for the write and the reads in progress, then closes the file. */

@@ -107,20 +107,23 @@ const PRIOR = 'SELECT * FROM live_set_state WHERE listing_id IN (SELECT listing_
 const PRUNED_BEFORE = '(SELECT max(pruned_before) FROM live_set_horizon)';
 
 /**
- * The departures, from the whole history (the lake's days too), of the listings with a happening of
- * `tail` at or before the horizon: the state may have dropped such a listing's departure, which that
- * happening could precede. None read when no happening is that old ({@link fewValues}), as in a
- * stream read in order.
+ * The departures (`gone` events and verdicts; no page item is read), from the whole history (the
+ * lake's days too), of the listings with a happening of `tail` at or before the horizon: the state
+ * may have dropped such a listing's departure, which that happening could precede. None read when
+ * no happening is that old ({@link fewValues}), as in a stream read in order.
  */
 const PRUNED_DEPARTURES = `
   pruned_departures AS (
     SELECT listing_id, app_id, departure, happened_at, pos, NULL, NULL, NULL, NULL, NULL, 'left'
     FROM (${happenings(
-      'raw_listing_events',
-      observationSightings('raw_listing_observations', 'raw_listing_repeats'),
+      "(SELECT * FROM raw_listing_events WHERE kind = 'gone')",
+      observationSightings(
+        '(SELECT * FROM raw_listing_observations__hot WHERE false)',
+        '(SELECT * FROM raw_listing_repeats__hot WHERE false)',
+      ),
       'listing_gone',
     )}) AS a(${HAPPENING})
-    WHERE departure AND listing_id IN ${fewValues('listing_id', `tail WHERE happened_at <= ${PRUNED_BEFORE}`)}
+    WHERE listing_id IN ${fewValues('listing_id', `tail WHERE happened_at <= ${PRUNED_BEFORE}`)}
   )`;
 
 /**
