@@ -20,6 +20,7 @@ The last line of stdout is the JSON; Ray's own messages go to stderr.
 
 import argparse
 import datetime
+import itertools
 import json
 import logging
 import os
@@ -32,6 +33,7 @@ import ray
 from ray.data.aggregate import Count, Max, Min, Sum
 from ray.data.context import ShuffleStrategy
 from ray.data.datasource.partitioning import Partitioning, PathPartitionFilter
+from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy
 
 GROUP = ["market_hash_name", "wear", "doppler_phase"]
 # Ray Data groups by keys it sorts or hashes; a missing wear or phase is grouped as "" and given
@@ -60,40 +62,49 @@ def wait_for_nodes(count, timeout_s=60):
         time.sleep(0.5)
 
 
-def read_relation(lake, manifest, relation, since, time):
+def read_relation(lake, manifest, relation, since, time, placements):
     """The relation's listed files, the days before `since` left out: a day file's by its path alone,
-    a month file's by its entry's days, then by its rows' day (`time`'s)."""
+    a month file's by its entry's days, then by its rows' day (`time`'s). Each file is read by a
+    task of its own on the next of `placements`, its rows tagged with the node that read them."""
     base = os.path.join(lake, relation)
     files = manifest["relations"][relation]
-    days = [os.path.join(lake, f["path"]) for f in files if "through" not in f]
-    months = [os.path.join(lake, f["path"]) for f in files if "through" in f and f["through"] >= since]
     day_type = {"date": str}
+    partitioning = Partitioning("hive", base_dir=base, field_types=day_type)
+    # Ray's partition filter picks the day files by their folder before any is opened.
+    keep = PathPartitionFilter.of(
+        lambda partition: partition["date"] >= since, base_dir=base, field_types=day_type
+    )
+    days = keep([os.path.join(lake, f["path"]) for f in files if "through" not in f])
+    months = [os.path.join(lake, f["path"]) for f in files if "through" in f and f["through"] >= since]
     reads = []
-    # A read task per file, spread over the nodes.
-    if days:
+    for path in days:
         reads.append(
             ray.data.read_parquet(
-                days,
+                path,
                 include_paths=True,
-                override_num_blocks=len(days),
-                ray_remote_args={"scheduling_strategy": "SPREAD"},
-                partitioning=Partitioning("hive", base_dir=base, field_types=day_type),
-                partition_filter=PathPartitionFilter.of(
-                    lambda partition: partition["date"] >= since, base_dir=base, field_types=day_type
-                ),
-            )
+                ray_remote_args={"scheduling_strategy": next(placements)},
+                partitioning=partitioning,
+            ).map_batches(tagged_with_node, batch_format="pyarrow")
         )
-    if months:
+    for path in months:
         # Engines refuse date= and month= folders in one Hive read: a month file is read apart.
-        monthly = ray.data.read_parquet(
-            months,
-            include_paths=True,
-            override_num_blocks=len(months),
-            ray_remote_args={"scheduling_strategy": "SPREAD"},
-            partitioning=None,
+        reads.append(
+            ray.data.read_parquet(
+                path,
+                include_paths=True,
+                ray_remote_args={"scheduling_strategy": next(placements)},
+                partitioning=None,
+            )
+            .map_batches(dated_since(time, since), batch_format="pyarrow")
+            .map_batches(tagged_with_node, batch_format="pyarrow")
         )
-        reads.append(monthly.map_batches(dated_since(time, since), batch_format="pyarrow"))
     return reads[0] if len(reads) == 1 else reads[0].union(*reads[1:])
+
+
+def tagged_with_node(table):
+    """The rows with the node that read them; run fused with the read, on its node."""
+    node = ray.get_runtime_context().get_node_id()
+    return table.append_column("node", pa.array([node] * table.num_rows, pa.string()))
 
 
 def dated_since(time, since):
@@ -116,7 +127,7 @@ def cents(column):
 
 
 def with_group_keys(table):
-    """The day typed DATE, the group's missing values as NO_VALUE, and the node that read the rows."""
+    """The day typed DATE and the group's missing values as NO_VALUE."""
     table = table.set_column(
         table.schema.get_field_index("date"), "date", pc.cast(table["date"], pa.date32())
     )
@@ -124,8 +135,7 @@ def with_group_keys(table):
         table = table.set_column(
             table.schema.get_field_index(key), key, pc.fill_null(table[key], NO_VALUE)
         )
-    node = ray.get_runtime_context().get_node_id()
-    return table.append_column("node", pa.array([node] * table.num_rows, pa.string()))
+    return table
 
 
 def prepare_events(table):
@@ -169,10 +179,13 @@ def main():
     # hold every CPU of a small cluster while the tasks feeding them wait for one.
     context.shuffle_strategy = ShuffleStrategy.SORT_SHUFFLE_PULL_BASED
     nodes = wait_for_nodes(args.nodes)
+    # Each file read on the next node in turn: SPREAD alone is a preference, and on a busy machine
+    # Ray may run every read on one node.
+    placements = itertools.cycle([NodeAffinitySchedulingStrategy(n["id"], soft=False) for n in nodes])
     with open(os.path.join(args.lake, "manifest.json"), encoding="utf-8") as f:
         manifest = json.load(f)
 
-    events = read_relation(args.lake, manifest, "stg_listing_events", args.since, "received_at")
+    events = read_relation(args.lake, manifest, "stg_listing_events", args.since, "received_at", placements)
     events = events.map_batches(prepare_events, batch_format="pyarrow").materialize()
     listings = events.groupby(["date", *GROUP]).aggregate(Min("price_cents"), Count())
     item = events.filter(
@@ -186,7 +199,7 @@ def main():
     )
     histogram = buckets.groupby("bucket").count()
 
-    minask = read_relation(args.lake, manifest, "fct_minask_hourly", args.since, "hour")
+    minask = read_relation(args.lake, manifest, "fct_minask_hourly", args.since, "hour", placements)
     minask = minask.map_batches(prepare_minask, batch_format="pyarrow").materialize()
     minask_days = minask.groupby(["date", "app_id", *GROUP]).aggregate(
         Min("min_ask_cents"), Max("service_listed_count_close"), Sum("minutes")
