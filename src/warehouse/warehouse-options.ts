@@ -11,6 +11,7 @@ export const WAREHOUSE_DEFAULTS: {
   memoryLimit: string;
   fullBuildMemoryLimit: string;
   checkpointThreshold: string;
+  calmCheckpointThreshold: string;
   departedKeptMs: number;
   cachedBlocksKept: number;
 } = {
@@ -23,6 +24,11 @@ export const WAREHOUSE_DEFAULTS: {
   fullBuildMemoryLimit: '640MB',
   /** Four times DuckDB's own: a stream burst then checkpoints every 40,000 events or so, not every 10,000. */
   checkpointThreshold: '64MB',
+  /**
+   * A quarter of that while no burst lands: what the log holds sits in DuckDB's memory until the
+   * checkpoint, and at 64MB it swung the main job's DuckDB memory 50-125 MiB every 6-7 minutes.
+   */
+  calmCheckpointThreshold: '16MB',
   /**
    * An hour: far longer than a page item or a verdict takes to land after it was read, so the
    * history is read for a late one only when something landed abnormally late.

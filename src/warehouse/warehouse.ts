@@ -67,12 +67,19 @@ export interface WarehouseOptions {
   fullBuildMemoryLimit?: string;
   /**
    * Size of the write-ahead log at which DuckDB checkpoints (writes the committed changes into the
-   * file and empties the log), e.g. `16MB`. A checkpoint rewrites every row group and index a write
+   * file and empties the log) while a burst lands, and until told otherwise (see
+   * {@link Warehouse.setBursting}), e.g. `16MB`. A checkpoint rewrites every row group and index a write
    * touched since the last one, so a small threshold makes every few writes pay one; a larger one
    * keeps more committed data in memory until then, and makes the next open after a crash (or a
    * kill -9) replay a longer log. @default {@link WAREHOUSE_DEFAULTS} (`64MB`)
    */
   checkpointThreshold?: string;
+  /**
+   * The checkpoint threshold while no burst lands (see {@link Warehouse.setBursting}): the log's
+   * rows are held in memory until a checkpoint, and a trickle makes few checkpoints at any size.
+   * @default {@link WAREHOUSE_DEFAULTS} (`16MB`) without a `checkpointThreshold`; `checkpointThreshold` with one
+   */
+  calmCheckpointThreshold?: string;
   /**
    * How long the live set's state keeps a listing that left, in ms of its happenings' times: after
    * that its row goes, and a sighting or departure landing older than that has the listing's
@@ -144,6 +151,8 @@ export class Warehouse {
     private readonly memory: { limit: string; fullBuild: string },
     /** How long the live set's state keeps a listing that left, and the cached blocks kept (see {@link WarehouseOptions}). */
     private readonly kept: { departedMs: number; cachedBlocks: number },
+    /** The checkpoint thresholds in a burst and in calm, and the one in force (see {@link WarehouseOptions}). */
+    private readonly checkpoints: { burst: string; calm: string; now: string },
   ) {}
 
   /**
@@ -180,6 +189,7 @@ export class Warehouse {
           departedMs: options.departedKeptMs ?? WAREHOUSE_DEFAULTS.departedKeptMs,
           cachedBlocks: options.cachedBlocksKept ?? WAREHOUSE_DEFAULTS.cachedBlocksKept,
         },
+        checkpointThresholds(options),
       );
       // What landed before (a migrated file, a crash between a landing and its refresh) is applied now.
       await warehouse.applyLanded();
@@ -239,6 +249,20 @@ export class Warehouse {
     return this.db
       .transaction((db) => applyPendingLoads(db, this.kept.departedMs))
       .then(() => this.trimCachedBlocks().catch(() => undefined));
+  }
+
+  /**
+   * Says whether a burst is landing (the batch writer knows): DuckDB then checkpoints at
+   * `checkpointThreshold`, otherwise at `calmCheckpointThreshold`. A file opens as in a burst.
+   * A burst written with a small threshold pays a checkpoint every few writes; a trickle with a
+   * large one holds minutes of rows in memory, uncheckpointed.
+   */
+  async setBursting(bursting: boolean): Promise<void> {
+    const threshold = bursting ? this.checkpoints.burst : this.checkpoints.calm;
+    if (this.readOnly || this.closed || threshold === this.checkpoints.now) return;
+    this.checkpoints.now = threshold;
+    // On the writer's queue, so the next write's commit checkpoints at it and no long read delays it.
+    await this.db.betweenWrites((db) => db.run(`SET checkpoint_threshold = '${threshold}'`));
   }
 
   /**
@@ -451,6 +475,13 @@ function memoryLimits(options: WarehouseOptions): { limit: string; fullBuild: st
   return { limit, fullBuild: options.fullBuildMemoryLimit ?? fullBuild };
 }
 
+function checkpointThresholds(options: WarehouseOptions): { burst: string; calm: string; now: string } {
+  const burst = options.checkpointThreshold ?? WAREHOUSE_DEFAULTS.checkpointThreshold;
+  // A threshold given holds in calm too, unless calm is given its own.
+  const calm = options.checkpointThreshold === undefined ? WAREHOUSE_DEFAULTS.calmCheckpointThreshold : burst;
+  return { burst, calm: options.calmCheckpointThreshold ?? calm, now: burst };
+}
+
 /** DuckDB's block size for a warehouse file it creates. */
 const WAREHOUSE_BLOCK_BYTES = 65_536;
 
@@ -475,7 +506,7 @@ async function openDatabase(path: string, options: WarehouseOptions): Promise<Da
         // so a build by day held more the more days there were (854 MiB at 90 days, against about
         // 100 MiB with it; `test/bench/README.md`).
         preserve_insertion_order: 'true',
-        checkpoint_threshold: options.checkpointThreshold ?? WAREHOUSE_DEFAULTS.checkpointThreshold,
+        checkpoint_threshold: checkpointThresholds(options).burst,
         // A new file's blocks (an existing one keeps its own). Rows appended to a table since the last
         // checkpoint sit in a block per column and validity mask, however few: with DuckDB's 256 KiB
         // every table a daemon writes held 0.5 MiB per column until the next checkpoint (about 175

@@ -131,6 +131,15 @@ describe('POST /sql', () => {
     expect(tables.at(-1)).toEqual({ end: { rows: 0 } });
   });
 
+  it('leaves the warehouse its own checkpoint threshold to change after the lock-down', async () => {
+    await c.warehouse.setBursting(false);
+    expect(await setting('checkpoint_threshold')).toBe('15.2 MiB');
+    await c.warehouse.setBursting(true);
+    expect(await setting('checkpoint_threshold')).toBe('61.0 MiB');
+    expect((await c.sql("SET checkpoint_threshold = '1GB'")).status).toBe(400);
+    expect(await setting('checkpoint_threshold')).toBe('61.0 MiB');
+  });
+
   it.each([
     ['read_text of a system file', "SELECT * FROM read_text('/etc/passwd')"],
     ['read_blob of a file beside the warehouse', "SELECT * FROM read_blob('{dir}/secret.txt')"],

@@ -1,3 +1,4 @@
+import { existsSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { BatchWriter, mergeBatches, Warehouse, type WarehouseBatch } from '../../src/warehouse/index.js';
@@ -196,6 +197,36 @@ describe('BatchWriter', () => {
     await second;
     expect(await count('live_set_pending')).toBe(0);
   });
+
+  it('checkpoints at the burst threshold while full writes land and at the calm one after', async () => {
+    const temp = makeTempDir();
+    const path = join(temp.dir, 'thresholds.duckdb');
+    const logBytes = () => (existsSync(`${path}.wal`) ? statSync(`${path}.wal`).size : 0);
+    const own = await Warehouse.open(path, { checkpointThreshold: '1GB', calmCheckpointThreshold: '1KB' });
+    try {
+      // Queued faster than it lands: writes of ten rows each while the rest wait.
+      const writer = new BatchWriter(own, { maxRows: 10, maxDelayMs: 60_000, maxWriteRows: 10 });
+      const adds = Array.from({ length: 60 }, (_, i) => writer.add(streamBatch(i + 1)));
+      await Promise.all(adds);
+      await writer.flush();
+      // Six full writes and their apply: in the log, none checkpointed at 1GB.
+      const burst = logBytes();
+      expect(burst).toBeGreaterThan(16_384);
+      // A trickle's write right after still counts as the burst's; the next is calm, and its
+      // commit checkpoints at 1KB.
+      for (const n of [61, 62]) {
+        const trickle = writer.add(streamBatch(n));
+        await writer.flush();
+        await trickle;
+      }
+      expect(logBytes()).toBeLessThan(1_024);
+      expect((await own.query('SELECT count(*) AS n FROM raw_listing_events'))[0]?.n).toBe(62);
+      await writer.close();
+    } finally {
+      await own.close();
+      temp.cleanup();
+    }
+  }, 30_000);
 
   it('rejects the adds of a failed flush and reports it to onError, then carries on', async () => {
     const errors: unknown[] = [];

@@ -191,6 +191,8 @@ export class BatchWriter {
    * only leaves more for the next refresh, so it is reported, not thrown.
    */
   private async applyLanded(): Promise<void> {
+    // The write just landed counts (its rows are still taken): a burst's writes are full.
+    await this.warehouse.setBursting(this.bursting).catch((error: unknown) => this.onError?.(error));
     if (this.unrefreshedRows === 0) return;
     const burst = this.pendingRows >= this.maxWriteRows / 2;
     if (burst && this.unrefreshedRows < this.refreshRows) return;
