@@ -76,29 +76,28 @@ def read_relation(lake, manifest, relation, since, time, placements):
     )
     days = keep([os.path.join(lake, f["path"]) for f in files if "through" not in f])
     months = [os.path.join(lake, f["path"]) for f in files if "through" in f and f["through"] >= since]
-    reads = []
-    for path in days:
-        reads.append(
-            ray.data.read_parquet(
-                path,
-                include_paths=True,
-                ray_remote_args={"scheduling_strategy": next(placements)},
-                partitioning=partitioning,
-            ).map_batches(tagged_with_node, batch_format="pyarrow")
-        )
-    for path in months:
-        # Engines refuse date= and month= folders in one Hive read: a month file is read apart.
-        reads.append(
-            ray.data.read_parquet(
-                path,
-                include_paths=True,
-                ray_remote_args={"scheduling_strategy": next(placements)},
-                partitioning=None,
-            )
-            .map_batches(dated_since(time, since), batch_format="pyarrow")
-            .map_batches(tagged_with_node, batch_format="pyarrow")
-        )
+    reads = [
+        read_file(path, next(placements), partitioning).map_batches(tagged_with_node, batch_format="pyarrow")
+        for path in days
+    ]
+    # Engines refuse date= and month= folders in one Hive read: a month file is read apart.
+    reads += [
+        read_file(path, next(placements), None)
+        .map_batches(dated_since(time, since), batch_format="pyarrow")
+        .map_batches(tagged_with_node, batch_format="pyarrow")
+        for path in months
+    ]
     return reads[0] if len(reads) == 1 else reads[0].union(*reads[1:])
+
+
+def read_file(path, placement, partitioning):
+    """One parquet file read by one task scheduled by `placement`, its path in column `path`."""
+    return ray.data.read_parquet(
+        path,
+        include_paths=True,
+        ray_remote_args={"scheduling_strategy": placement},
+        partitioning=partitioning,
+    )
 
 
 def tagged_with_node(table):
