@@ -3,7 +3,8 @@
  * simulator at the demo's churn, the collector and the demo trader) on a fresh data folder of its
  * own, for BENCH_MINUTES (60). Every BENCH_SAMPLE_SECONDS (60) it samples the RSS of each process
  * of the job from /proc, the collector's V8 heap and DuckDB's memory from the collector's
- * `/metrics` (its control endpoint, found through the control file), and the warehouse file's
+ * `/metrics` (its control endpoint, found through the control file) with its cached blocks and its
+ * rows in memory (`duckdb_memory()` by tag, through the same endpoint), and the warehouse file's
  * bytes and its write-ahead log's; then prints every sample, and the slope of each figure (least
  * squares, per hour) over the samples after the first BENCH_SETTLE_MINUTES (10). Goal: no upward
  * trend after the settling minutes (a leak is a defect whatever its size), the job under 400 MiB.
@@ -14,6 +15,7 @@ import { createWriteStream, existsSync, readdirSync, readFileSync, statSync } fr
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { ControlClient } from '../../src/cli/control-client.js';
 import { type ControlFile, controlFileOf } from '../../src/collector/control/protocol.js';
 import { projectPath } from '../../src/shared/project-root.js';
 import { waitForLine } from '../helpers/cli.js';
@@ -34,6 +36,9 @@ interface Sample {
   anonymous: number;
   heap: number;
   duckdb: number;
+  /** Of DuckDB's memory: the file's blocks cached (`base_table`), and rows in memory (`in_memory_table`: not yet checkpointed, and temp tables). */
+  cached: number;
+  inMemory: number;
   /** The warehouse file alone, and its write-ahead log (checkpointed into it at 64 MB). */
   file: number;
   wal: number;
@@ -98,6 +103,7 @@ async function takeSample(pid: number, warehouse: string, minute: number): Promi
     anonymous += anonymousMiB(p);
   }
   const metrics = await scrapeMetrics(warehouse);
+  const tags = await duckdbTags(warehouse);
   const mib = (bytes: number) => bytes / 2 ** 20;
   const bytesOf = (path: string) => (existsSync(path) ? statSync(path).size : 0);
   return {
@@ -106,6 +112,8 @@ async function takeSample(pid: number, warehouse: string, minute: number): Promi
     anonymous,
     heap: mib(metrics.get('nodejs_heap_size_used_bytes') ?? Number.NaN),
     duckdb: mib(metrics.get('market_collector_duckdb_memory_bytes') ?? Number.NaN),
+    cached: mib(tags.get('BASE_TABLE') ?? 0),
+    inMemory: mib(tags.get('IN_MEMORY_TABLE') ?? 0),
     file: mib(bytesOf(warehouse)),
     wal: mib(bytesOf(`${warehouse}.wal`)),
   };
@@ -135,11 +143,20 @@ async function scrapeMetrics(warehouse: string): Promise<Map<string, number>> {
   return series;
 }
 
+/** DuckDB's memory by tag (`duckdb_memory()`), in bytes, asked through the collector's control endpoint. */
+async function duckdbTags(warehouse: string): Promise<Map<string, number>> {
+  const client = await ControlClient.find(warehouse);
+  if (!client) throw new Error(`no collector answers on ${warehouse}`);
+  const rows = await client.query('SELECT tag, memory_usage_bytes::DOUBLE AS bytes FROM duckdb_memory()');
+  return new Map(rows.map((r) => [String(r.tag), Number(r.bytes)]));
+}
+
 /** A sample as one line: each process' RSS, then the heap, DuckDB's memory and the file. */
 function describeSample(sample: Sample): string {
   const rss = [...sample.rss].map(([pid, mib]) => `rss[${pid}] ${mib.toFixed(0)}`).join(', ');
-  const { anonymous, heap, duckdb, file, wal } = sample;
-  return `${rss} (anonymous ${anonymous.toFixed(0)}), heap ${heap.toFixed(0)}, duckdb ${duckdb.toFixed(0)}, file ${file.toFixed(1)} + wal ${wal.toFixed(1)} MiB`;
+  const { anonymous, heap, duckdb, cached, inMemory, file, wal } = sample;
+  const tags = `base_table ${cached.toFixed(0)}, in_memory_table ${inMemory.toFixed(0)}`;
+  return `${rss} (anonymous ${anonymous.toFixed(0)}), heap ${heap.toFixed(0)}, duckdb ${duckdb.toFixed(0)} (${tags}), file ${file.toFixed(1)} + wal ${wal.toFixed(1)} MiB`;
 }
 
 /** The range and the slope of each figure over the samples after the settling minutes. */
@@ -157,12 +174,15 @@ function printSlopes(samples: Sample[]): void {
     ['anonymous memory of the job', (s) => s.anonymous],
     ['collector heap used', (s) => s.heap],
     ["DuckDB's memory (duckdb_memory())", (s) => s.duckdb],
+    ["DuckDB's cached blocks (base_table)", (s) => s.cached],
+    ["DuckDB's rows in memory (in_memory_table)", (s) => s.inMemory],
     ['warehouse file', (s) => s.file],
     ['warehouse file and WAL', (s) => s.file + s.wal],
   ];
   for (const [name, figure] of figures) {
     const values = settled.map(figure);
-    const range = `${Math.min(...values).toFixed(1)}-${Math.max(...values).toFixed(1)} MiB`;
+    const mean = values.reduce((a, b) => a + b, 0) / values.length;
+    const range = `${Math.min(...values).toFixed(1)}-${Math.max(...values).toFixed(1)} MiB (mean ${mean.toFixed(1)})`;
     const slope = slopePerHour(
       settled.map((s) => s.minute),
       values,
