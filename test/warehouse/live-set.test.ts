@@ -235,6 +235,46 @@ describe('live_listings over the live set state', () => {
     expect(await live()).toEqual(await liveFromHistory());
   });
 
+  it("drops a departed listing's payload mark with its state row; its next item is stored whole", async () => {
+    await warehouse.close();
+    warehouse = await Warehouse.open(join(temp, 'short-horizon.duckdb'), { departedKeptMs: 20 });
+    const marks = async () =>
+      (await warehouse.query('SELECT listing_id FROM listing_payload_marks ORDER BY 1')).map(
+        (r) => r.listing_id,
+      );
+    const stored = async (id: string) =>
+      (
+        await warehouse.query(
+          `SELECT (SELECT count(*) FROM raw_listing_observations WHERE listing_id = '${id}') AS items,
+                  (SELECT count(*) FROM raw_listing_repeats WHERE listing_id = '${id}') AS repeats`,
+        )
+      )[0];
+    await warehouse.write([
+      {
+        source: 'sweep:730',
+        observations: [observation('A', T0 + 100, 's1'), observation('B', T0 + 100, 's1')],
+      },
+    ]);
+    await warehouse.applyLanded();
+    expect(await marks()).toEqual(['A', 'B']);
+    // A leaves; C, listed much later, raises the horizon past A's departure.
+    await warehouse.write([{ source: 'sweep:730', gone: [verdict('A', T0 + 200)] }]);
+    await warehouse.write([{ source: 'stream', events: [newEvent('s-1', 'C', T0 + 1000)] }]);
+    await warehouse.applyLanded();
+    expect(await marks()).toEqual(['B']);
+    // B, seen again unchanged, is a repeat of its mark.
+    await warehouse.write([{ source: 'sweep:730', observations: [observation('B', T0 + 1001, 's2')] }]);
+    expect(await stored('B')).toEqual({ items: 1, repeats: 1 });
+    // An item of A read before it left, landing now: stored whole, and gone from the marks again
+    // with A's state row once applied.
+    await warehouse.write([{ source: 'poll:730', observations: [observation('A', T0 + 150, 'p1')] }]);
+    expect(await stored('A')).toEqual({ items: 2, repeats: 0 });
+    await warehouse.applyLanded();
+    expect(await marks()).toEqual(['B']);
+    expect((await live()).map((r) => r.listing_id)).toEqual(['B', 'C']);
+    expect(await live()).toEqual(await liveFromHistory());
+  });
+
   it('equals the live set from the whole history with a horizon so short that most departures are dropped', async () => {
     await warehouse.close();
     warehouse = await Warehouse.open(join(temp, 'short-horizon.duckdb'), { departedKeptMs: 10 });

@@ -423,20 +423,24 @@ const DROP_STEPS: readonly string[] = [
 /**
  * The horizon raised to the newest happening applied (or its landing, if sooner: a clock ahead
  * does not raise it) less `keptMs`, and the state's rows that say only that a listing left before
- * it dropped: the state holds the live listings and the recent departures, so what an apply reads
- * and rewrites follows the market's churn, not every listing ever seen. Exact all the same: a
- * happening at or before the horizon has its listing's departures read from the history
- * ({@link PRUNED_DEPARTURES}).
+ * it dropped, with those listings' payload marks: the state and the marks hold the live listings
+ * and the recent departures, so what an apply reads and rewrites follows the market's churn, not
+ * every listing ever seen. Exact all the same: a happening at or before the horizon has its
+ * listing's departures read from the history ({@link PRUNED_DEPARTURES}).
  */
 function pruneSteps(keptMs: number): string[] {
+  const departedOnly = `NOT live AND left_at < ${PRUNED_BEFORE}
+    AND first_seen_at IS NULL AND last_seen_at IS NULL AND last_event_id IS NULL`;
   return [
     `UPDATE live_set_horizon SET pruned_before = greatest(coalesce(pruned_before, t.mark), t.mark)
      FROM (SELECT least(max(happened_at), max(ingested_at)) - to_milliseconds(${Math.max(0, Math.floor(keptMs))}) AS mark
            FROM _live_tail) t
      WHERE t.mark IS NOT NULL`,
-    `DELETE FROM live_set_state
-     WHERE NOT live AND left_at < ${PRUNED_BEFORE}
-       AND first_seen_at IS NULL AND last_seen_at IS NULL AND last_event_id IS NULL`,
+    // A mark only spares storing an item's text again, and an item of a listing gone that long is
+    // rare: it is then stored whole, and its state row and mark come and go again in its apply.
+    // Kept, the marks grew with every listing ever swept.
+    `DELETE FROM listing_payload_marks WHERE listing_id IN ${fewValues('listing_id', `live_set_state WHERE ${departedOnly}`)}`,
+    `DELETE FROM live_set_state WHERE ${departedOnly}`,
   ];
 }
 
