@@ -68,8 +68,8 @@ export interface WarehouseOptions {
   /**
    * Size of the write-ahead log at which DuckDB checkpoints (writes the committed changes into the
    * file and empties the log) while a burst lands, and until told otherwise (see
-   * {@link Warehouse.setBursting}), e.g. `16MB`. A checkpoint rewrites every row group and index a write
-   * touched since the last one, so a small threshold makes every few writes pay one; a larger one
+   * {@link Warehouse.setBursting}), e.g. `16MB`. A checkpoint rewrites every row group and index a
+   * write touched since the last one, so a small threshold makes every few writes pay one; a larger one
    * keeps more committed data in memory until then, and makes the next open after a crash (or a
    * kill -9) replay a longer log. @default {@link WAREHOUSE_DEFAULTS} (`64MB`)
    */
@@ -77,7 +77,7 @@ export interface WarehouseOptions {
   /**
    * The checkpoint threshold while no burst lands (see {@link Warehouse.setBursting}): the log's
    * rows are held in memory until a checkpoint, and a trickle makes few checkpoints at any size.
-   * @default {@link WAREHOUSE_DEFAULTS} (`16MB`) without a `checkpointThreshold`; `checkpointThreshold` with one
+   * @default {@link WAREHOUSE_DEFAULTS} (`16MB`) without a `checkpointThreshold`; that one with it
    */
   calmCheckpointThreshold?: string;
   /**
@@ -166,7 +166,8 @@ export class Warehouse {
     openPaths.add(key);
     let db: Database | undefined;
     try {
-      db = await openDatabase(path, options);
+      const checkpoints = checkpointThresholds(options);
+      db = await openDatabase(path, options, checkpoints.burst);
       const clock = options.clock ?? Date.now;
       const lakeDir = await lakeDirOf(db, path, options.lakeDir);
       // The lake first: a move a kill interrupted is finished, and the typed views read its views.
@@ -189,7 +190,7 @@ export class Warehouse {
           departedMs: options.departedKeptMs ?? WAREHOUSE_DEFAULTS.departedKeptMs,
           cachedBlocks: options.cachedBlocksKept ?? WAREHOUSE_DEFAULTS.cachedBlocksKept,
         },
-        checkpointThresholds(options),
+        checkpoints,
       );
       // What landed before (a migrated file, a crash between a landing and its refresh) is applied now.
       await warehouse.applyLanded();
@@ -262,7 +263,13 @@ export class Warehouse {
     if (this.readOnly || this.closed || threshold === this.checkpoints.now) return;
     this.checkpoints.now = threshold;
     // On the writer's queue, so the next write's commit checkpoints at it and no long read delays it.
-    await this.db.betweenWrites((db) => db.run(`SET checkpoint_threshold = '${threshold}'`));
+    await this.db
+      .betweenWrites((db) => db.run(`SET checkpoint_threshold = '${threshold}'`))
+      .catch((error) => {
+        // Not known to be in force: the next call sets it again.
+        this.checkpoints.now = '';
+        throw error;
+      });
   }
 
   /**
@@ -489,7 +496,11 @@ const WAREHOUSE_BLOCK_BYTES = 65_536;
  * Opens the file with the warehouse's settings and migrations, turning DuckDB's lock conflict into a
  * {@link WarehouseLockedError}.
  */
-async function openDatabase(path: string, options: WarehouseOptions): Promise<Database> {
+async function openDatabase(
+  path: string,
+  options: WarehouseOptions,
+  checkpointThreshold: string,
+): Promise<Database> {
   try {
     return await Database.open(path, {
       migrationsDir: options.migrationsDir ?? findMigrationsDir(),
@@ -506,7 +517,7 @@ async function openDatabase(path: string, options: WarehouseOptions): Promise<Da
         // so a build by day held more the more days there were (854 MiB at 90 days, against about
         // 100 MiB with it; `test/bench/README.md`).
         preserve_insertion_order: 'true',
-        checkpoint_threshold: checkpointThresholds(options).burst,
+        checkpoint_threshold: checkpointThreshold,
         // A new file's blocks (an existing one keeps its own). Rows appended to a table since the last
         // checkpoint sit in a block per column and validity mask, however few: with DuckDB's 256 KiB
         // every table a daemon writes held 0.5 MiB per column until the next checkpoint (about 175

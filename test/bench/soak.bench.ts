@@ -102,8 +102,9 @@ async function takeSample(pid: number, warehouse: string, minute: number): Promi
     rss.set(p, rssMiB(p));
     anonymous += anonymousMiB(p);
   }
-  const metrics = await scrapeMetrics(warehouse);
-  const tags = await duckdbTags(warehouse);
+  const control = JSON.parse(await readFile(controlFileOf(warehouse), 'utf8')) as ControlFile;
+  const metrics = await scrapeMetrics(control);
+  const tags = await duckdbTags(control);
   const mib = (bytes: number) => bytes / 2 ** 20;
   const bytesOf = (path: string) => (existsSync(path) ? statSync(path).size : 0);
   return {
@@ -130,8 +131,7 @@ function descendantsOf(pid: number): number[] {
 }
 
 /** The collector's unlabelled series from its `/metrics`, by name. */
-async function scrapeMetrics(warehouse: string): Promise<Map<string, number>> {
-  const control = JSON.parse(await readFile(controlFileOf(warehouse), 'utf8')) as ControlFile;
+async function scrapeMetrics(control: ControlFile): Promise<Map<string, number>> {
   const response = await fetch(`http://127.0.0.1:${control.port}/metrics`, {
     headers: { authorization: `Bearer ${control.token}` },
   });
@@ -144,10 +144,10 @@ async function scrapeMetrics(warehouse: string): Promise<Map<string, number>> {
 }
 
 /** DuckDB's memory by tag (`duckdb_memory()`), in bytes, asked through the collector's control endpoint. */
-async function duckdbTags(warehouse: string): Promise<Map<string, number>> {
-  const client = await ControlClient.find(warehouse);
-  if (!client) throw new Error(`no collector answers on ${warehouse}`);
-  const rows = await client.query('SELECT tag, memory_usage_bytes::DOUBLE AS bytes FROM duckdb_memory()');
+async function duckdbTags(control: ControlFile): Promise<Map<string, number>> {
+  const rows = await new ControlClient(control.port, control.token).query(
+    'SELECT tag, memory_usage_bytes::DOUBLE AS bytes FROM duckdb_memory()',
+  );
   return new Map(rows.map((r) => [String(r.tag), Number(r.bytes)]));
 }
 

@@ -105,6 +105,24 @@ describe('a local attacker against the running daemon', () => {
     expect(setting.code).toBe(0);
     expect(setting.stdout).toMatch(/^m,locked\n.+,true\n$/);
   });
+
+  it('checkpoints at the calm threshold once its writes are small, the lock-down notwithstanding', async () => {
+    const threshold = () =>
+      runMarket([
+        'sql',
+        "SELECT current_setting('checkpoint_threshold') AS t",
+        '--format',
+        'csv',
+        '--warehouse',
+        warehouse,
+      ]).then((r) => r.stdout);
+    // 16MB, as DuckDB prints it; a file opens at the burst's 64MB.
+    await vi.waitFor(async () => expect(await threshold()).toBe('t\n15.2 MiB\n'), {
+      timeout: 20_000,
+      interval: 500,
+    });
+    expect(collector.exitCode).toBeNull();
+  });
 });
 
 describe('stopping the daemon while a query runs', () => {
