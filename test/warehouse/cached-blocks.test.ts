@@ -36,7 +36,8 @@ async function landAndRead(count: number, first: number): Promise<void> {
     JSON.stringify(makeListing(`L-${first + i}`, { inspect_link: `steam://inspect/${'x'.repeat(200)}${i}` })),
   );
   await warehouse.write([{ source: 'stream', events: rawNewEvents(texts, first) }]);
-  await warehouse.query('CHECKPOINT');
+  // FORCE waits for the writes of an apply running beside it, where a plain CHECKPOINT fails.
+  await warehouse.query('FORCE CHECKPOINT');
   await warehouse.query('SELECT sum(length(data)) FROM raw_listing_events');
 }
 
