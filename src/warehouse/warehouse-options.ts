@@ -37,3 +37,30 @@ export const WAREHOUSE_DEFAULTS: {
   /** 64 MiB: about what an apply reads of the file (the live set's state), so the next one finds it. */
   cachedBlocksKept: 64 * 2 ** 20,
 };
+
+/** DuckDB's size units (its settings' own): KB, MB… powers of 1000, KiB, MiB… of 1024; bytes without one. */
+const SIZE_UNITS: Record<string, number> = {
+  '': 1,
+  b: 1,
+  bytes: 1,
+  k: 1e3,
+  kb: 1e3,
+  m: 1e6,
+  mb: 1e6,
+  g: 1e9,
+  gb: 1e9,
+  t: 1e12,
+  tb: 1e12,
+  kib: 2 ** 10,
+  mib: 2 ** 20,
+  gib: 2 ** 30,
+  tib: 2 ** 40,
+};
+
+/** The bytes of a size as DuckDB's settings take it (`16MB`, `1.5GiB`, `4096`); throws on anything else. */
+export function sizeBytes(size: string): number {
+  const match = /^\s*(\d+(?:\.\d+)?)\s*([a-z]*)\s*$/i.exec(size);
+  const unit = SIZE_UNITS[(match?.[2] ?? '').toLowerCase()];
+  if (!match || unit === undefined) throw new Error(`not a size DuckDB takes: ${size} (e.g. 16MB, 1GiB)`);
+  return Number(match[1]) * unit;
+}
