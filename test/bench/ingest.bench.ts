@@ -28,6 +28,8 @@ import {
 } from './service-process.js';
 
 const TRACE = process.env.BENCH_TRACE === '1';
+/** How long the bench waits for the apply after the burst before it gives up (it takes seconds). */
+const APPLY_WAIT_MS = 300_000;
 
 /** Runs the benchmark and prints its figures. */
 export async function run(): Promise<void> {
@@ -108,6 +110,9 @@ export async function run(): Promise<void> {
           if (TRACE) printSample(sample, performance.now() - started);
           if (row?.value === head) landedMs ??= performance.now() - started;
           if (landedMs !== undefined && Number(row?.pending) === 0) break;
+          if (landedMs !== undefined && performance.now() - started - landedMs > APPLY_WAIT_MS) {
+            throw new Error(`the live set did not apply the last event within ${APPLY_WAIT_MS / 1000} s`);
+          }
         }
       } catch (error) {
         // A collector left running keeps this process alive and hides the error: stop it first.
