@@ -9,9 +9,10 @@
 import { execFileSync } from 'node:child_process';
 import { once } from 'node:events';
 import { existsSync, statSync } from 'node:fs';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type { ControlFile } from '../../src/collector/control/protocol.js';
 import { startService } from '../../src/service/service.js';
 import { projectPath } from '../../src/shared/project-root.js';
 import { Warehouse } from '../../src/warehouse/index.js';
@@ -24,6 +25,7 @@ import {
   mainThreadCpuMs,
   processCpuMs,
   rssMiB,
+  scrapeMetrics,
   spawnBuiltMarket,
 } from './service-process.js';
 
@@ -98,9 +100,12 @@ export async function run(): Promise<void> {
           // Through the control endpoint, with the run's token, as `market sql` asks.
           const rows = await askCollector(warehousePath, PROGRESS_SQL);
           const row = rows[0];
+          const control = JSON.parse(await readFile(controlFile, 'utf8')) as ControlFile;
+          const metrics = await scrapeMetrics(control);
           const sample = {
             rss,
             anonymous: anonymousMiB(collector.pid),
+            heap: (metrics.get('nodejs_heap_size_used_bytes') ?? Number.NaN) / 2 ** 20,
             pool: Number(row?.pool ?? 0) / 2 ** 20,
             landed: Number(row?.landed ?? 0),
             tags: String(row?.tags ?? ''),
@@ -162,6 +167,8 @@ interface MemorySample {
   rss: number;
   /** The anonymous part of the RSS in MiB (the rest is mapped files: Node's and DuckDB's code). */
   anonymous: number;
+  /** V8's heap in use, in MiB (from the collector's `/metrics`). */
+  heap: number;
   pool: number;
   landed: number;
   /** DuckDB's accounted memory by tag, in MiB. */
@@ -190,16 +197,16 @@ function printMemoryByQuarter(samples: readonly MemorySample[], count: number): 
       undefined,
     );
     print(
-      `  quarter ${quarter + 1} of the events: peak RSS (anonymous), DuckDB's accounted peak (by tag, MiB)`,
-      `${(peak?.rss ?? 0).toFixed(0)} (${(peak?.anonymous ?? 0).toFixed(0)}) MiB, ${(top?.pool ?? 0).toFixed(0)} MiB (${top?.tags ?? ''}; write-ahead log ${(top?.wal ?? 0).toFixed(0)} MiB)`,
+      `  quarter ${quarter + 1} of the events: peak RSS (anonymous, heap), DuckDB's accounted peak (by tag, MiB)`,
+      `${(peak?.rss ?? 0).toFixed(0)} (${(peak?.anonymous ?? 0).toFixed(0)}, ${(peak?.heap ?? 0).toFixed(0)}) MiB, ${(top?.pool ?? 0).toFixed(0)} MiB (${top?.tags ?? ''}; write-ahead log ${(top?.wal ?? 0).toFixed(0)} MiB)`,
     );
   }
 }
 
 function printSample(sample: MemorySample, ms: number): void {
   print(
-    `  ${(ms / 1000).toFixed(1)} s, ${sample.landed} landed: RSS (anonymous), DuckDB (by tag, MiB)`,
-    `${sample.rss.toFixed(0)} (${sample.anonymous.toFixed(0)}) MiB, ${sample.pool.toFixed(0)} MiB (${sample.tags}; log ${sample.wal.toFixed(0)} MiB)`,
+    `  ${(ms / 1000).toFixed(1)} s, ${sample.landed} landed: RSS (anonymous, heap), DuckDB (by tag, MiB)`,
+    `${sample.rss.toFixed(0)} (${sample.anonymous.toFixed(0)}, ${sample.heap.toFixed(0)}) MiB, ${sample.pool.toFixed(0)} MiB (${sample.tags}; log ${sample.wal.toFixed(0)} MiB)`,
   );
 }
 

@@ -5,6 +5,7 @@ import { readFileSync } from 'node:fs';
 import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type { ControlFile } from '../../src/collector/control/protocol.js';
 import { type RunningService, startService } from '../../src/service/service.js';
 import { projectPath } from '../../src/shared/project-root.js';
 import { spawnMarket, waitForLine } from '../helpers/cli.js';
@@ -131,4 +132,17 @@ export async function startBenchService(
     rateLimits: { read: 1e8 },
   });
   return { dir, service };
+}
+
+/** The collector's unlabelled series from its `/metrics`, by name. */
+export async function scrapeMetrics(control: ControlFile): Promise<Map<string, number>> {
+  const response = await fetch(`http://127.0.0.1:${control.port}/metrics`, {
+    headers: { authorization: `Bearer ${control.token}` },
+  });
+  const series = new Map<string, number>();
+  for (const line of (await response.text()).split('\n')) {
+    const match = /^([a-z_]+) (\S+)$/.exec(line);
+    if (match?.[1] && match[2]) series.set(match[1], Number(match[2]));
+  }
+  return series;
 }

@@ -21,7 +21,7 @@ import { projectPath } from '../../src/shared/project-root.js';
 import { waitForLine } from '../helpers/cli.js';
 import { startScriptLaunch } from '../helpers/launch-line.js';
 import { print } from './fixtures.js';
-import { anonymousMiB, buildCli, rssMiB } from './service-process.js';
+import { anonymousMiB, buildCli, rssMiB, scrapeMetrics } from './service-process.js';
 
 const MINUTES = Number(process.env.BENCH_MINUTES ?? 60);
 const SAMPLE_MS = Number(process.env.BENCH_SAMPLE_SECONDS ?? 60) * 1000;
@@ -128,19 +128,6 @@ function descendantsOf(pid: number): number[] {
     if (line) children.push(...line.split(' ').map(Number));
   }
   return children.flatMap((child) => [child, ...descendantsOf(child)]);
-}
-
-/** The collector's unlabelled series from its `/metrics`, by name. */
-async function scrapeMetrics(control: ControlFile): Promise<Map<string, number>> {
-  const response = await fetch(`http://127.0.0.1:${control.port}/metrics`, {
-    headers: { authorization: `Bearer ${control.token}` },
-  });
-  const series = new Map<string, number>();
-  for (const line of (await response.text()).split('\n')) {
-    const match = /^([a-z_]+) (\S+)$/.exec(line);
-    if (match?.[1] && match[2]) series.set(match[1], Number(match[2]));
-  }
-  return series;
 }
 
 /** DuckDB's memory by tag (`duckdb_memory()`), in bytes, asked through the collector's control endpoint. */
