@@ -3,8 +3,9 @@
  * it) resumes the stream from an old event id while the service replays 1,000,000 events, until the
  * warehouse holds the last one. The baseline, in the same run, is DuckDB's own `read_json` of the
  * same events written to an NDJSON file. Also the collector's peak RSS, sampled until the live set
- * has applied the last event too (its apply after the burst is part of the work). BENCH_COLLECTOR_FLAGS adds
- * flags to the collector (e.g. `--models-cron off`); BENCH_TRACE=1 prints every memory sample.
+ * has applied the last event too (its apply after the burst is part of the work).
+ * BENCH_COLLECTOR_FLAGS adds flags to the collector (e.g. `--models-cron off`); BENCH_TRACE=1 prints
+ * every memory sample.
  */
 import { execFileSync } from 'node:child_process';
 import { once } from 'node:events';
@@ -156,13 +157,17 @@ export async function run(): Promise<void> {
   }
 }
 
-/** The stream's progress and the loads the live set has yet to apply, with what DuckDB's own accounting holds (`duckdb_memory()`) and the events landed. */
+/**
+ * The stream's progress and the loads the live set has yet to apply, with what DuckDB's own
+ * accounting holds (`duckdb_memory()`) and the events landed.
+ */
 const PROGRESS_SQL = `SELECT (SELECT value FROM collector_state WHERE source = 'stream' AND key = 'last_event_id') AS value,
-  (SELECT count(*) FROM live_set_pending) AS pending, (SELECT sum(memory_usage_bytes) FROM duckdb_memory()) AS pool, (SELECT count(*) FROM raw_listing_events) AS landed,
+  (SELECT count(*) FROM live_set_pending) AS pending, (SELECT sum(memory_usage_bytes) FROM duckdb_memory()) AS pool,
+  (SELECT count(*) FROM raw_listing_events) AS landed,
   (SELECT string_agg(lower(tag) || ' ' || (memory_usage_bytes >> 20), ', ' ORDER BY memory_usage_bytes DESC)
    FROM duckdb_memory() WHERE memory_usage_bytes >= 2 ** 20) AS tags`;
 
-/** One probe of the collector while it replays: RSS and DuckDB's accounted memory in MiB, events landed. */
+/** One probe of the collector while it replays: its memory in MiB (RSS, V8's heap, DuckDB's accounting), events landed. */
 interface MemorySample {
   rss: number;
   /** The anonymous part of the RSS in MiB (the rest is mapped files: Node's and DuckDB's code). */
