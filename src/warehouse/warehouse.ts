@@ -1,11 +1,11 @@
 /** The warehouse file: opening it (one writer per file), migrating, atomic batch writes, state, ad hoc SQL. */
 import { randomUUID } from 'node:crypto';
-import { statSync } from 'node:fs';
 import { mkdir, mkdtemp, rename, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import type { DuckDBConnection, DuckDBResultReader } from '@duckdb/node-api';
 import { Database, DatabaseOpenError, type Params } from '../shared/database.js';
+import { fileBytes } from '../shared/file-bytes.js';
 import { findSqlDir } from '../shared/project-root.js';
 import { inTransaction } from '../shared/transaction.js';
 import { WarehouseLockedError, WarehouseWriteError } from './errors.js';
@@ -263,7 +263,8 @@ export class Warehouse {
           await db.run(`SET checkpoint_threshold = '${this.checkpoints.now || this.checkpoints.burst}'`);
         }
         // Refused while another connection writes: the next commit checkpoints then.
-        if (logBytes(this.path) > this.thresholdBytes()) await db.run('CHECKPOINT').catch(() => undefined);
+        if (fileBytes(`${this.path}.wal`) > this.thresholdBytes())
+          await db.run('CHECKPOINT').catch(() => undefined);
       })
       .then(() => this.trimCachedBlocks().catch(() => undefined));
   }
@@ -524,15 +525,6 @@ interface CheckpointThresholds {
   burstBytes: number;
   calmBytes: number;
   now: string;
-}
-
-/** Bytes of the write-ahead log of the file at `path` (none in memory or after a checkpoint). */
-function logBytes(path: string): number {
-  try {
-    return statSync(`${path}.wal`).size;
-  } catch {
-    return 0;
-  }
 }
 
 /** DuckDB's block size for a warehouse file it creates. */

@@ -106,18 +106,21 @@ describe('a local attacker against the running daemon', () => {
     expect(setting.stdout).toMatch(/^m,locked\n.+,true\n$/);
   });
 
-  it('checkpoints at the calm threshold once its writes are small, the lock-down notwithstanding', async () => {
-    const threshold = () =>
+  it('applies what lands and checkpoints at the calm threshold once its writes are small, the lock-down notwithstanding', async () => {
+    // Each apply raises the threshold around its commit and sets the one in force back: refused
+    // by the lock-down, no apply would end and the payloads would stay uncounted.
+    const state = () =>
       runMarket([
         'sql',
-        "SELECT current_setting('checkpoint_threshold') AS t",
+        `SELECT current_setting('checkpoint_threshold') AS t, (SELECT count(*) FROM live_set_pending) = 0 AS applied,
+                (SELECT coalesce(sum(payloads), 0) FROM payload_checks) > 0 AS counted`,
         '--format',
         'csv',
         '--warehouse',
         warehouse,
       ]).then((r) => r.stdout);
     // 16MB, as DuckDB prints it; a file opens at the burst's 64MB.
-    await vi.waitFor(async () => expect(await threshold()).toBe('t\n15.2 MiB\n'), {
+    await vi.waitFor(async () => expect(await state()).toBe('t,applied,counted\n15.2 MiB,true,true\n'), {
       timeout: 20_000,
       interval: 500,
     });

@@ -6,8 +6,9 @@
  * the process' default metrics. The figures the sources already keep on their status boards are
  * read from them at each scrape, so nothing is counted twice.
  */
-import { statSync } from 'node:fs';
+
 import { Counter, Gauge, Histogram } from 'prom-client';
+import { fileBytes } from '../../shared/file-bytes.js';
 import { registryWithProcessMetrics } from '../../shared/prometheus-registry.js';
 import { FRESHNESS_STATES } from '../freshness.js';
 import type { SourceStatus } from '../source-status.js';
@@ -268,15 +269,6 @@ export class CollectorMetrics implements RequestObserver {
         }
       },
     });
-  }
-}
-
-/** The size of `file`, 0 when it does not exist. */
-function fileBytes(file: string): number {
-  try {
-    return statSync(file).size;
-  } catch {
-    return 0;
   }
 }
 
