@@ -95,7 +95,9 @@ export async function run(): Promise<void> {
         for (;;) {
           await new Promise((r) => setTimeout(r, 500));
           if (collector.exitCode !== null) throw new Error('the collector exited');
+          // Read together: the queries below take long enough for an apply to move on.
           const rss = rssMiB(collector.pid);
+          const anonymous = anonymousMiB(collector.pid);
           peakRss = Math.max(peakRss, rss);
           if (!existsSync(controlFile)) continue;
           // Through the control endpoint, with the run's token, as `market sql` asks.
@@ -105,7 +107,7 @@ export async function run(): Promise<void> {
           const metrics = await scrapeMetrics(control);
           const sample = {
             rss,
-            anonymous: anonymousMiB(collector.pid),
+            anonymous,
             heap: (metrics.get('nodejs_heap_size_used_bytes') ?? Number.NaN) / 2 ** 20,
             pool: Number(row?.pool ?? 0) / 2 ** 20,
             landed: Number(row?.landed ?? 0),
