@@ -125,6 +125,7 @@ describe('Warehouse.open', () => {
       '024_lake_event_ranges.sql',
       '025_landing_hot.sql',
       '026_live_set_horizon.sql',
+      '027_loads_unindexed.sql',
     ]);
     await again.close();
   });
@@ -180,6 +181,53 @@ describe('Warehouse.open', () => {
         "SELECT count(*) AS n FROM duckdb_constraints() WHERE table_name IN ('listing_events', 'live_listings') AND constraint_type = 'PRIMARY KEY'",
       );
       expect(indexes?.n).toBe(0);
+    } finally {
+      await migrated.close();
+    }
+  });
+
+  it('drops the key of loads from a file that has one, keeping its rows and what reads them', async () => {
+    const path = join(dir, 'wh.duckdb');
+    const before = join(dir, 'migrations-026');
+    mkdirSync(before);
+    for (const file of readdirSync(findMigrationsDir()).filter((f) => f < '027')) {
+      writeFileSync(join(before, file), readFileSync(join(findMigrationsDir(), file)));
+    }
+    const old = await Warehouse.open(path, { migrationsDir: before });
+    await old.write([
+      { source: 'stream', events: [newEvent('log-1', 'A', T0)], state: { last_event_id: 'log-1' } },
+    ]);
+    await old.write([
+      { source: 'poll:730', observations: [observation('B', T0 + 1, 'p1')], state: { watermark: '1' } },
+    ]);
+    await old.applyLanded();
+    const keyOfLoads =
+      "SELECT count(*) AS n FROM duckdb_constraints() WHERE table_name = 'loads' AND constraint_type = 'PRIMARY KEY'";
+    expect(await old.query(keyOfLoads)).toEqual([{ n: 1 }]);
+    const loads = await old.query('SELECT * FROM loads ORDER BY started_at, load_id');
+    const live = await old.query('SELECT listing_id, source FROM live_listings ORDER BY listing_id');
+    await old.close();
+    const migrated = await Warehouse.open(path);
+    try {
+      expect(await migrated.query(keyOfLoads)).toEqual([{ n: 0 }]);
+      expect(await migrated.query('SELECT * FROM loads ORDER BY started_at, load_id')).toEqual(loads);
+      expect(live).toEqual([
+        { listing_id: 'A', source: 'stream' },
+        { listing_id: 'B', source: 'poll:730' },
+      ]);
+      expect(
+        await migrated.query('SELECT listing_id, source FROM live_listings ORDER BY listing_id'),
+      ).toEqual(live);
+      await migrated.write([
+        { source: 'stream', events: [goneEvent('log-2', 'A', T0 + 2)], state: { last_event_id: 'log-2' } },
+      ]);
+      await migrated.applyLanded();
+      expect(await migrated.query('SELECT listing_id, source FROM live_listings')).toEqual([
+        { listing_id: 'B', source: 'poll:730' },
+      ]);
+      expect(await migrated.query('SELECT count(*) AS n, count(DISTINCT load_id) AS ids FROM loads')).toEqual(
+        [{ n: 3, ids: 3 }],
+      );
     } finally {
       await migrated.close();
     }
