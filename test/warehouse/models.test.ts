@@ -26,6 +26,21 @@ async function landRates(warehouse: Warehouse, updatedAt: number, rates: Record<
   await warehouse.write([{ source: 'fx', fx: { updatedAt, fetchedAt: updatedAt, rates } }]);
 }
 
+/** An incremental model stamping its rows with the watermark, and one reading those stamps. */
+const STAMPED_MODELS = {
+  rates_stamped: `-- materialized: incremental
+-- unique_key: currency
+SELECT currency, count(*) AS updates, {{ watermark }} AS built_watermark
+FROM fx_rates
+WHERE currency IN (SELECT currency FROM fx_rates WHERE ingested_at >= {{ since }})
+GROUP BY currency`,
+  rebuilt_currencies: `-- Currencies whose rates were rebuilt.
+-- materialized: incremental
+-- depends_on: rates_stamped
+-- unique_key: currency
+SELECT currency, updates FROM rates_stamped WHERE built_watermark > {{ since }}`,
+};
+
 const RATES_BY_CURRENCY = `-- Rate updates per currency.
 -- materialized: incremental
 -- unique_key: currency
@@ -182,22 +197,9 @@ GROUP BY currency`;
 
   it('rebuilds a model in full when a model it reads was rebuilt in full after it', async () => {
     const clock = { now: Date.UTC(2026, 0, 1) };
-    const downstream = `-- Currencies whose rates were rebuilt.
--- materialized: incremental
--- depends_on: rates_stamped
--- unique_key: currency
-SELECT currency, updates FROM rates_stamped WHERE built_watermark > {{ since }}`;
     const warehouse = await Warehouse.open(join(dir, 'w.duckdb'), {
       clock: () => clock.now,
-      modelsDir: modelsDir({
-        rates_stamped: `-- materialized: incremental
--- unique_key: currency
-SELECT currency, count(*) AS updates, {{ watermark }} AS built_watermark
-FROM fx_rates
-WHERE currency IN (SELECT currency FROM fx_rates WHERE ingested_at >= {{ since }})
-GROUP BY currency`,
-        rebuilt_currencies: downstream,
-      }),
+      modelsDir: modelsDir(STAMPED_MODELS),
     });
     await landRates(warehouse, clock.now, { EUR: 0.9, GBP: 0.8 });
     await warehouse.refreshModels();
@@ -215,6 +217,34 @@ GROUP BY currency`,
     expect(await modes({})).toEqual({ rates_stamped: 'incremental', rebuilt_currencies: 'full' });
     expect(await modes({})).toEqual({ rates_stamped: 'incremental', rebuilt_currencies: 'incremental' });
     await warehouse.close();
+  });
+
+  it('still rebuilds it in full when that rebuild was logged before model_state kept it', async () => {
+    const clock = { now: Date.UTC(2026, 0, 1) };
+    const path = join(dir, 'w.duckdb');
+    const options = { clock: () => clock.now, modelsDir: modelsDir(STAMPED_MODELS) };
+    const old = await Warehouse.open(path, options);
+    await landRates(old, clock.now, { EUR: 0.9, GBP: 0.8 });
+    await old.refreshModels();
+    clock.now += 60_000;
+    await old.refreshModels({ select: ['rates_stamped'], fullRefresh: true });
+    // model_state as migration 028 found it: the upstream's full build only in the log.
+    await old.withConnection(async (connection) => {
+      await connection.run('ALTER TABLE model_state DROP COLUMN last_started_at');
+      await connection.run('ALTER TABLE model_state DROP COLUMN full_started_at');
+      await connection.run("DELETE FROM schema_migrations WHERE version = '028_model_runs_unindexed.sql'");
+    });
+    const runs = await old.query('SELECT * FROM model_runs ORDER BY started_at, model');
+    await old.close();
+    const migrated = await Warehouse.open(path, options);
+    try {
+      expect(await migrated.query('SELECT * FROM model_runs ORDER BY started_at, model')).toEqual(runs);
+      clock.now += 60_000;
+      const modes = (await migrated.refreshModels()).models.map((m) => [m.model, m.mode]);
+      expect(Object.fromEntries(modes)).toEqual({ rates_stamped: 'incremental', rebuilt_currencies: 'full' });
+    } finally {
+      await migrated.close();
+    }
   });
 
   it('rebuilds an incremental model in full when its SQL changed, and switches a table to a view', async () => {

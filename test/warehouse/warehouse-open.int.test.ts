@@ -126,6 +126,7 @@ describe('Warehouse.open', () => {
       '025_landing_hot.sql',
       '026_live_set_horizon.sql',
       '027_loads_unindexed.sql',
+      '028_model_runs_unindexed.sql',
     ]);
     await again.close();
   });
@@ -186,7 +187,7 @@ describe('Warehouse.open', () => {
     }
   });
 
-  it('drops the key of loads from a file that has one, keeping its rows and what reads them', async () => {
+  it('drops the keys of loads and model_runs from a file that has them, keeping what reads loads', async () => {
     const path = join(dir, 'wh.duckdb');
     const before = join(dir, 'migrations-026');
     mkdirSync(before);
@@ -201,15 +202,18 @@ describe('Warehouse.open', () => {
       { source: 'poll:730', observations: [observation('B', T0 + 1, 'p1')], state: { watermark: '1' } },
     ]);
     await old.applyLanded();
-    const keyOfLoads =
-      "SELECT count(*) AS n FROM duckdb_constraints() WHERE table_name = 'loads' AND constraint_type = 'PRIMARY KEY'";
-    expect(await old.query(keyOfLoads)).toEqual([{ n: 1 }]);
+    const keys =
+      "SELECT table_name, count(*) AS n FROM duckdb_constraints() WHERE table_name IN ('loads', 'model_runs') AND constraint_type = 'PRIMARY KEY' GROUP BY ALL ORDER BY ALL";
+    expect(await old.query(keys)).toEqual([
+      { table_name: 'loads', n: 1 },
+      { table_name: 'model_runs', n: 1 },
+    ]);
     const loads = await old.query('SELECT * FROM loads ORDER BY started_at, load_id');
     const live = await old.query('SELECT listing_id, source FROM live_listings ORDER BY listing_id');
     await old.close();
     const migrated = await Warehouse.open(path);
     try {
-      expect(await migrated.query(keyOfLoads)).toEqual([{ n: 0 }]);
+      expect(await migrated.query(keys)).toEqual([]);
       expect(await migrated.query('SELECT * FROM loads ORDER BY started_at, load_id')).toEqual(loads);
       expect(live).toEqual([
         { listing_id: 'A', source: 'stream' },
