@@ -12,8 +12,49 @@ export function listMigrations(dir: string): string[] {
 }
 
 /**
- * Applies the migrations of `dir` not yet recorded in `schema_migrations`, in order, each in its
- * own transaction with its record; a failed one rolls back and stops the run with its file named.
+ * The storage version a migration needs, from its line `-- storage: vX.Y.Z`: it applies only to a
+ * file of that version or later (DuckDB keeps a file at the version it was made with, and in an
+ * older one a storage feature such as `USING COMPRESSION zstd` silently stores the column
+ * uncompressed). None: any file.
+ */
+function neededStorage(sql: string): number[] | null {
+  const match = /^-- storage: v(\d+)\.(\d+)\.(\d+)\s*$/m.exec(sql);
+  return match ? match.slice(1).map(Number) : null;
+}
+
+/** The storage version of `connection`'s database, e.g. [1, 2, 0]; null in memory (no file, no limit). */
+async function storageVersion(connection: DuckDBConnection): Promise<number[] | null> {
+  const reader = await connection.runAndReadAll(
+    `SELECT element_at(tags, 'storage_version')[1] AS v
+     FROM duckdb_databases() WHERE database_name = current_database()`,
+  );
+  const match = /^v(\d+)\.(\d+)\.(\d+)/.exec(String(reader.getRows()[0]?.[0] ?? ''));
+  return match ? match.slice(1).map(Number) : null;
+}
+
+/** Whether version `have` (null: no limit) is `need` or later. */
+function atLeast(have: number[] | null, need: number[]): boolean {
+  if (have === null) return true;
+  for (const [i, part] of need.entries()) if ((have[i] ?? 0) !== part) return (have[i] ?? 0) > part;
+  return true;
+}
+
+/** The migrations of `dir` the database's storage version allows, not yet recorded in `applied`. */
+async function migrationsToApply(connection: DuckDBConnection, dir: string, applied: Set<string>) {
+  const version = await storageVersion(connection);
+  return listMigrations(dir)
+    .filter((file) => !applied.has(file))
+    .map((file) => ({ file, sql: readFileSync(join(dir, file), 'utf8') }))
+    .filter(({ sql }) => {
+      const need = neededStorage(sql);
+      return need === null || atLeast(version, need);
+    });
+}
+
+/**
+ * Applies the migrations of `dir` not yet recorded in `schema_migrations` (those the file's storage
+ * version allows), in order, each in its own transaction with its record; a failed one rolls back
+ * and stops the run with its file named.
  */
 export async function applyMigrations(
   connection: DuckDBConnection,
@@ -27,9 +68,7 @@ export async function applyMigrations(
      )`,
   );
   const applied = new Set(await readAppliedMigrations(connection));
-  for (const file of listMigrations(dir)) {
-    if (applied.has(file)) continue;
-    const sql = readFileSync(join(dir, file), 'utf8');
+  for (const { file, sql } of await migrationsToApply(connection, dir, applied)) {
     try {
       await inTransaction(
         connection,
@@ -61,8 +100,8 @@ export async function readAppliedMigrations(connection: DuckDBConnection): Promi
   return reader.getRowObjectsJS().map((r) => String(r.version));
 }
 
-/** The migrations of `dir` that `connection`'s database has not applied yet, in order. */
+/** The migrations of `dir` that `connection`'s database has not applied yet (and could), in order. */
 export async function findMissingMigrations(connection: DuckDBConnection, dir: string): Promise<string[]> {
   const applied = new Set(await readAppliedMigrations(connection));
-  return listMigrations(dir).filter((m) => !applied.has(m));
+  return (await migrationsToApply(connection, dir, applied)).map(({ file }) => file);
 }

@@ -530,6 +530,9 @@ interface CheckpointThresholds {
 /** DuckDB's block size for a warehouse file it creates. */
 const WAREHOUSE_BLOCK_BYTES = 65_536;
 
+/** DuckDB's storage version for a warehouse file it creates. */
+const WAREHOUSE_STORAGE_VERSION = 'v1.2.0';
+
 /**
  * Opens the file with the warehouse's settings and migrations, turning DuckDB's lock conflict into a
  * {@link WarehouseLockedError}.
@@ -562,6 +565,9 @@ async function openDatabase(
         // MiB in the main job), at 64 KiB a quarter of it, and the file is smaller too
         // (`test/bench/README.md`, "The blocks of a new warehouse").
         default_block_size: String(WAREHOUSE_BLOCK_BYTES),
+        // A new file's storage version (an existing one keeps its own): 1.2 stores the raw text
+        // with zstd (migration 029). DuckDB 1.2 (February 2025) and later read such a file.
+        storage_compatibility_version: WAREHOUSE_STORAGE_VERSION,
       },
       sessionSql: ["SET TimeZone = 'UTC'"],
     });
