@@ -88,6 +88,15 @@ afterEach(() => {
   cleanup();
 });
 
+/** A folder of the project's migrations numbered before `first`: a file as an older version made it. */
+function migrationsBefore(first: string): string {
+  const folder = join(dir, `migrations-before-${first}`);
+  mkdirSync(folder);
+  for (const file of readdirSync(findMigrationsDir()).filter((f) => f < first))
+    writeFileSync(join(folder, file), readFileSync(join(findMigrationsDir(), file)));
+  return folder;
+}
+
 describe('Warehouse.open', () => {
   it('creates the folders and the file, applies the migrations once and records them', async () => {
     const path = join(dir, 'nested', 'deeper', 'wh.duckdb');
@@ -135,12 +144,7 @@ describe('Warehouse.open', () => {
 
   it('migrates landed stream events, observations and the live set, with the watermarks, so a replay still lands nothing', async () => {
     const path = join(dir, 'wh.duckdb');
-    const before = join(dir, 'migrations-006');
-    mkdirSync(before);
-    for (const file of readdirSync(findMigrationsDir()).filter((f) => f < '007')) {
-      writeFileSync(join(before, file), readFileSync(join(findMigrationsDir(), file)));
-    }
-    const old = await Warehouse.open(path, { migrationsDir: before });
+    const old = await Warehouse.open(path, { migrationsDir: migrationsBefore('007') });
     // As the landing code of 006 left them (it needs the key this migration drops).
     await old.withConnection((connection) =>
       connection.run(
@@ -191,12 +195,7 @@ describe('Warehouse.open', () => {
 
   it('drops the keys of loads and model_runs from a file that has them, keeping what reads loads', async () => {
     const path = join(dir, 'wh.duckdb');
-    const before = join(dir, 'migrations-026');
-    mkdirSync(before);
-    for (const file of readdirSync(findMigrationsDir()).filter((f) => f < '027')) {
-      writeFileSync(join(before, file), readFileSync(join(findMigrationsDir(), file)));
-    }
-    const old = await Warehouse.open(path, { migrationsDir: before });
+    const old = await Warehouse.open(path, { migrationsDir: migrationsBefore('027') });
     await old.write([
       { source: 'stream', events: [newEvent('log-1', 'A', T0)], state: { last_event_id: 'log-1' } },
     ]);
