@@ -41,14 +41,16 @@ function atLeast(have: number[] | null, need: number[]): boolean {
 
 /** The migrations of `dir` the database's storage version allows, not yet recorded in `applied`. */
 async function migrationsToApply(connection: DuckDBConnection, dir: string, applied: Set<string>) {
-  const version = await storageVersion(connection);
-  return listMigrations(dir)
+  const pending = listMigrations(dir)
     .filter((file) => !applied.has(file))
-    .map((file) => ({ file, sql: readFileSync(join(dir, file), 'utf8') }))
-    .filter(({ sql }) => {
-      const need = neededStorage(sql);
-      return need === null || atLeast(version, need);
-    });
+    .map((file) => ({ file, sql: readFileSync(join(dir, file), 'utf8') }));
+  // Asked only when a pending migration needs it: an up-to-date file opens without the query.
+  if (pending.every(({ sql }) => neededStorage(sql) === null)) return pending;
+  const version = await storageVersion(connection);
+  return pending.filter(({ sql }) => {
+    const need = neededStorage(sql);
+    return need === null || atLeast(version, need);
+  });
 }
 
 /**

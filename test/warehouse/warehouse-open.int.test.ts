@@ -240,39 +240,33 @@ describe('Warehouse.open', () => {
 
   it('stores the raw text with zstd in a new file, and leaves a file of an older storage version as DuckDB compresses it', async () => {
     const events = Array.from({ length: 3000 }, (_, i) => newEvent(`log-${i + 1}`, `L${i % 500}`, T0 + i));
-    const compression = async (warehouse: Warehouse) => {
-      await warehouse.withConnection((connection) => connection.run('CHECKPOINT'));
-      return warehouse.query(
-        `SELECT DISTINCT compression FROM pragma_storage_info('raw_listing_events__hot')
-         WHERE column_name = 'data' AND segment_type = 'VARCHAR'`,
-      );
+    // The file's storage version, whether 029 applied, and how the landed text is stored.
+    const landIn = async (path: string) => {
+      const warehouse = await Warehouse.open(path);
+      try {
+        await warehouse.write([{ source: 'stream', events, state: { last_event_id: 'log-3000' } }]);
+        await warehouse.withConnection((connection) => connection.run('CHECKPOINT'));
+        const [row] = await warehouse.query(
+          `SELECT (SELECT element_at(tags, 'storage_version')[1] FROM duckdb_databases()
+                   WHERE database_name = current_database()) AS storage,
+                  (SELECT count(*) FROM schema_migrations WHERE version = '029_raw_text_zstd.sql') AS zstd_migration,
+                  (SELECT string_agg(DISTINCT compression) FROM pragma_storage_info('raw_listing_events__hot')
+                   WHERE column_name = 'data' AND segment_type = 'VARCHAR') AS compression`,
+        );
+        return row;
+      } finally {
+        await warehouse.close();
+      }
     };
-    const storage =
-      "SELECT element_at(tags, 'storage_version')[1] AS v FROM duckdb_databases() WHERE database_name = current_database()";
-    const zstdMigration =
-      "SELECT count(*) AS n FROM schema_migrations WHERE version = '029_raw_text_zstd.sql'";
-    const made = await Warehouse.open(join(dir, 'new.duckdb'));
-    try {
-      await made.write([{ source: 'stream', events, state: { last_event_id: 'log-3000' } }]);
-      expect(await made.query(storage)).toEqual([{ v: 'v1.2.0+' }]);
-      expect(await made.query(zstdMigration)).toEqual([{ n: 1 }]);
-      expect(await compression(made)).toEqual([{ compression: 'ZSTD' }]);
-    } finally {
-      await made.close();
-    }
+    expect(await landIn(join(dir, 'new.duckdb'))).toEqual({
+      storage: 'v1.2.0+',
+      zstd_migration: 1,
+      compression: 'ZSTD',
+    });
     // A file made before the warehouse asked for 1.2: DuckDB's default version, the file's for good.
     const path = join(dir, 'old.duckdb');
-    const instance = await DuckDBInstance.create(path);
-    instance.closeSync();
-    const old = await Warehouse.open(path);
-    try {
-      await old.write([{ source: 'stream', events, state: { last_event_id: 'log-3000' } }]);
-      expect(await old.query(storage)).toEqual([{ v: 'v1.0.0+' }]);
-      expect(await old.query(zstdMigration)).toEqual([{ n: 0 }]);
-      expect(await compression(old)).toEqual([{ compression: 'FSST' }]);
-    } finally {
-      await old.close();
-    }
+    (await DuckDBInstance.create(path)).closeSync();
+    expect(await landIn(path)).toEqual({ storage: 'v1.0.0+', zstd_migration: 0, compression: 'FSST' });
     // Nor does a read-only open find that migration missing.
     const reader = await Warehouse.open(path, { readOnly: true });
     expect(await reader.query('SELECT count(*) AS n FROM raw_listing_events')).toEqual([{ n: 3000 }]);

@@ -69,14 +69,13 @@ export async function runModels(
         options.signal?.throwIfAborted();
         const begun = performance.now();
         const startedAt = new Date(clock()).toISOString().replace('Z', '');
-        const { mode, rows } = await buildModel(
-          connection,
-          model,
+        const { mode, rows } = await buildModel(connection, model, {
           watermark,
-          options.fullRefresh ?? false,
+          startedAt,
+          fullRefresh: options.fullRefresh ?? false,
           runId,
-          options.fullBuildMemory,
-        );
+          memory: options.fullBuildMemory,
+        });
         const result = {
           model: model.name,
           materialized: model.materialized,
@@ -95,13 +94,6 @@ export async function runModels(
             at: startedAt,
             ms: result.durationMs,
           },
-        );
-        // What upstreamRebuilt asks, kept beside the model's watermark rather than read from the log.
-        await connection.run(
-          `UPDATE model_state SET last_started_at = CAST($at AS TIMESTAMP),
-             full_started_at = CASE WHEN $mode = 'full' THEN CAST($at AS TIMESTAMP) ELSE full_started_at END
-           WHERE model = $model`,
-          { at: startedAt, mode, model: model.name },
         );
         models.push(result);
         options.onModel?.(result);
@@ -141,13 +133,19 @@ async function newestLoad(connection: DuckDBConnection): Promise<string> {
   );
 }
 
+/** What a run gives each model's build: its watermark, its id, and when this build began (`model_runs`' clock). */
+interface BuildContext {
+  watermark: string;
+  startedAt: string;
+  fullRefresh: boolean;
+  runId: string;
+  memory: RunModelsOptions['fullBuildMemory'];
+}
+
 async function buildModel(
   connection: DuckDBConnection,
   model: Model,
-  watermark: string,
-  fullRefresh: boolean,
-  runId: string,
-  memory: RunModelsOptions['fullBuildMemory'],
+  { watermark, startedAt, fullRefresh, runId, memory }: BuildContext,
 ): Promise<{ mode: ModelRunResult['mode']; rows: number | null }> {
   if (model.materialized === 'view') {
     // A model that changed from table to view leaves a table to drop first (and the other way round).
@@ -218,11 +216,14 @@ async function buildModel(
     if (!incremental) crashPoint('building');
   }
   await connection.run(
-    `INSERT INTO model_state (model, sql_hash, watermark, built_at)
-     VALUES ($model, $hash, CAST($watermark AS TIMESTAMP), now()::TIMESTAMP)
+    // When it began this build, and its last one in full: what upstreamRebuilt asks of its readers.
+    `INSERT INTO model_state (model, sql_hash, watermark, built_at, last_started_at, full_started_at)
+     VALUES ($model, $hash, CAST($watermark AS TIMESTAMP), now()::TIMESTAMP, CAST($at AS TIMESTAMP),
+             CASE WHEN $incremental THEN NULL ELSE CAST($at AS TIMESTAMP) END)
      ON CONFLICT (model) DO UPDATE SET sql_hash = excluded.sql_hash, watermark = excluded.watermark,
-       built_at = excluded.built_at`,
-    { model: model.name, hash: model.hash, watermark },
+       built_at = excluded.built_at, last_started_at = excluded.last_started_at,
+       full_started_at = coalesce(excluded.full_started_at, model_state.full_started_at)`,
+    { model: model.name, hash: model.hash, watermark, at: startedAt, incremental },
   );
   return { mode: incremental ? 'incremental' : 'full', rows };
 }
