@@ -5,9 +5,11 @@
  * of the job from /proc, the collector's V8 heap and DuckDB's memory from the collector's
  * `/metrics` (its control endpoint, found through the control file) with its cached blocks and its
  * rows in memory (`duckdb_memory()` by tag, through the same endpoint), and the warehouse file's
- * bytes and its write-ahead log's; then prints every sample, and the slope of each figure (least
- * squares, per hour) over the samples after the first BENCH_SETTLE_MINUTES (10). Goal: no upward
- * trend after the settling minutes (a leak is a defect whatever its size), the job under 400 MiB.
+ * bytes and its write-ahead log's, and the CPU time of the job's processes; then prints every
+ * sample with the share of a core the job used since the one before, and the slope of each figure
+ * (least squares, per hour) over the samples after the first BENCH_SETTLE_MINUTES (10) with the
+ * job's share of a core over them. Goal: no upward trend after the settling minutes (a leak is a
+ * defect whatever its size), the job under 400 MiB.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
@@ -21,7 +23,7 @@ import { projectPath } from '../../src/shared/project-root.js';
 import { waitForLine } from '../helpers/cli.js';
 import { startScriptLaunch } from '../helpers/launch-line.js';
 import { print } from './fixtures.js';
-import { anonymousMiB, buildCli, rssMiB, scrapeMetrics } from './service-process.js';
+import { anonymousMiB, buildCli, processCpuMs, rssMiB, scrapeMetrics } from './service-process.js';
 
 const MINUTES = Number(process.env.BENCH_MINUTES ?? 60);
 const SAMPLE_MS = Number(process.env.BENCH_SAMPLE_SECONDS ?? 60) * 1000;
@@ -42,6 +44,8 @@ interface Sample {
   /** The warehouse file alone, and its write-ahead log (checkpointed into it at 64 MB). */
   file: number;
   wal: number;
+  /** CPU time the job's processes have used so far (user and system), in seconds. */
+  cpuSeconds: number;
 }
 
 /** Runs the benchmark and prints its figures. */
@@ -59,8 +63,8 @@ export async function run(): Promise<void> {
       if (job.exitCode !== null)
         throw new Error(`market run exited with ${job.exitCode}: see ${dir}/run.log`);
       const sample = await takeSample(job.pid as number, warehouse, (performance.now() - started) / 60_000);
+      print(`minute ${sample.minute.toFixed(1)}`, describeSample(sample, samples.at(-1)));
       samples.push(sample);
-      print(`minute ${sample.minute.toFixed(1)}`, describeSample(sample));
     }
     printSlopes(samples);
   } finally {
@@ -98,9 +102,11 @@ function spawnMainJob(dir: string, warehouse: string): ChildProcess {
 async function takeSample(pid: number, warehouse: string, minute: number): Promise<Sample> {
   const rss = new Map<number, number>();
   let anonymous = 0;
+  let cpuMs = 0;
   for (const p of [pid, ...descendantsOf(pid)]) {
     rss.set(p, rssMiB(p));
     anonymous += anonymousMiB(p);
+    cpuMs += processCpuMs(p);
   }
   const control = JSON.parse(await readFile(controlFileOf(warehouse), 'utf8')) as ControlFile;
   const metrics = await scrapeMetrics(control);
@@ -117,6 +123,7 @@ async function takeSample(pid: number, warehouse: string, minute: number): Promi
     inMemory: mib(tags.get('IN_MEMORY_TABLE') ?? 0),
     file: mib(bytesOf(warehouse)),
     wal: mib(bytesOf(`${warehouse}.wal`)),
+    cpuSeconds: cpuMs / 1000,
   };
 }
 
@@ -138,12 +145,18 @@ async function duckdbTags(control: ControlFile): Promise<Map<string, number>> {
   return new Map(rows.map((r) => [String(r.tag), Number(r.bytes)]));
 }
 
-/** A sample as one line: each process' RSS, then the heap, DuckDB's memory and the file. */
-function describeSample(sample: Sample): string {
+/** A sample as one line: each process' RSS, then the heap, DuckDB's memory, the file and the CPU since `previous`. */
+function describeSample(sample: Sample, previous: Sample | undefined): string {
   const rss = [...sample.rss].map(([pid, mib]) => `rss[${pid}] ${mib.toFixed(0)}`).join(', ');
   const { anonymous, heap, duckdb, cached, inMemory, file, wal } = sample;
   const tags = `base_table ${cached.toFixed(0)}, in_memory_table ${inMemory.toFixed(0)}`;
-  return `${rss} (anonymous ${anonymous.toFixed(0)}), heap ${heap.toFixed(0)}, duckdb ${duckdb.toFixed(0)} (${tags}), file ${file.toFixed(1)} + wal ${wal.toFixed(1)} MiB`;
+  const cpu = previous ? `, cpu ${(100 * coreShare(previous, sample)).toFixed(0)} %` : '';
+  return `${rss} (anonymous ${anonymous.toFixed(0)}), heap ${heap.toFixed(0)}, duckdb ${duckdb.toFixed(0)} (${tags}), file ${file.toFixed(1)} + wal ${wal.toFixed(1)} MiB${cpu}`;
+}
+
+/** The share of one core the job used between two samples. */
+function coreShare(from: Sample, to: Sample): number {
+  return (to.cpuSeconds - from.cpuSeconds) / ((to.minute - from.minute) * 60);
 }
 
 /** The range and the slope of each figure over the samples after the settling minutes. */
@@ -156,6 +169,8 @@ function printSlopes(samples: Sample[]): void {
   const total = (s: Sample) => [...s.rss.values()].reduce((a, b) => a + b, 0);
   const peak = Math.max(...samples.map(total));
   print('highest sampled RSS of the job (every process)', `${peak.toFixed(0)} MiB (goal < 400 MiB)`);
+  const share = coreShare(settled[0] as Sample, settled.at(-1) as Sample);
+  print(`after minute ${SETTLE_MINUTES}: CPU of the job`, `${(100 * share).toFixed(1)} % of a core`);
   const figures: [string, (s: Sample) => number][] = [
     ['RSS of the job', total],
     ['anonymous memory of the job', (s) => s.anonymous],

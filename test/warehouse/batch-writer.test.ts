@@ -198,6 +198,44 @@ describe('BatchWriter', () => {
     expect(await count('live_set_pending')).toBe(0);
   });
 
+  it('applies a trickle together at most every refreshDelayMs, and at once when flushed', async () => {
+    const trickle = (refreshDelayMs: number) =>
+      new BatchWriter(warehouse, {
+        maxRows: 100_000,
+        maxDelayMs: 1,
+        maxWriteRows: 100,
+        refreshRows: 1000,
+        refreshDelayMs,
+      });
+    const writer = trickle(3_600_000);
+    // The first write is applied at once: none was applied within the delay.
+    await writer.add(streamBatch(1));
+    await expect.poll(() => count('live_set_pending'), { timeout: 5_000 }).toBe(0);
+    // Each later write landing commits after the one before has been applied or deferred.
+    await writer.add(streamBatch(2));
+    await writer.add(streamBatch(3));
+    expect((await readerView()).live).toEqual(['L1', 'L2', 'L3']);
+    expect(await count('live_set_pending')).toBeGreaterThanOrEqual(1);
+    expect(await warehouse.query("SELECT payloads FROM payload_checks WHERE source = 'stream'")).toEqual([
+      { payloads: 1 },
+    ]);
+    await writer.flush();
+    expect(await readerView()).toEqual({ pending: 0, events: 3, live: ['L1', 'L2', 'L3'] });
+    expect(await warehouse.query("SELECT payloads FROM payload_checks WHERE source = 'stream'")).toEqual([
+      { payloads: 3 },
+    ]);
+    await writer.close();
+    // A trickle left alone is applied once the delay has passed.
+    const timed = trickle(300);
+    await timed.add(streamBatch(4));
+    await timed.add(streamBatch(5));
+    await expect.poll(() => count('live_set_pending'), { timeout: 10_000 }).toBe(0);
+    expect(await warehouse.query("SELECT payloads FROM payload_checks WHERE source = 'stream'")).toEqual([
+      { payloads: 5 },
+    ]);
+    await timed.close();
+  });
+
   it('checkpoints at the burst threshold while full writes land and at the calm one after', async () => {
     const temp = makeTempDir();
     const path = join(temp.dir, 'thresholds.duckdb');

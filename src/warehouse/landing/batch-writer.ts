@@ -25,6 +25,15 @@ export interface BatchWriterOptions {
    * landing). @default 100000
    */
   refreshRows?: number;
+  /**
+   * While a trickle lands (less than half a write's rows landed since the last refresh), its
+   * writes are applied together at most this often, and this long after the first of them at the
+   * latest; a burst's rows, {@link BatchWriter.flush} and closing apply at once. Each apply has a
+   * fixed cost (planning its statements, reading the state: about 100 ms at 20,000 listings), and
+   * the stream's trickle is written twice a second, so applying every write took a tenth of a
+   * core (test/bench/README.md, soak). Reads stay exact either way. @default 5000
+   */
+  refreshDelayMs?: number;
   /** Called with the error of a flush started by size or time (the batches' own promises reject too). */
   onError?: (error: unknown) => void;
   /** The upstream's measured clock offset (ms), stamped on every load written. @default none */
@@ -51,8 +60,12 @@ export class BatchWriter {
   private readonly maxDelayMs: number;
   private readonly maxWriteRows: number;
   private readonly refreshRows: number;
+  private readonly refreshDelayMs: number;
   /** Rows landed since the live set's state was last brought up to date. */
   private unrefreshedRows = 0;
+  /** When the state was last brought up to date (`performance.now()`), and the refresh a trickle waits for. */
+  private refreshedAt = Number.NEGATIVE_INFINITY;
+  private refreshTimer: NodeJS.Timeout | undefined;
   private readonly onError: ((error: unknown) => void) | undefined;
   private readonly upstreamOffsetMs: (() => number | null) | undefined;
   private pending: Pending[] = [];
@@ -78,6 +91,7 @@ export class BatchWriter {
     this.maxDelayMs = options.maxDelayMs ?? 500;
     this.maxWriteRows = options.maxWriteRows ?? 2000;
     this.refreshRows = options.refreshRows ?? 100_000;
+    this.refreshDelayMs = options.refreshDelayMs ?? 5000;
     this.onError = options.onError;
     this.upstreamOffsetMs = options.upstreamOffsetMs;
   }
@@ -134,15 +148,15 @@ export class BatchWriter {
   }
 
   /**
-   * Writes everything queued now, in transactions of at most `maxWriteRows` rows; resolves once the
-   * last of them (and every earlier flush) is done.
+   * Writes everything queued now, in transactions of at most `maxWriteRows` rows, and brings the
+   * live set's state up to date; resolves once the last of them (and every earlier flush) is done.
    */
   flush(): Promise<void> {
     clearTimeout(this.timer);
     this.timer = undefined;
     let last = this.lastFlush;
     while (this.pending.length > 0) last = this.writeNext();
-    return last;
+    return last.then(() => this.refresh());
   }
 
   /** The batches with the upstream's clock offset of now (none when not measured). */
@@ -184,20 +198,48 @@ export class BatchWriter {
   }
 
   /**
-   * Brings the live set's state up to date after each write, except while a burst is being written
+   * Brings the live set's state up to date after a write, except while a burst is being written
    * (half a write or more waits): then once `refreshRows` landed, and after the burst. A trickle
-   * that always has a small batch waiting (polls and sweeps beside the stream) therefore keeps the
-   * state and the payload counts current. Reads of the live set are exact either way; a failure
-   * only leaves more for the next refresh, so it is reported, not thrown.
+   * (less than half a write landed since the last refresh) is applied at most every
+   * `refreshDelayMs`, so a stream written twice a second pays the apply's fixed cost once in a
+   * while, and polls and sweeps beside it keep the state and the payload counts current all the
+   * same. Reads of the live set are exact either way; a failure only leaves more for the next
+   * refresh, so it is reported, not thrown.
    */
   private async applyLanded(): Promise<void> {
-    // The write just landed counts (its rows are still taken): a burst's writes are full.
-    await this.warehouse.setBursting(this.bursting).catch((error: unknown) => this.onError?.(error));
+    // The write just landed counts (its rows are still taken): a burst's writes are full, and its
+    // last write, however short, is still part of it, so the burst is applied at once.
+    const bursting = this.bursting;
+    await this.warehouse.setBursting(bursting).catch((error: unknown) => this.onError?.(error));
     if (this.unrefreshedRows === 0) return;
     const burst = this.pendingRows >= this.maxWriteRows / 2;
     if (burst && this.unrefreshedRows < this.refreshRows) return;
+    const wait = this.refreshedAt + this.refreshDelayMs - performance.now();
+    if (!bursting && this.unrefreshedRows < this.maxWriteRows / 2 && wait > 0 && !this.closed) {
+      this.refreshLater(wait);
+      return;
+    }
+    await this.refresh();
+  }
+
+  /** Applies what landed since the last refresh, if anything did. */
+  private async refresh(): Promise<void> {
+    clearTimeout(this.refreshTimer);
+    this.refreshTimer = undefined;
+    if (this.unrefreshedRows === 0) return;
     this.unrefreshedRows = 0;
+    this.refreshedAt = performance.now();
     await this.warehouse.applyLanded().catch((error: unknown) => this.onError?.(error));
+  }
+
+  /** A refresh in `ms`, after the writes queued by then (one timer for the trickle; none keeps the process up). */
+  private refreshLater(ms: number): void {
+    if (this.refreshTimer) return;
+    this.refreshTimer = setTimeout(() => {
+      this.refreshTimer = undefined;
+      this.lastFlush = this.lastFlush.then(() => this.refresh());
+    }, ms);
+    this.refreshTimer.unref();
   }
 
   /** Flushes what is queued (in as many writes as it takes), stops the timer and refuses further batches. */
