@@ -30,8 +30,8 @@ export interface BatchWriterOptions {
    * writes are applied together at most this often, and this long after the first of them at the
    * latest; a burst's rows, {@link BatchWriter.flush} and closing apply at once. Each apply has a
    * fixed cost (planning its statements, reading the state: about 100 ms at 20,000 listings), and
-   * the stream's trickle is written twice a second, so applying every write took a tenth of a
-   * core (test/bench/README.md, soak). Reads stay exact either way. @default 5000
+   * the stream's trickle is written twice a second: applying every write, the main job used 53 %
+   * of a core, 30 % so (test/bench/README.md, soak). Reads stay exact either way. @default 5000
    */
   refreshDelayMs?: number;
   /** Called with the error of a flush started by size or time (the batches' own promises reject too). */
