@@ -245,7 +245,13 @@ export class BatchWriter {
   /** Flushes what is queued (in as many writes as it takes), stops the timer and refuses further batches. */
   async close(): Promise<void> {
     this.closed = true;
-    await this.flush();
+    try {
+      await this.flush();
+    } finally {
+      // A failed last write skips the flush's refresh: none may come after the warehouse closed.
+      clearTimeout(this.refreshTimer);
+      this.refreshTimer = undefined;
+    }
     this.wakeIfCalm();
   }
 
