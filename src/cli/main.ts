@@ -43,6 +43,15 @@ process.stdout.on('error', (error: NodeJS.ErrnoException) => {
   process.exit(process.exitCode ?? 0);
 });
 
+// DuckDB's allocator (its own jemalloc) reads its settings from the environment when it first
+// allocates, after this line: one arena and no per-thread caches instead of two arenas, since the
+// few threads a command runs share one without waiting on it, and two kept the freed pages of both
+// (peak RSS at 804,142 events 569-581 MiB against 628-634, no more CPU; test/bench/README.md,
+// ingest). Settings given in the environment come after ours, so they win.
+process.env.DUCKDB_JE_MALLOC_CONF = ['narenas:1,tcache:false', process.env.DUCKDB_JE_MALLOC_CONF]
+  .filter(Boolean)
+  .join(',');
+
 const { version } = JSON.parse(readFileSync(projectPath('package.json'), 'utf8')) as { version: string };
 
 const program = new Command('market')
