@@ -293,6 +293,43 @@ describe('BatchWriter', () => {
     await writer.close();
   });
 
+  it('leaves no trickle refresh behind a close whose last write failed', async () => {
+    const temp = makeTempDir();
+    const own = await Warehouse.open(join(temp.dir, 'failed-close.duckdb'));
+    const errors: unknown[] = [];
+    const writer = new BatchWriter(own, {
+      maxRows: 100_000,
+      maxDelayMs: 1,
+      maxWriteRows: 100,
+      refreshDelayMs: 2_000,
+      onError: (e) => errors.push(e),
+    });
+    try {
+      await writer.add(streamBatch(1));
+      await writer.flush();
+      // Landed within the delay of the flush's refresh, so it waits for the trickle's.
+      await writer.add(streamBatch(2));
+      expect(await own.query('SELECT count(*) AS n FROM live_set_pending')).toEqual([{ n: 1 }]);
+      const bad = {
+        status: 'downloaded',
+        etag: 'x',
+        generatedAt: null,
+        fetchedAt: T0,
+        file: '/nope.ndjson.gz',
+      } as const;
+      const failed = writer.add({ source: 'stream', snapshot: bad });
+      await expect(writer.close()).rejects.toThrow(/rolled back/);
+      await expect(failed).rejects.toThrow(/rolled back/);
+      await own.close();
+      // Past the trickle's delay: a refresh left armed would have reported the closed warehouse.
+      await new Promise((r) => setTimeout(r, 2_500));
+      expect(errors).toEqual([]);
+    } finally {
+      await own.close().catch(() => undefined);
+      temp.cleanup();
+    }
+  });
+
   it('flushes on close and refuses batches afterwards', async () => {
     const writer = new BatchWriter(warehouse, { maxRows: 1000, maxDelayMs: 60_000 });
     const added = writer.add(streamBatch(1));
